@@ -198,3 +198,12 @@ export interface RestErrorBody {
   detail: string;
   attr: string | null;
 }
+
+/**
+ * Answers of the action endpoints, which differ between the seed (the record) and the live service.
+ * The schema layer normalises them; the client only says which shapes to expect.
+ */
+export type PauseAnswer = BatchExport | { paused: boolean };
+export type BackfillAnswer = BatchExport | { backfill_id: string | number };
+export type BulkInvitesAnswer = Invite | Invite[];
+export type CheckForUpdatesAnswer = PipelineItem | { plugin: PipelineItem };

@@ -1,0 +1,75 @@
+// The one place where failures become the GraphQL errors callers see (contract: Errors). Only a
+// GraphQLError without an originalError survives graphql-yoga's masking, so none is attached here:
+// log the original before converting if you need it.
+import { GraphQLError } from 'graphql';
+import { InvalidPathSegmentError } from './rest/paths.ts';
+import { InvalidKeyError, UpstreamError } from './rest/upstream-error.ts';
+
+export type ErrorCode =
+  | 'UNAUTHENTICATED'
+  | 'FORBIDDEN'
+  | 'NOT_FOUND'
+  | 'RATE_LIMITED'
+  | 'UPSTREAM_ERROR'
+  | 'UPSTREAM_TIMEOUT'
+  | 'BAD_USER_INPUT'
+  | 'QUERY_TOO_COMPLEX';
+
+/** A caller-facing error; `code` always wins over a same-named extension. */
+export function gatewayError(code: ErrorCode, message: string, extensions?: Record<string, unknown>): GraphQLError {
+  return new GraphQLError(message, { extensions: { ...extensions, code } });
+}
+
+export function toGraphQLError(error: unknown): GraphQLError {
+  if (error instanceof GraphQLError) return error;
+  if (error instanceof UpstreamError) return fromUpstream(error);
+  if (error instanceof InvalidPathSegmentError) return gatewayError('BAD_USER_INPUT', error.message);
+  if (error instanceof InvalidKeyError) return gatewayError('UNAUTHENTICATED', error.message);
+  return new GraphQLError('Unexpected error.', { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+}
+
+/** An upstream 404: lookups turn it into `null` instead of an error. */
+export function isNotFound(error: unknown): boolean {
+  return error instanceof UpstreamError && error.kind === 'http' && error.status === 404;
+}
+
+function fromUpstream(error: UpstreamError): GraphQLError {
+  const [code, message] = describeUpstream(error);
+  const extensions: Record<string, unknown> = {};
+  if (error.status !== undefined) extensions.upstreamStatus = error.status;
+  if (code === 'RATE_LIMITED' && error.retryAfterSeconds !== undefined) extensions.retryAfter = error.retryAfterSeconds;
+  return gatewayError(code, message, extensions);
+}
+
+/** Messages are fixed text, except the upstream's own `detail` where it tells the caller what to fix. */
+function describeUpstream(error: UpstreamError): [ErrorCode, string] {
+  switch (error.kind) {
+    case 'timeout':
+      return ['UPSTREAM_TIMEOUT', 'The upstream service did not answer in time.'];
+    case 'network':
+      return ['UPSTREAM_ERROR', 'The upstream service could not be reached.'];
+    case 'malformed':
+      return ['UPSTREAM_ERROR', 'The upstream service sent a malformed response.'];
+    case 'redirect':
+      return ['UPSTREAM_ERROR', 'The upstream service answered with a redirect, which the gateway does not follow.'];
+    case 'aborted':
+      return ['UPSTREAM_ERROR', 'The upstream call was aborted.'];
+    case 'http':
+      return describeStatus(error);
+  }
+}
+
+function describeStatus({ status = 0, detail, retryAfterSeconds }: UpstreamError): [ErrorCode, string] {
+  if (status === 401) return ['UNAUTHENTICATED', 'The upstream service rejected the API key.'];
+  // The live service's 403 detail names the missing scope, e.g. "API key missing required scope 'organization:read'".
+  if (status === 403) return ['FORBIDDEN', detail ?? 'The API key is not allowed to do this.'];
+  if (status === 404) return ['NOT_FOUND', 'Not found.'];
+  if (status === 429) {
+    const when = retryAfterSeconds === undefined ? '' : ` Retry after ${retryAfterSeconds} seconds.`;
+    return ['RATE_LIMITED', `The upstream service is rate limiting this key.${when}`];
+  }
+  // 400/422: the upstream rejected values that came from the caller's arguments; mutations turn
+  // these into ValidationError data before they get here.
+  if (status === 400 || status === 422) return ['BAD_USER_INPUT', detail ?? 'The upstream service rejected the request.'];
+  return ['UPSTREAM_ERROR', `The upstream service failed (HTTP ${status}).`];
+}

@@ -1,0 +1,76 @@
+// REST paths: every caller-supplied id becomes exactly one encoded path segment, and every path ends
+// with '/' as the seed's examples do (the live service redirects otherwise, and we never follow redirects).
+
+/** An id that cannot be one path segment ('', '.', '..', or not encodable). The schema reports it as BAD_USER_INPUT. */
+export class InvalidPathSegmentError extends Error {
+  override readonly name = 'InvalidPathSegmentError';
+  constructor(readonly param?: string) {
+    super(`Invalid ${param ?? 'identifier'}: it must not be empty, "." or "..".`);
+  }
+}
+
+/** Percent-encodes one path segment; rejects values that would address another path. */
+export function segment(value: string | number, param?: string): string {
+  if (typeof value === 'number' && !Number.isSafeInteger(value)) throw new InvalidPathSegmentError(param);
+  const text = String(value);
+  // '.' and '..' survive encodeURIComponent and would be resolved as path navigation.
+  if (text === '' || text === '.' || text === '..') throw new InvalidPathSegmentError(param);
+  try {
+    return encodeURIComponent(text);
+  } catch {
+    throw new InvalidPathSegmentError(param); // a lone surrogate
+  }
+}
+
+export type PathParams = Record<string, string | number>;
+
+/**
+ * Fills a route template such as `/api/organizations/:organization_id/domains/:id/` with encoded
+ * segments. The template itself is what errors and metrics name.
+ */
+export function buildPath(template: string, params: PathParams = {}): string {
+  const path = template.replace(/:(\w+)/g, (_, name: string) => {
+    const value = params[name];
+    if (value === undefined) throw new Error(`buildPath: no value for :${name} in ${template}`);
+    return segment(value, name);
+  });
+  return path.endsWith('/') ? path : `${path}/`;
+}
+
+/** The fixed words of the seed's paths; any other segment is an id. */
+const STATIC_SEGMENTS = new Set([
+  'api',
+  'organizations',
+  'projects',
+  'batch_exports',
+  'domains',
+  'invites',
+  'members',
+  'surveys',
+  'pipeline_destinations',
+  'pipeline_frontend_apps',
+  'pipeline_import_apps',
+  'backfill',
+  'pause',
+  'unpause',
+  'verify',
+  'bulk',
+  'check_for_updates',
+  'source',
+  'update_source',
+  'upgrade',
+  'activity',
+  'exports_unsubscribe_configs',
+  'repository',
+  'unused',
+  'responses_count',
+]);
+
+/** Best-effort template of a concrete path (ids replaced by `:id`), for requests built without one. */
+export function routeTemplate(path: string): string {
+  const pathOnly = path.split('?')[0] ?? '';
+  return pathOnly
+    .split('/')
+    .map((part) => (part === '' || STATIC_SEGMENTS.has(part) ? part : ':id'))
+    .join('/');
+}

@@ -1,0 +1,255 @@
+// The gateway's only way to reach the REST upstream: one keep-alive undici Pool, a per-call deadline,
+// GET-only retries, and every failure turned into an UpstreamError in one place.
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Pool, type Dispatcher } from 'undici';
+import { parseErrorBody, redactBody } from './error-body.ts';
+import { startDeadline, type CallDeadline } from './deadline.ts';
+import { routeTemplate } from './paths.ts';
+import { isRetryable, retryDelayMs } from './retry.ts';
+import { parseRetryAfter, retryAfterFromDetail } from './retry-after.ts';
+import { InvalidKeyError, UpstreamError, type HttpMethod, type UpstreamErrorInit } from './upstream-error.ts';
+
+export type { HttpMethod } from './upstream-error.ts';
+
+export interface UpstreamTransportOptions {
+  /** The REST base URL without `/api`, e.g. `http://127.0.0.1:8010`; a path prefix is kept. */
+  baseUrl: string;
+  /**
+   * Budget for one `request()` in milliseconds, retries and their waits included (headers + body).
+   * @default 10000
+   */
+  timeoutMs?: number;
+  /**
+   * Size of the undici Pool (ignored when `dispatcher` is given).
+   * @default 64
+   */
+  connections?: number;
+  /**
+   * How many times a GET is sent again after a dropped/refused connection or a 502/503/504.
+   * @default 2
+   */
+  getRetries?: number;
+  /**
+   * Base of the exponential backoff (full jitter) between retries.
+   * @default 50
+   */
+  retryBaseDelayMs?: number;
+  /**
+   * Where requests go; tests inject a MockAgent or another Pool. The transport closes only a Pool it created.
+   * @default a keep-alive undici Pool to baseUrl's origin
+   */
+  dispatcher?: Dispatcher;
+}
+
+export interface UpstreamRequest {
+  method: HttpMethod;
+  /** Built by paths.ts: starts with `/api/`, ends with `/`, segments encoded. */
+  path: string;
+  /** Route template for errors and metrics; derived from `path` when absent. */
+  route?: string;
+  query?: Record<string, string | number | undefined>;
+  /** JSON-serialised when defined. */
+  body?: unknown;
+  /** The caller's bearer key: sent as `Authorization: Bearer <key>` and nowhere else. */
+  key: string;
+  /** Sent as `x-request-id`. */
+  requestId?: string;
+  /** The GraphQL request's abort signal or deadline. */
+  signal?: AbortSignal;
+}
+
+export interface UpstreamResponse<T = unknown> {
+  status: number;
+  /** `undefined` for 204 or an empty body. */
+  body: T;
+  durationMs: number;
+  attempts: number;
+}
+
+export interface UpstreamTransport {
+  /** Resolves only on 2xx; otherwise throws UpstreamError (or InvalidKeyError, before sending anything). */
+  request<T = unknown>(req: UpstreamRequest): Promise<UpstreamResponse<T>>;
+  close(): Promise<void>;
+}
+
+const USER_AGENT = 'org-graphql-gateway/0.1 (+undici)';
+/** What a bearer token and a request id may contain: visible ASCII, so no header can be injected. */
+const HEADER_TOKEN = /^[\x21-\x7e]+$/;
+const MAX_REQUEST_ID_LENGTH = 200;
+
+/** Failures undici reports for our own mistakes, not the network's: let them surface unmasked to logs. */
+const PROGRAMMING_ERROR_CODES = new Set(['UND_ERR_INVALID_ARG', 'UND_ERR_INVALID_RETURN_VALUE', 'UND_ERR_NOT_SUPPORTED']);
+const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
+
+interface Target {
+  origin: string;
+  pathPrefix: string;
+}
+
+interface CallContext {
+  req: UpstreamRequest;
+  route: string;
+  deadline: CallDeadline;
+  startedAt: number;
+  attempt: number;
+  secrets: readonly string[];
+}
+
+export function createUpstreamTransport(options: UpstreamTransportOptions): UpstreamTransport {
+  const target = parseBaseUrl(options.baseUrl);
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const getRetries = options.getRetries ?? 2;
+  const retryBaseDelayMs = options.retryBaseDelayMs ?? 50;
+  const ownPool = options.dispatcher ? undefined : new Pool(target.origin, { connections: options.connections ?? 64 });
+  const dispatcher: Dispatcher = options.dispatcher ?? (ownPool as Pool);
+  const upstreamNames = namesOf(target.origin);
+
+  async function request<T>(req: UpstreamRequest): Promise<UpstreamResponse<T>> {
+    if (!HEADER_TOKEN.test(req.key)) throw new InvalidKeyError();
+    if (!req.path.startsWith('/api/')) throw new Error('UpstreamRequest.path must be built by paths.ts (/api/...).');
+    const maxAttempts = req.method === 'GET' ? 1 + getRetries : 1;
+    const ctx: CallContext = {
+      req,
+      route: req.route ?? routeTemplate(req.path),
+      deadline: startDeadline(timeoutMs, req.signal),
+      startedAt: performance.now(),
+      attempt: 0,
+      secrets: [req.key, ...upstreamNames],
+    };
+    try {
+      for (;;) {
+        ctx.attempt += 1;
+        let error: UpstreamError;
+        try {
+          const { status, body } = await send(ctx);
+          return { status, body: body as T, durationMs: elapsed(ctx), attempts: ctx.attempt };
+        } catch (caught) {
+          error = toUpstreamError(caught, ctx);
+        }
+        if (ctx.attempt >= maxAttempts || !isRetryable(error)) throw error;
+        const delay = retryDelayMs(error, ctx.attempt, retryBaseDelayMs);
+        // Waiting past the deadline would only turn this answer into a timeout.
+        if (delay >= ctx.deadline.remainingMs()) throw error;
+        try {
+          await sleep(delay, undefined, { signal: ctx.deadline.signal });
+        } catch (caught) {
+          throw toUpstreamError(caught, ctx);
+        }
+      }
+    } finally {
+      ctx.deadline.dispose();
+    }
+  }
+
+  /** One attempt: resolves with a 2xx answer's parsed body, throws UpstreamError for any other answer. */
+  async function send(ctx: CallContext): Promise<{ status: number; body: unknown }> {
+    const { req, deadline } = ctx;
+    const response = await dispatcher.request({
+      origin: target.origin,
+      path: target.pathPrefix + req.path + queryString(req.query),
+      method: req.method,
+      headers: outgoingHeaders(req),
+      body: req.body === undefined ? null : JSON.stringify(req.body),
+      signal: deadline.signal,
+      // Backstops for a foreign dispatcher; the deadline signal normally fires first.
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+    const { statusCode: status, headers } = response;
+    if (status >= 300 && status < 400) {
+      await response.body.dump(); // frees the socket; Location is never read
+      throw failure(ctx, { kind: 'redirect', status });
+    }
+    const text = await response.body.text(); // always consumed, so the socket goes back to the pool
+    if (status >= 200 && status < 300) return { status, body: parseSuccessBody(ctx, status, headers['content-type'], text) };
+    const parsed = redactBody(parseErrorBody(text), ctx.secrets);
+    const retryAfterSeconds = parseRetryAfter(headers['retry-after']) ?? (status === 429 ? retryAfterFromDetail(parsed.detail) : undefined);
+    throw failure(ctx, { kind: 'http', status, ...parsed, retryAfterSeconds });
+  }
+
+  function parseSuccessBody(ctx: CallContext, status: number, contentType: string | string[] | undefined, text: string): unknown {
+    if (status === 204 || text.trim() === '') return undefined;
+    const type = Array.isArray(contentType) ? contentType[0] : contentType;
+    // An HTML error page from a proxy must not pass as data, even if it happened to parse.
+    if (type !== undefined && !/json/i.test(type)) throw failure(ctx, { kind: 'malformed', status });
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw failure(ctx, { kind: 'malformed', status });
+    }
+  }
+
+  function toUpstreamError(caught: unknown, ctx: CallContext): UpstreamError {
+    if (caught instanceof UpstreamError) return caught;
+    const abortKind = ctx.deadline.abortKind();
+    if (abortKind) return failure(ctx, { kind: abortKind });
+    // The bytes were not HTTP (undici leaves some of these without a code).
+    if (caught instanceof Error && caught.name === 'HTTPParserError') return failure(ctx, { kind: 'malformed' });
+    const code = errorCode(caught);
+    if (code === undefined || PROGRAMMING_ERROR_CODES.has(code)) throw caught;
+    if (TIMEOUT_CODES.has(code)) return failure(ctx, { kind: 'timeout' });
+    return failure(ctx, { kind: 'network', networkCode: code });
+  }
+
+  function failure(ctx: CallContext, init: Omit<UpstreamErrorInit, 'method' | 'route'>): UpstreamError {
+    return new UpstreamError({ method: ctx.req.method, route: ctx.route, attempts: ctx.attempt, durationMs: elapsed(ctx), ...init });
+  }
+
+  return {
+    request,
+    async close() {
+      await ownPool?.close();
+    },
+  };
+}
+
+/**
+ * Upstream error details are shown to callers, so where the upstream lives must not appear in them.
+ * A bare hostname is redacted only when it cannot be an ordinary word (`api` could be).
+ */
+function namesOf(origin: string): string[] {
+  const { host, hostname } = new URL(origin);
+  return /[.:\[]/.test(hostname) ? [origin, host, hostname] : [origin, host];
+}
+
+function parseBaseUrl(baseUrl: string): Target {
+  const url = new URL(baseUrl);
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new Error('Upstream base URL must be http(s).');
+  return { origin: url.origin, pathPrefix: url.pathname.replace(/\/+$/, '') };
+}
+
+/** Only these headers ever go upstream; nothing of the incoming request is copied. */
+function outgoingHeaders(req: UpstreamRequest): Record<string, string> {
+  const headers: Record<string, string> = {
+    authorization: `Bearer ${req.key}`,
+    accept: 'application/json',
+    'user-agent': USER_AGENT,
+  };
+  if (req.body !== undefined) headers['content-type'] = 'application/json';
+  // A request id is only for tracing: an unusable one is dropped rather than failing the call.
+  if (req.requestId && req.requestId.length <= MAX_REQUEST_ID_LENGTH && HEADER_TOKEN.test(req.requestId)) {
+    headers['x-request-id'] = req.requestId;
+  }
+  return headers;
+}
+
+function queryString(query: UpstreamRequest['query']): string {
+  if (!query) return '';
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) if (value !== undefined) params.append(name, String(value));
+  const text = params.toString();
+  return text ? `?${text}` : '';
+}
+
+/** The code of a socket or undici error, also when Node wraps connection attempts in an AggregateError. */
+function errorCode(error: unknown): string | undefined {
+  if (typeof error !== 'object' || error === null) return undefined;
+  const { code, cause, errors } = error as { code?: unknown; cause?: unknown; errors?: unknown };
+  if (typeof code === 'string') return code;
+  if (Array.isArray(errors) && errors.length > 0) return errorCode(errors[0]);
+  return cause === undefined ? undefined : errorCode(cause);
+}
+
+function elapsed(ctx: CallContext): number {
+  return Math.round(performance.now() - ctx.startedAt);
+}

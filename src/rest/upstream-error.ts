@@ -1,0 +1,81 @@
+// What a failed upstream call looks like to the rest of the gateway. Messages name only the method
+// and the route template, never the key, the host or the concrete URL, so they are safe to log.
+import type { RestErrorBody } from './types.ts';
+
+export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
+
+export type UpstreamErrorKind = 'http' | 'timeout' | 'network' | 'malformed' | 'redirect' | 'aborted';
+
+export interface UpstreamErrorInit {
+  kind: UpstreamErrorKind;
+  method: HttpMethod;
+  route: string;
+  status?: number;
+  body?: RestErrorBody;
+  detail?: string;
+  retryAfterSeconds?: number;
+  networkCode?: string;
+  attempts?: number;
+  durationMs?: number;
+}
+
+export class UpstreamError extends Error {
+  override readonly name = 'UpstreamError';
+  readonly kind: UpstreamErrorKind;
+  readonly method: HttpMethod;
+  /** Route template, e.g. `/api/organizations/:organization_id/batch_exports/`. */
+  readonly route: string;
+  /** The upstream's HTTP status, when it answered at all. */
+  readonly status?: number;
+  /** The live service's `{type, code, detail, attr}` error body, when it sent that shape. */
+  readonly body?: RestErrorBody;
+  /** `detail` of any JSON error body (also DRF's bare `{"detail": ...}`), key and host redacted. */
+  readonly detail?: string;
+  /** From `Retry-After`, or on 429 from the throttling detail text. */
+  readonly retryAfterSeconds?: number;
+  /** The socket/undici error code behind a `network` failure (e.g. `ECONNREFUSED`), for logs and retry policy. */
+  readonly networkCode?: string;
+  /** How many times the call was sent, retries included. */
+  readonly attempts?: number;
+  readonly durationMs?: number;
+
+  constructor(init: UpstreamErrorInit) {
+    super(`${init.method} ${init.route}: ${describe(init)}`);
+    this.kind = init.kind;
+    this.method = init.method;
+    this.route = init.route;
+    this.status = init.status;
+    this.body = init.body;
+    this.detail = init.detail;
+    this.retryAfterSeconds = init.retryAfterSeconds;
+    this.networkCode = init.networkCode;
+    this.attempts = init.attempts;
+    this.durationMs = init.durationMs;
+  }
+}
+
+function describe(init: UpstreamErrorInit): string {
+  const status = init.status === undefined ? '' : ` (HTTP ${init.status})`;
+  switch (init.kind) {
+    case 'http':
+      return `upstream answered HTTP ${init.status ?? '?'}`;
+    case 'timeout':
+      return 'upstream did not answer in time';
+    case 'network':
+      return `connection failed${init.networkCode ? ` (${init.networkCode})` : ''}`;
+    case 'malformed':
+      return `upstream sent a malformed response${status}`;
+    case 'redirect':
+      return `upstream redirected${status}; redirects are not followed`;
+    case 'aborted':
+      return 'call aborted by the caller';
+  }
+}
+
+/** The caller's key cannot be sent as a bearer token (empty, or not visible ASCII). Nothing was sent. */
+export class InvalidKeyError extends Error {
+  override readonly name = 'InvalidKeyError';
+  constructor() {
+    super('The API key is not a valid bearer token.');
+  }
+}
