@@ -1,0 +1,40 @@
+// The per-request context: the caller's key (never logged, only handed to the REST client), the
+// request id, and a fresh set of loaders built from them.
+import { randomUUID } from 'node:crypto';
+import { gatewayError } from './errors.ts';
+import { createLoaders, type Loaders } from './loaders/index.ts';
+import { createRestClient, type RestClient } from './rest/client.ts';
+import type { UpstreamTransport } from './rest/transport.ts';
+
+export interface GatewayContext {
+  requestId: string;
+  /** Whether the request carried a bearer key; without one every upstream field is UNAUTHENTICATED. */
+  authenticated: boolean;
+  /** The REST client for this caller; throws UNAUTHENTICATED without a key. */
+  rest(): RestClient;
+  loaders: Loaders;
+}
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+const SAFE_REQUEST_ID = /^[\w.:@/+=-]{1,128}$/;
+
+export function bearerKey(authorization: string | null): string | null {
+  return authorization ? (BEARER.exec(authorization)?.[1] ?? null) : null;
+}
+
+/** An incoming `x-request-id` is kept when it is a plain token, else a new one is made. */
+export function requestIdOf(incoming: string | null): string {
+  return incoming && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+}
+
+export function createContext(transport: UpstreamTransport, request: Request, requestId = requestIdOf(null)): GatewayContext {
+  const key = bearerKey(request.headers.get('authorization'));
+  const { signal } = request;
+  let client: RestClient | undefined;
+  const rest = () => {
+    if (key === null) throw gatewayError('UNAUTHENTICATED', 'This field needs an `Authorization: Bearer <personal API key>` header.');
+    client ??= createRestClient(transport, { key, requestId, signal });
+    return client;
+  };
+  return { requestId, authenticated: key !== null, rest, loaders: createLoaders(rest) };
+}

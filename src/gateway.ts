@@ -1,0 +1,90 @@
+// createGateway(options): the Yoga instance (schema, per-request context, error masking, request
+// ids, health) over one shared upstream transport.
+import { GraphQLError } from 'graphql';
+import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { createContext, type GatewayContext, requestIdOf } from './context.ts';
+import { toGraphQLError } from './errors.ts';
+import { createUpstreamTransport, type UpstreamTransport } from './rest/transport.ts';
+import { schema } from './schema/index.ts';
+import { EXAMPLE_QUERY } from './example-query.ts';
+
+export interface GatewayOptions {
+  upstreamUrl: string;
+  /** @default 10000 */
+  upstreamTimeoutMs?: number;
+  /** @default 64 */
+  upstreamConnections?: number;
+  /** @default 2 */
+  upstreamGetRetries?: number;
+  /** Filled into GraphiQL's headers: only for the embedded demo API, never for a real upstream. */
+  demoKey?: string;
+  /** A transport to use instead of building one (tests). */
+  transport?: UpstreamTransport;
+}
+
+export interface Gateway {
+  yoga: YogaServerInstance<Record<string, never>, GatewayContext>;
+  close(): Promise<void>;
+}
+
+export function createGateway(options: GatewayOptions): Gateway {
+  const transport =
+    options.transport ??
+    createUpstreamTransport({
+      baseUrl: options.upstreamUrl,
+      timeoutMs: options.upstreamTimeoutMs,
+      connections: options.upstreamConnections,
+      getRetries: options.upstreamGetRetries,
+    });
+  const requestIds = new WeakMap<Request, string>();
+
+  const yoga = createYoga<Record<string, never>, GatewayContext>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    landingPage: false,
+    context: ({ request }) => createContext(transport, request, requestIds.get(request)),
+    maskedErrors: { maskError: callerFacingError },
+    graphiql: {
+      title: 'Organization GraphQL gateway',
+      defaultQuery: EXAMPLE_QUERY,
+      headers: options.demoKey ? JSON.stringify({ Authorization: `Bearer ${options.demoKey}` }, null, 2) : undefined,
+      shouldPersistHeaders: false,
+    },
+    plugins: [requestIdPlugin(requestIds), healthPlugin()],
+  });
+
+  return {
+    yoga,
+    close: () => (options.transport ? Promise.resolve() : transport.close()),
+  };
+}
+
+/** Every error leaves through here: upstream failures get contract codes, anything else is masked. */
+function callerFacingError(error: unknown): Error {
+  const located = error instanceof GraphQLError ? error : undefined;
+  const cause = located?.originalError ?? error;
+  const converted = toGraphQLError(cause);
+  if (located && converted === cause) return located.originalError ? located : converted;
+  return new GraphQLError(converted.message, { nodes: located?.nodes, path: located?.path, extensions: converted.extensions });
+}
+
+/** An incoming `x-request-id` (or a new one) goes upstream with every call and back in the response. */
+function requestIdPlugin(requestIds: WeakMap<Request, string>): Plugin {
+  return {
+    onRequest({ request }) {
+      requestIds.set(request, requestIdOf(request.headers.get('x-request-id')));
+    },
+    onResponse({ request, response }) {
+      const id = requestIds.get(request);
+      if (id) response.headers.set('x-request-id', id);
+    },
+  };
+}
+
+function healthPlugin(): Plugin {
+  return {
+    onRequest({ url, endResponse, fetchAPI }) {
+      if (url.pathname === '/health') endResponse(fetchAPI.Response.json({ status: 'ok' }));
+    },
+  };
+}

@@ -1,0 +1,101 @@
+import { type BatchExportRecord, type BatchExportRunRecord, tagRun } from '../loaders/records.ts';
+import type { BatchExportDestination } from '../rest/types.ts';
+import { builder } from './builder.ts';
+import { listFields } from './connection-types.ts';
+import { joinIdParts } from './global-id.ts';
+import { requiresScope } from './naming.ts';
+import { registerNode } from './node-registry.ts';
+import { BatchExportDestinationRef, BatchExportRef, BatchExportRunRef, OrganizationRef } from './refs.ts';
+import { restFields } from './rest-fields.ts';
+
+const READ = requiresScope('batch_export:read');
+
+builder.node(BatchExportRef, {
+  description: `A scheduled export of events or persons to a destination. ${READ}`,
+  id: { resolve: (e) => joinIdParts(e.$org, e.id) },
+  fields: (t) => ({
+    databaseId: t.field({ type: 'UUID', nullable: false, description: 'The REST `id`.', resolve: (e) => e.id }),
+    ...restFields<BatchExportRecord>(t, {
+      team_id: ['Int', 'The project (team) whose data is exported.'],
+      name: ['String', 'Human-readable name.'],
+      model: ['String', 'Which model is exported: `events` or `persons`.'],
+      interval: ['String', 'How often it runs: `hour`, `day`, `week`, `every 5 minutes` or `every 15 minutes`.'],
+      paused: ['Boolean', 'Whether the export is paused.'],
+      created_at: ['DateTime', 'When the export was created.'],
+      last_updated_at: ['DateTime', 'When the export was last changed.'],
+      last_paused_at: ['DateTime', 'When the export was last paused.'],
+      start_at: ['DateTime', 'Runs are not triggered before this time.'],
+      end_at: ['DateTime', 'Runs are not triggered after this time.'],
+      hogql_query: ['String', 'The HogQL query that selects what is exported.'],
+      schema: ['JSON', 'The export schema, when it has one.'],
+    }),
+    destination: t.field({
+      type: BatchExportDestinationRef,
+      description: 'Where the data goes.',
+      resolve: (e) => e.destination,
+    }),
+    latestRuns: t.field({
+      type: [BatchExportRunRef],
+      nullable: false,
+      description: 'The most recent runs, newest first (no extra upstream call).',
+      resolve: (e) => (e.latest_runs ?? []).map((run) => tagRun(run, e)),
+    }),
+  }),
+});
+
+builder.objectType(BatchExportDestinationRef, {
+  description: 'The destination of a batch export.',
+  fields: (t) => ({
+    ...restFields<BatchExportDestination>(t, {
+      type: ['String', 'Destination kind, e.g. `S3`, `Snowflake`, `Postgres`, `BigQuery`, `Redshift`, `HTTP`.'],
+      config: ['JSON', 'Destination settings; their shape depends on `type`.'],
+    }),
+  }),
+});
+
+builder.node(BatchExportRunRef, {
+  description: `One run of a batch export; reached through \`BatchExport.latestRuns\`. ${READ}`,
+  id: { resolve: (run) => joinIdParts(run.$org, run.$export, run.id) },
+  fields: (t) => ({
+    databaseId: t.field({ type: 'UUID', nullable: false, description: 'The REST `id`.', resolve: (run) => run.id }),
+    ...restFields<BatchExportRunRecord>(t, {
+      status: ['String', 'Run status, e.g. `Starting`, `Running`, `Completed`, `Failed`, `Cancelled`.'],
+      records_completed: ['Int', 'Records exported so far.'],
+      latest_error: ['String', 'The last error, when the run failed.'],
+      data_interval_start: ['DateTime', 'Start of the exported data interval.'],
+      data_interval_end: ['DateTime', 'End of the exported data interval.'],
+      cursor: ['String', 'Opaque run cursor.'],
+      created_at: ['DateTime', 'When the run was created.'],
+      finished_at: ['DateTime', 'When the run finished.'],
+      last_updated_at: ['DateTime', 'When the run was last changed.'],
+      records_total_count: ['Int', 'Records the run has to export.'],
+      batch_export: ['UUID', 'The REST id of the export the run belongs to.'],
+    }),
+  }),
+});
+
+registerNode('BatchExport', {
+  shape: ['uuid', 'uuid'],
+  load: ([orgId, id], context) => context.loaders.batchExports.byId(orgId as string, id as string),
+});
+
+registerNode('BatchExportRun', {
+  shape: ['uuid', 'uuid', 'uuid'],
+  load: async ([orgId, exportId, runId], context) => {
+    const exportRecord = await context.loaders.batchExports.byId(orgId as string, exportId as string);
+    const run = exportRecord?.latest_runs?.find((r) => r.id === runId);
+    return run && exportRecord ? tagRun(run, exportRecord) : null;
+  },
+});
+
+listFields(OrganizationRef, {
+  ref: BatchExportRef,
+  typeName: 'BatchExport',
+  listField: 'batchExports',
+  lookupField: 'batchExport',
+  what: 'batch exports',
+  parentNoun: 'organization',
+  scope: READ,
+  parentId: (org) => org.id,
+  loader: (context) => context.loaders.batchExports,
+});

@@ -1,0 +1,143 @@
+// Relay connections over REST limit/offset lists: argument checks, opaque cursors, and the
+// fewest upstream calls that fill the requested window.
+import { type FieldNode, type GraphQLResolveInfo, Kind, type SelectionSetNode } from 'graphql';
+import { gatewayError } from '../errors.ts';
+import type { Page } from '../rest/types.ts';
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
+export interface ConnectionArgs {
+  first?: number | null;
+  after?: string | null;
+  last?: number | null;
+  before?: string | null;
+}
+
+export interface ConnectionResult<R> {
+  edges: { cursor: string; node: R }[];
+  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+  totalCount: number;
+}
+
+/** Loads one page of the list behind a connection (through the request's loaders). */
+export type PageFetcher<R> = (limit: number, offset: number) => Promise<Page<R>>;
+
+const CURSOR_PREFIX = 'c1';
+
+/**
+ * Cursors name their connection (e.g. `batchExports:<organization id>`) and an offset, so a cursor
+ * from another connection is refused instead of silently paging the wrong list.
+ */
+export function encodeCursor(connectionKey: string, offset: number): string {
+  return Buffer.from(`${CURSOR_PREFIX}:${offset}:${connectionKey}`).toString('base64url');
+}
+
+export function decodeCursor(connectionKey: string, cursor: string, argName: string): number {
+  const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
+  const match = /^c1:(\d{1,9}):(.*)$/s.exec(decoded);
+  if (!match || match[2] !== connectionKey || encodeCursor(connectionKey, Number(match[1])) !== cursor) {
+    throw gatewayError('BAD_USER_INPUT', `\`${argName}\` is not a cursor of this connection.`, { argumentName: argName });
+  }
+  return Number(match[1]);
+}
+
+function checkSize(value: number | null | undefined, argName: string): number | undefined {
+  if (value == null) return undefined;
+  if (value < 0 || value > MAX_PAGE_SIZE) {
+    throw gatewayError('BAD_USER_INPUT', `\`${argName}\` must be between 0 and ${MAX_PAGE_SIZE}.`, { argumentName: argName });
+  }
+  return value;
+}
+
+/** Validates the arguments without any upstream call; shared with the fan-out estimate. */
+export function pageWindow(connectionKey: string, args: ConnectionArgs) {
+  let first = checkSize(args.first, 'first');
+  const last = checkSize(args.last, 'last');
+  const start = args.after == null ? 0 : decodeCursor(connectionKey, args.after, 'after') + 1;
+  const before = args.before == null ? Infinity : decodeCursor(connectionKey, args.before, 'before');
+  if (first === undefined && last === undefined) first = DEFAULT_PAGE_SIZE;
+  const end = first === undefined ? before : Math.min(before, start + first);
+  return { start, end: Math.max(start, end), last };
+}
+
+export async function resolveRestConnection<R>(
+  connectionKey: string,
+  args: ConnectionArgs,
+  info: GraphQLResolveInfo,
+  fetchPage: PageFetcher<R>,
+): Promise<ConnectionResult<R>> {
+  const { start, end, last } = pageWindow(connectionKey, args);
+  const needsRecords = selectsAny(info, ['edges', 'nodes']);
+
+  let count: number;
+  let lo: number;
+  let records: R[] = [];
+  if (!needsRecords) {
+    // Only totalCount/pageInfo: the smallest page the upstream allows still carries `count`.
+    count = (await fetchPage(1, 0)).count;
+    lo = windowStart(start, Math.min(end, count), last);
+  } else if (end !== Infinity) {
+    lo = windowStart(start, end, last);
+    ({ count, records } = await fetchRange(fetchPage, lo, end - lo));
+  } else {
+    // `last` without an upper bound: the window's place depends on `count`, which the first
+    // answer tells. Ask for the first `last` records after `start`; when they reach the end they
+    // are the window, else one more call fetches the tail.
+    const wanted = last ?? DEFAULT_PAGE_SIZE;
+    ({ count, records } = await fetchRange(fetchPage, start, wanted));
+    lo = start;
+    if (count - start > wanted) {
+      lo = count - wanted;
+      ({ count, records } = await fetchRange(fetchPage, lo, wanted));
+    }
+  }
+
+  const hi = needsRecords ? lo + records.length : Math.max(lo, Math.min(end, count));
+  const edges = records.map((node, i) => ({ cursor: encodeCursor(connectionKey, lo + i), node }));
+  return {
+    edges,
+    totalCount: count,
+    pageInfo: {
+      hasPreviousPage: lo > 0 && count > 0,
+      hasNextPage: hi < count,
+      startCursor: hi > lo ? encodeCursor(connectionKey, lo) : null,
+      endCursor: hi > lo ? encodeCursor(connectionKey, hi - 1) : null,
+    },
+  };
+}
+
+function windowStart(start: number, end: number, last: number | undefined): number {
+  return last === undefined ? start : Math.max(start, end - last);
+}
+
+/**
+ * Fetches `size` records from `offset`. An upstream that caps its page size answers with fewer
+ * records than asked while `count` says more exist: keep asking from where it stopped.
+ */
+async function fetchRange<R>(fetchPage: PageFetcher<R>, offset: number, size: number) {
+  if (size <= 0) return { count: (await fetchPage(1, 0)).count, records: [] as R[] };
+  const records: R[] = [];
+  let count = 0;
+  while (records.length < size) {
+    const page = await fetchPage(size - records.length, offset + records.length);
+    count = page.count;
+    records.push(...page.results.slice(0, size - records.length));
+    if (page.results.length === 0 || offset + records.length >= count) break;
+  }
+  return { count, records };
+}
+
+/** Whether the connection field's selection (through fragments) includes any of `names`. */
+function selectsAny(info: GraphQLResolveInfo, names: string[]): boolean {
+  return info.fieldNodes.some((field: FieldNode) => field.selectionSet && setSelects(info, field.selectionSet, names));
+}
+
+function setSelects(info: GraphQLResolveInfo, set: SelectionSetNode, names: string[]): boolean {
+  return set.selections.some((selection) => {
+    if (selection.kind === Kind.FIELD) return names.includes(selection.name.value);
+    if (selection.kind === Kind.INLINE_FRAGMENT) return setSelects(info, selection.selectionSet, names);
+    const fragment = info.fragments[selection.name.value];
+    return fragment ? setSelects(info, fragment.selectionSet, names) : false;
+  });
+}

@@ -1,0 +1,47 @@
+import type { DomainRecord } from '../loaders/records.ts';
+import { builder } from './builder.ts';
+import { listFields } from './connection-types.ts';
+import { joinIdParts } from './global-id.ts';
+import { requiresScope } from './naming.ts';
+import { registerNode } from './node-registry.ts';
+import { DomainRef, OrganizationRef } from './refs.ts';
+import { restFields } from './rest-fields.ts';
+
+const READ = requiresScope('organization:read');
+
+builder.node(DomainRef, {
+  description: `An e-mail domain of the organization, with its single sign-on settings. ${READ}`,
+  id: { resolve: (d) => joinIdParts(d.$org, d.id) },
+  fields: (t) => ({
+    databaseId: t.field({ type: 'UUID', nullable: false, description: 'The REST `id`.', resolve: (d) => d.id }),
+    ...restFields<DomainRecord>(t, {
+      domain: ['String', 'The domain name, e.g. `example.com`.'],
+      is_verified: ['Boolean', 'Whether ownership of the domain has been verified.'],
+      verified_at: ['DateTime', 'When the domain was verified.'],
+      verification_challenge: ['String', 'The DNS TXT value that proves ownership.'],
+      jit_provisioning_enabled: ['Boolean', 'Whether users of this domain join automatically on first login.'],
+      sso_enforcement: ['String', 'Login method enforced for the domain, e.g. `google-oauth2`, `github`, `gitlab`, `saml`, or empty.'],
+      has_saml: ['Boolean', 'Whether SAML is fully configured.'],
+      saml_entity_id: ['String', 'SAML entity id.'],
+      saml_acs_url: ['String', 'SAML assertion consumer service URL.'],
+      saml_x509_cert: ['String', 'SAML X.509 certificate.'],
+    }),
+  }),
+});
+
+registerNode('Domain', {
+  shape: ['uuid', 'uuid'],
+  load: ([orgId, id], context) => context.loaders.domains.byId(orgId as string, id as string),
+});
+
+listFields(OrganizationRef, {
+  ref: DomainRef,
+  typeName: 'Domain',
+  listField: 'domains',
+  lookupField: 'domain',
+  what: 'domains',
+  parentNoun: 'organization',
+  scope: READ,
+  parentId: (org) => org.id,
+  loader: (context) => context.loaders.domains,
+});

@@ -1,0 +1,55 @@
+// Global ids: `base64("<Type>:<part>:<part>...")`, where the parts are the REST ids needed to fetch
+// the record again (the parent organization or project first). Parts are URI-encoded, so `:`
+// inside a part cannot shift the others.
+import { encodeGlobalID } from '@pothos/plugin-relay';
+import { gatewayError } from '../errors.ts';
+
+export type IdPart = 'uuid' | 'int' | 'string';
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const INT_PATTERN = /^(0|[1-9]\d{0,15})$/;
+
+const PART_CHECKS: Record<IdPart, (value: string) => boolean> = {
+  uuid: (value) => UUID_PATTERN.test(value),
+  int: (value) => INT_PATTERN.test(value),
+  string: (value) => value.length > 0 && value !== '.' && value !== '..',
+};
+
+/** The raw id the relay plugin encodes into `id` (it adds the type name and base64). */
+export function joinIdParts(...parts: (string | number)[]): string {
+  return parts.map((part) => encodeURIComponent(String(part))).join(':');
+}
+
+export function globalId(typename: string, ...parts: (string | number)[]): string {
+  return encodeGlobalID(typename, joinIdParts(...parts));
+}
+
+export interface DecodedId {
+  typename: string;
+  parts: string[];
+}
+
+/** Decodes without checking the parts; BAD_USER_INPUT when it is not a global id at all. */
+export function decodeId(id: string, argName = 'id'): DecodedId {
+  const decoded = /^[A-Za-z0-9+/=_-]+$/.test(id) ? Buffer.from(id, 'base64').toString('utf8') : '';
+  const match = /^([A-Z][A-Za-z]+):(.+)$/s.exec(decoded);
+  if (!match) throw malformed(argName);
+  try {
+    return { typename: match[1] as string, parts: (match[2] as string).split(':').map(decodeURIComponent) };
+  } catch {
+    throw malformed(argName);
+  }
+}
+
+/** Checks a decoded id's parts against the shape its type expects. */
+export function checkParts(decoded: DecodedId, shape: readonly IdPart[], argName = 'id'): string[] {
+  const { parts } = decoded;
+  if (parts.length !== shape.length || !parts.every((part, i) => PART_CHECKS[shape[i] as IdPart](part))) {
+    throw malformed(argName);
+  }
+  return parts;
+}
+
+function malformed(argName: string) {
+  return gatewayError('BAD_USER_INPUT', `\`${argName}\` is not a valid global id.`, { argumentName: argName });
+}

@@ -1,0 +1,46 @@
+import type { InviteRecord } from '../loaders/records.ts';
+import { builder } from './builder.ts';
+import { listFields } from './connection-types.ts';
+import { joinIdParts } from './global-id.ts';
+import { requiresScope } from './naming.ts';
+import { registerNode } from './node-registry.ts';
+import { InviteRef, OrganizationRef, UserRef } from './refs.ts';
+import { restFields } from './rest-fields.ts';
+
+const READ = requiresScope('organization_member:read');
+
+builder.node(InviteRef, {
+  description: `An invitation to join the organization. ${READ}`,
+  id: { resolve: (i) => joinIdParts(i.$org, i.id) },
+  fields: (t) => ({
+    databaseId: t.field({ type: 'UUID', nullable: false, description: 'The REST `id`.', resolve: (i) => i.id }),
+    ...restFields<InviteRecord>(t, {
+      target_email: ['EmailAddress', 'Who is invited.'],
+      first_name: ['String', "The invitee's first name."],
+      emailing_attempt_made: ['Boolean', 'Whether the invitation e-mail was sent.'],
+      level: ['Int', 'The level the invitee gets: 1 member, 8 admin, 15 owner.'],
+      is_expired: ['Boolean', 'Whether the invitation has expired (they last 3 days).'],
+      created_at: ['DateTime', 'When the invitation was made.'],
+      updated_at: ['DateTime', 'When the invitation was last changed.'],
+      message: ['String', 'Personal message sent with the invitation.'],
+    }),
+    createdBy: t.field({ type: UserRef, description: 'Who made the invitation.', resolve: (i) => i.created_by }),
+  }),
+});
+
+// Invites have no REST retrieve: a lookup pages through the organization's list.
+registerNode('Invite', {
+  shape: ['uuid', 'uuid'],
+  load: ([orgId, id], context) => context.loaders.invites.byId(orgId as string, id as string),
+});
+
+listFields(OrganizationRef, {
+  ref: InviteRef,
+  typeName: 'Invite',
+  listField: 'invites',
+  what: 'pending invitations',
+  parentNoun: 'organization',
+  scope: READ,
+  parentId: (org) => org.id,
+  loader: (context) => context.loaders.invites,
+});

@@ -1,0 +1,44 @@
+import type { MemberRecord } from '../loaders/records.ts';
+import { builder } from './builder.ts';
+import { listFields } from './connection-types.ts';
+import { joinIdParts } from './global-id.ts';
+import { requiresScope } from './naming.ts';
+import { registerNode } from './node-registry.ts';
+import { MemberRef, OrganizationRef, UserRef } from './refs.ts';
+import { restFields } from './rest-fields.ts';
+
+const READ = requiresScope('organization_member:read');
+
+builder.node(MemberRef, {
+  description: `A member of the organization. ${READ}`,
+  // The id carries the user's uuid too: REST addresses a member by it (PATCH/DELETE .../members/:user__uuid).
+  id: { resolve: (m) => joinIdParts(m.$org, m.id, m.user?.uuid ?? '') },
+  fields: (t) => ({
+    databaseId: t.field({ type: 'UUID', nullable: false, description: 'The REST `id` of the membership.', resolve: (m) => m.id }),
+    ...restFields<MemberRecord>(t, {
+      level: ['Int', 'Level in the organization: 1 member, 8 admin, 15 owner.'],
+      joined_at: ['DateTime', 'When the user joined.'],
+      updated_at: ['DateTime', 'When the membership was last changed.'],
+      is_2fa_enabled: ['Boolean', 'Whether the user has two-factor authentication on.'],
+      has_social_auth: ['Boolean', 'Whether the user logs in through a social provider.'],
+    }),
+    user: t.field({ type: UserRef, description: 'The member.', resolve: (m) => m.user }),
+  }),
+});
+
+// Members have no REST retrieve: a lookup pages through the organization's list.
+registerNode('Member', {
+  shape: ['uuid', 'uuid', 'uuid'],
+  load: ([orgId, id], context) => context.loaders.members.byId(orgId as string, id as string),
+});
+
+listFields(OrganizationRef, {
+  ref: MemberRef,
+  typeName: 'Member',
+  listField: 'members',
+  what: 'members',
+  parentNoun: 'organization',
+  scope: READ,
+  parentId: (org) => org.id,
+  loader: (context) => context.loaders.members,
+});

@@ -1,0 +1,24 @@
+// Query.node and Query.nodes over the node registry: ids are checked before any upstream call, and a
+// record the upstream does not have is null.
+import { builder } from './builder.ts';
+import { loadNode, parseNodeId } from './node-registry.ts';
+
+builder.queryFields((t) => ({
+  node: t.field({
+    type: builder.nodeInterfaceRef(),
+    description: 'The record with this global id, or null when the upstream does not have it. Needs the read scope of its type.',
+    args: { id: t.arg.id({ required: true, description: 'A global id from any `id` field.' }) },
+    resolve: (_root, { id }, context) => loadNode(parseNodeId(String(id)), context) as never,
+  }),
+  nodes: t.field({
+    type: [builder.nodeInterfaceRef()],
+    nullable: { list: false, items: true },
+    description: 'The records with these global ids, in order; null for each the upstream does not have.',
+    args: { ids: t.arg.idList({ required: true, description: 'Global ids from `id` fields.' }) },
+    resolve: (_root, { ids }, context) => {
+      // Every id is checked first, so one malformed id fails the field with no upstream call.
+      const parsed = ids.map((id, i) => parseNodeId(String(id), `ids[${i}]`));
+      return parsed.map((p) => loadNode(p, context)) as never;
+    },
+  }),
+}));

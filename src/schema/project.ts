@@ -1,0 +1,40 @@
+import { builder } from './builder.ts';
+import { joinIdParts } from './global-id.ts';
+import { requiresScope } from './naming.ts';
+import { registerNode } from './node-registry.ts';
+import { ProjectRef } from './refs.ts';
+
+builder.node(ProjectRef, {
+  description:
+    "A project (an organization's team). It has no REST record of its own: it is known from `Organization.projects` or by its id, and holds the surveys.",
+  id: { resolve: (p) => joinIdParts(p.projectId) },
+  fields: (t) => ({
+    databaseId: t.field({ type: 'String', nullable: false, description: 'The REST project id.', resolve: (p) => p.projectId }),
+    name: t.field({
+      type: 'String',
+      description: "The first team's name when reached through `Organization.projects`, else null.",
+      resolve: (p) => p.name,
+    }),
+    surveysResponsesCount: t.field({
+      type: 'JSON',
+      description: `Responses per survey: the live service answers a map from survey id to count; passed through as sent. ${requiresScope('survey:read')}`,
+      resolve: (p, _args, context) =>
+        context.loaders.once(`responses_count:${p.projectId}`, (rest) => rest.getSurveysResponsesCount(p.projectId)),
+    }),
+  }),
+});
+
+// A project's global id carries only its id: `node` answers without an upstream call, name null.
+registerNode('Project', {
+  shape: ['string'],
+  load: ([projectId]) => ({ $type: 'Project', projectId: projectId as string, name: null }),
+});
+
+builder.queryField('project', (t) =>
+  t.field({
+    type: ProjectRef,
+    description: 'The project with this REST id. Makes no upstream call by itself; its `name` is null here.',
+    args: { databaseId: t.arg.string({ required: true, description: 'The REST project id.' }) },
+    resolve: (_root, { databaseId }) => ({ $type: 'Project' as const, projectId: databaseId, name: null }),
+  }),
+);

@@ -1,0 +1,31 @@
+// Object refs for every record type, declared apart from their fields so type files can point at
+// each other without import cycles.
+import type {
+  BatchExportRecord,
+  BatchExportRunRecord,
+  DomainRecord,
+  InviteRecord,
+  MemberRecord,
+  OrganizationRecord,
+  PipelineItemRecord,
+  ProjectRecord,
+  SurveyRecord,
+} from '../loaders/records.ts';
+import type { BatchExportDestination, FeatureFlag, User } from '../rest/types.ts';
+import { builder } from './builder.ts';
+
+export const OrganizationRef = builder.objectRef<OrganizationRecord>('Organization');
+export const BatchExportRef = builder.objectRef<BatchExportRecord>('BatchExport');
+export const BatchExportRunRef = builder.objectRef<BatchExportRunRecord>('BatchExportRun');
+export const BatchExportDestinationRef = builder.objectRef<BatchExportDestination>('BatchExportDestination');
+export const DomainRef = builder.objectRef<DomainRecord>('Domain');
+export const InviteRef = builder.objectRef<InviteRecord>('Invite');
+export const MemberRef = builder.objectRef<MemberRecord>('Member');
+export const UserRef = builder.objectRef<User>('User');
+export const FeatureFlagRef = builder.objectRef<FeatureFlag>('FeatureFlag');
+export const ProjectRef = builder.objectRef<ProjectRecord>('Project');
+export const SurveyRef = builder.objectRef<SurveyRecord>('Survey');
+export const PipelineItemRef = builder.interfaceRef<PipelineItemRecord>('PipelineItem');
+export const PipelineDestinationRef = builder.objectRef<PipelineItemRecord>('PipelineDestination');
+export const PipelineFrontendAppRef = builder.objectRef<PipelineItemRecord>('PipelineFrontendApp');
+export const PipelineImportAppRef = builder.objectRef<PipelineItemRecord>('PipelineImportApp');

@@ -1,0 +1,36 @@
+import type { FeatureFlag, User } from '../rest/types.ts';
+import { builder } from './builder.ts';
+import { FeatureFlagRef, UserRef } from './refs.ts';
+import { restFields } from './rest-fields.ts';
+
+builder.objectType(UserRef, {
+  description: 'A user, as embedded in invites, members and surveys (not a node: it has no REST endpoint).',
+  fields: (t) => ({
+    databaseId: t.field({ type: 'Int', description: 'The REST `id`.', resolve: (u) => u.id }),
+    ...restFields<User>(t, {
+      uuid: ['UUID', "The user's uuid (members are addressed by it)."],
+      distinct_id: ['String', 'Analytics distinct id.'],
+      first_name: ['String', 'First name.'],
+      last_name: ['String', 'Last name.'],
+      email: ['EmailAddress', 'E-mail address.'],
+      is_email_verified: ['Boolean', 'Whether the e-mail address is verified.'],
+      hedgehog_config: ['JSON', 'Avatar settings.'],
+    }),
+  }),
+});
+
+builder.objectType(FeatureFlagRef, {
+  description: 'A feature flag, as embedded in surveys (not a node).',
+  fields: (t) => ({
+    databaseId: t.field({ type: 'Int', description: 'The REST `id`.', resolve: (f) => f.id }),
+    ...restFields<FeatureFlag>(t, {
+      team_id: ['Int', 'The project (team) the flag belongs to.'],
+      name: ['String', 'Description of the flag.'],
+      key: ['String', 'The key code evaluates.'],
+      filters: ['JSON', 'Release conditions.'],
+      deleted: ['Boolean', 'Whether the flag is deleted.'],
+      active: ['Boolean', 'Whether the flag is active.'],
+      ensure_experience_continuity: ['Boolean', 'Whether a user keeps the same value across identities.'],
+    }),
+  }),
+});
