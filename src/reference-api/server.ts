@@ -1,0 +1,117 @@
+// startReferenceApi: one independent in-memory REST server on a loopback port. Everything an instance
+// owns (store, settings, recorded requests) is created here, so instances share nothing.
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { ReferenceApiKey } from './auth.ts';
+import { seedDemoData } from './demo-data.ts';
+import { seedUsers } from './demo-users.ts';
+import { decodeJsonBody, flattenHeaders, readRawBody, recordableBody, sendJson } from './http.ts';
+import { resolveSettings, type ReferenceApiOptions, type ReferenceApiSettings } from './options.ts';
+import { dispatch, Router } from './router.ts';
+import { allRoutes } from './routes/index.ts';
+import { ReferenceStore } from './store.ts';
+
+export interface RecordedRequest {
+  method: string;
+  /** Without the query string, as received (percent-encoding kept). */
+  path: string;
+  /** The last value of each query parameter. */
+  query: Record<string, string>;
+  /** Lower-cased names. */
+  headers: Record<string, string>;
+  /** Parsed JSON; the raw text if it is not JSON; undefined when there is no body. */
+  body: unknown;
+}
+
+export interface ReferenceApi {
+  /** Base URL without `/api`, e.g. `http://127.0.0.1:43121`. */
+  url: string;
+  /** label -> key. */
+  keys: { demo: string } & Record<string, string>;
+  allKeys: ReferenceApiKey[];
+  /** Every request received, in order. */
+  requests: RecordedRequest[];
+  clearRequests(): void;
+  /** The live in-memory state: arrange data and inspect writes through it. */
+  store: ReferenceStore;
+  /** The resolved options; `liveShapes`, `maxPageSize` and `domainVerificationPasses` may be changed at run time. */
+  settings: ReferenceApiSettings;
+  /** The same object as `settings`. */
+  options: ReferenceApiSettings;
+  close(): Promise<void>;
+}
+
+export async function startReferenceApi(options: ReferenceApiOptions = {}): Promise<ReferenceApi> {
+  const settings = resolveSettings(options);
+  // The clock is read through settings, so a test may swap `settings.now` on a running server.
+  const store = new ReferenceStore({ now: () => settings.now() });
+  seedUsers(store);
+  if (settings.demoData) seedDemoData(store);
+  const router = new Router(allRoutes);
+  const requests: RecordedRequest[] = [];
+  let fallbackHost = settings.host;
+
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    const raw = await readRawBody(req);
+    const target = req.url ?? '/';
+    const path = target.split('?')[0] ?? '/';
+    let url: URL;
+    try {
+      url = new URL(target, `http://${req.headers.host ?? fallbackHost}`);
+    } catch {
+      url = new URL(target, `http://${fallbackHost}`);
+    }
+    const method = (req.method ?? 'GET').toUpperCase();
+    requests.push({
+      method,
+      path,
+      query: Object.fromEntries(url.searchParams),
+      headers: flattenHeaders(req.headers),
+      body: recordableBody(raw),
+    });
+    const reply = dispatch(router, { method, path, url, authorization: req.headers.authorization, body: decodeJsonBody(raw) }, store, settings);
+    sendJson(res, reply.status, reply.body, reply.headers, method === 'HEAD');
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      console.error('reference-api: request failed', error);
+      if (!res.headersSent) sendJson(res, 500, { type: 'server_error', code: 'error', detail: 'A server error occurred.', attr: null });
+      else res.destroy();
+    });
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(settings.port, settings.host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const { port } = server.address() as AddressInfo;
+  settings.port = port;
+  const host = settings.host.includes(':') ? `[${settings.host}]` : settings.host;
+  fallbackHost = `${host}:${port}`;
+
+  let closing: Promise<void> | undefined;
+  const keys = Object.fromEntries(settings.keys.map((key) => [key.label, key.key])) as ReferenceApi['keys'];
+  return {
+    url: `http://${host}:${port}`,
+    keys,
+    allKeys: settings.keys,
+    requests,
+    clearRequests: () => {
+      requests.length = 0;
+    },
+    store,
+    settings,
+    options: settings,
+    close() {
+      closing ??= new Promise<void>((resolve, reject) => {
+        server.close((error) => (error ? reject(error) : resolve()));
+        server.closeAllConnections(); // keep-alive clients (undici) would otherwise hold the server open
+      });
+      return closing;
+    },
+  };
+}
