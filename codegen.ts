@@ -6,6 +6,8 @@ const config: CodegenConfig = {
   schema: 'schema.graphql',
   documents: ['test/**/*.ts', '!test/generated/**'],
   ignoreNoDocuments: true,
+  // ESM: relative imports with their extension.
+  emitLegacyCommonJSImports: false,
   generates: {
     'test/generated/': {
       preset: 'client',

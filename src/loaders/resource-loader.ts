@@ -29,17 +29,35 @@ const recordKey = (parentId: string, id: string) => parentId + SEP + id;
 export class ResourceLoader<Raw, R extends Raw = Raw> {
   private readonly pages: DataLoader<PageRequest, Page<R>, string>;
   private readonly records: DataLoader<string, R | null>;
+  /** Every record a list page brought in this request, by record key. */
+  private readonly listed = new Map<string, R>();
+  /** List pages on their way, by parent: a lookup waits for them before calling on its own. */
+  private readonly pagesInFlight = new Map<string, Set<Promise<unknown>>>();
+  /** The list's `count` as the latest page of each parent told it. */
+  private readonly counts = new Map<string, number>();
 
   constructor(private readonly resource: RestResource<Raw, R>) {
     this.pages = new DataLoader((requests) => settleEach(requests, (r) => this.fetchPage(r)), {
       cacheKeyFn: (r) => r.parentId + SEP + r.limit + SEP + r.offset,
     });
-    this.records = new DataLoader((keys) => this.loadRecords(keys));
+    // Lookups dispatch after this tick's list pages have started (setImmediate runs after the
+    // promise jobs in which DataLoader dispatches), so a sibling list can answer them.
+    this.records = new DataLoader((keys) => this.loadRecords(keys), { batchScheduleFn: (dispatch) => setImmediate(dispatch) });
   }
 
   /** One page of the parent's list; identical page requests in one GraphQL request are made once. */
   page(parentId: string, limit: number, offset: number): Promise<Page<R>> {
     return this.pages.load({ parentId, limit, offset });
+  }
+
+  /**
+   * The list's total count: taken from a page this request fetches anyway when there is one,
+   * else from the smallest page the upstream serves.
+   */
+  async count(parentId: string): Promise<number> {
+    await new Promise(setImmediate);
+    await Promise.allSettled(this.pagesInFlight.get(parentId) ?? []);
+    return this.counts.get(parentId) ?? (await this.page(parentId, 1, 0)).count;
   }
 
   /** The record, or null when the upstream does not have it. */
@@ -52,23 +70,39 @@ export class ResourceLoader<Raw, R extends Raw = Raw> {
     const tagged = this.resource.tag(record, parentId);
     const key = recordKey(parentId, this.resource.idOf(tagged));
     this.records.clear(key).prime(key, tagged);
+    this.listed.set(key, tagged);
     this.pages.clearAll();
+    this.counts.clear();
     return tagged;
   }
 
   /** Forgets the record and every cached page (after a write changed or removed it). */
   forget(parentId: string, id: string): void {
-    this.records.clear(recordKey(parentId, id));
+    const key = recordKey(parentId, id);
+    this.records.clear(key);
+    this.listed.delete(key);
     this.pages.clearAll();
+    this.counts.clear();
   }
 
   private async fetchPage({ parentId, limit, offset }: PageRequest): Promise<Page<R>> {
-    const page = await this.resource.list(parentId, { limit, offset });
-    for (const record of page.results) {
-      this.records.prime(recordKey(parentId, this.resource.idOf(record)), this.resource.tag(record, parentId));
+    const pending = this.resource.list(parentId, { limit, offset });
+    const inFlight = this.pagesInFlight.get(parentId) ?? new Set();
+    this.pagesInFlight.set(parentId, inFlight.add(pending));
+    try {
+      const page = await pending;
+      this.counts.set(parentId, page.count);
+      for (const record of page.results) {
+        const key = recordKey(parentId, this.resource.idOf(record));
+        const tagged = this.resource.tag(record, parentId);
+        this.listed.set(key, tagged);
+        this.records.prime(key, tagged);
+      }
+      // Tagging is in place, so the page now holds tagged records.
+      return page as Page<R>;
+    } finally {
+      inFlight.delete(pending);
     }
-    // Tagging is in place, so the page now holds tagged records.
-    return page as Page<R>;
   }
 
   private async loadRecords(keys: readonly string[]): Promise<(R | null | Error)[]> {
@@ -82,8 +116,14 @@ export class ResourceLoader<Raw, R extends Raw = Raw> {
     const found = new Map<string, R | null | Error>();
     await Promise.all(
       [...idsByParent].map(async ([parentId, ids]) => {
-        const results = await this.loadUnderParent(parentId, ids);
-        ids.forEach((id, i) => found.set(recordKey(parentId, id), results[i] as R | null | Error));
+        await Promise.allSettled(this.pagesInFlight.get(parentId) ?? []);
+        const unlisted = ids.filter((id) => !this.listed.has(recordKey(parentId, id)));
+        const results = unlisted.length > 0 ? await this.loadUnderParent(parentId, unlisted) : [];
+        unlisted.forEach((id, i) => found.set(recordKey(parentId, id), results[i] as R | null | Error));
+        for (const id of ids) {
+          const listed = this.listed.get(recordKey(parentId, id));
+          if (listed) found.set(recordKey(parentId, id), listed);
+        }
       }),
     );
     return keys.map((key) => found.get(key) ?? null);

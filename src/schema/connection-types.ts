@@ -39,7 +39,11 @@ export function listFields<Parent, R>(parentRef: ObjectRef<any, Parent>, options
         description: `The ${options.parentNoun}'s ${options.what}. ${options.scope}`,
         resolve: (parent, args, context, info) => {
           const id = parentId(parent);
-          return resolveRestConnection(`${listField}:${id}`, args, info, (limit, offset) => loader(context).page(id, limit, offset));
+          const resource = loader(context);
+          return resolveRestConnection(`${listField}:${id}`, args, info, {
+            page: (limit, offset) => resource.page(id, limit, offset),
+            count: () => resource.count(id),
+          });
         },
       },
       connection,

@@ -23,6 +23,12 @@ export interface ConnectionResult<R> {
 /** Loads one page of the list behind a connection (through the request's loaders). */
 export type PageFetcher<R> = (limit: number, offset: number) => Promise<Page<R>>;
 
+/** The list behind a connection: its pages, and its count without records when that is all we need. */
+export interface ListSource<R> {
+  page: PageFetcher<R>;
+  count(): Promise<number>;
+}
+
 const CURSOR_PREFIX = 'c1';
 
 /**
@@ -65,8 +71,9 @@ export async function resolveRestConnection<R>(
   connectionKey: string,
   args: ConnectionArgs,
   info: GraphQLResolveInfo,
-  fetchPage: PageFetcher<R>,
+  list: ListSource<R>,
 ): Promise<ConnectionResult<R>> {
+  const fetchPage = list.page;
   const { start, end, last } = pageWindow(connectionKey, args);
   const needsRecords = selectsAny(info, ['edges', 'nodes']);
 
@@ -74,8 +81,8 @@ export async function resolveRestConnection<R>(
   let lo: number;
   let records: R[] = [];
   if (!needsRecords) {
-    // Only totalCount/pageInfo: the smallest page the upstream allows still carries `count`.
-    count = (await fetchPage(1, 0)).count;
+    // Only totalCount/pageInfo: a count is enough (from a sibling's page, or the smallest page).
+    count = await list.count();
     lo = windowStart(start, Math.min(end, count), last);
   } else if (end !== Infinity) {
     lo = windowStart(start, end, last);

@@ -63,7 +63,10 @@ builder.queryFields((t) => ({
       nullable: false,
       description: `The organizations the caller's key belongs to. ${READ}`,
       resolve: (_root, args, context, info) =>
-        resolveRestConnection('organizations', args, info, (limit, offset) => context.loaders.organizations.page('', limit, offset)),
+        resolveRestConnection('organizations', args, info, {
+          page: (limit, offset) => context.loaders.organizations.page('', limit, offset),
+          count: () => context.loaders.organizations.count(''),
+        }),
     },
     OrganizationConnection,
   ),
