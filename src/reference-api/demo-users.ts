@@ -6,9 +6,11 @@ import type { ReferenceStore } from './store.ts';
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
-export const DEMO_USER_ID = 1;
-export const MEMBER_USER_ID = 3;
-export const OUTSIDER_USER_ID = 6;
+/** The users' ids by first name (demo is the demo key's user; outsider belongs only to Elsewhere Inc). */
+export const USER_IDS = { demo: 1, alice: 2, bob: 3, carol: 4, dave: 5, outsider: 6, erin: 7 } as const;
+export const DEMO_USER_ID = USER_IDS.demo;
+export const MEMBER_USER_ID = USER_IDS.bob;
+export const OUTSIDER_USER_ID = USER_IDS.outsider;
 
 const USERS = [
   { id: 1, first_name: 'Demo', last_name: 'User', email: 'demo@example.com', hedgehog_config: { use_as_profile: true, color: 'blue', accessories: ['beret'] }, is_2fa_enabled: true },

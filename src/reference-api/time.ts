@@ -31,4 +31,10 @@ export function parseTimestamp(value: unknown): Date | null {
   return new Date(utc - offsetMinutes * 60_000);
 }
 
-export const DAY_MS = 24 * 60 * 60 * 1000;
+export const HOUR_MS = 60 * 60 * 1000;
+export const DAY_MS = 24 * HOUR_MS;
+
+/** `iso` moved by `hours`, in the output format (the demo data's fixed timestamps are built with it). */
+export function shiftTimestamp(iso: string, hours = 0): string {
+  return formatTimestamp(new Date(Date.parse(iso) + hours * HOUR_MS));
+}
