@@ -59,6 +59,11 @@ describe('schema.graphql', () => {
     ]);
   });
 
+  it('the typed documents in test/generated match the operations and schema (run `npm run codegen` when this fails)', () => {
+    const codegen = new URL('node_modules/@graphql-codegen/cli/cjs/bin.js', root);
+    expect(() => execFileSync(process.execPath, [codegen.pathname, '--config', 'codegen.ts', '--check'], { cwd: root, stdio: 'pipe' })).not.toThrow();
+  });
+
   it('npm run schema -- --check agrees', () => {
     const out = execFileSync(process.execPath, ['--import', 'tsx', 'scripts/print-schema.ts', '--check'], { cwd: root, encoding: 'utf8' });
     expect(out).toContain('up to date');

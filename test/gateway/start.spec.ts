@@ -1,0 +1,97 @@
+// `npm start` as a newcomer runs it: no configuration, the embedded demo API, printed instructions
+// that work as printed, and GraphiQL prefilled with the demo key only in that embedded mode.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startReferenceApi } from '../../src/reference-api/index.ts';
+
+const root = new URL('../../', import.meta.url);
+const children: ChildProcess[] = [];
+
+afterEach(() => {
+  for (const child of children.splice(0)) child.kill('SIGTERM');
+});
+
+/** Starts src/main.ts the way `npm start` does and collects its output until it is ready (or exits). */
+function start(env: Record<string, string>) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: root,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', UPSTREAM_URL: '', ...env },
+  });
+  children.push(child);
+  let output = '';
+  child.stdout.on('data', (chunk) => (output += chunk));
+  child.stderr.on('data', (chunk) => (output += chunk));
+  const ready = new Promise<{ output: string; url: string }>((resolve, reject) => {
+    child.stdout.on('data', () => {
+      const url = /ready at (http:\/\/\S+\/graphql)/.exec(output)?.[1];
+      // Wait for the whole banner (the example query ends with a closing brace line).
+      if (url && (env.UPSTREAM_URL ? /Upstream: \S+\n/.test(output) : /\n}\n/.test(output))) resolve({ output, url });
+    });
+    child.on('exit', (code) => reject(Object.assign(new Error(`exited with ${code}: ${output}`), { code, output })));
+  });
+  return { child, ready };
+}
+
+async function post(url: string, query: string, key?: string) {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...(key ? { authorization: `Bearer ${key}` } : {}) },
+    body: JSON.stringify({ query }),
+  });
+  return (await response.json()) as { data?: any; errors?: any[] };
+}
+
+describe('npm start', () => {
+  it('with no configuration serves the demo data and prints the URL, the key header and a query that works', async () => {
+    const { output, url } = await start({}).ready;
+    const key = /Authorization: Bearer (\S+)/.exec(output)?.[1];
+    expect(key).toMatch(/^phx_/);
+    const query = output.slice(output.indexOf('query Dashboard'));
+    expect(query).toContain('organizations(first: 2)');
+
+    const result = await post(url, query, key);
+    expect(result.errors).toBeUndefined();
+    expect(result.data.organizations.nodes.length).toBe(2);
+    expect(result.data.organizations.nodes[0].name).toBeTruthy();
+
+    const health = await fetch(url.replace('/graphql', '/health'));
+    expect(health.status).toBe(200);
+
+    const graphiql = await (await fetch(url, { headers: { accept: 'text/html' } })).text();
+    expect(graphiql).toContain('GraphiQL');
+    expect(graphiql).toContain(key);
+    expect(graphiql).toContain('query Dashboard');
+  });
+
+  it('with UPSTREAM_URL uses that upstream and never puts a key into GraphiQL', async () => {
+    const api = await startReferenceApi();
+    try {
+      const { output, url } = await start({ UPSTREAM_URL: api.url }).ready;
+      expect(output).toContain(`Upstream: ${api.url}`);
+      expect(output).not.toContain('Bearer');
+      const result = await post(url, '{ organizations { totalCount } }', api.keys.demo);
+      expect(result.data.organizations.totalCount).toBeGreaterThan(0);
+      expect(api.requests.some((r) => r.path === '/api/organizations/')).toBe(true);
+      const graphiql = await (await fetch(url, { headers: { accept: 'text/html' } })).text();
+      expect(graphiql).not.toContain(api.keys.demo);
+      expect(graphiql).not.toContain('Authorization');
+    } finally {
+      await api.close();
+    }
+  });
+
+  it.each([
+    [{ PORT: 'eighty' }, /PORT must be a whole number/],
+    [{ UPSTREAM_URL: 'ftp://example.com' }, /UPSTREAM_URL must be an http\(s\) URL/],
+    [{ UPSTREAM_URL: 'http://127.0.0.1:9/api' }, /without `\/api`/],
+    [{ UPSTREAM_TIMEOUT_MS: '0' }, /UPSTREAM_TIMEOUT_MS must be a whole number from 1/],
+  ])('refuses bad configuration %j with a clear message and exit code 1', async (env, message) => {
+    const failure = await start(env).ready.then(
+      () => undefined,
+      (error: { code: number; output: string }) => error,
+    );
+    expect(failure?.code).toBe(1);
+    expect(failure?.output).toMatch(message);
+    expect(failure?.output).toMatch(/^Configuration error: /m);
+  });
+});
