@@ -123,7 +123,7 @@ describe('keys', () => {
   });
 
   it("another user's organization is null (the upstream answers 404)", async () => {
-    const outsiderOrgs = await restGet<{ results: { id: string }[] }>(h.api.url, '/api/organizations/', h.api.keys.outsider);
+    const outsiderOrgs = await restGet<{ results: { id: string }[] }>(h.api.url, '/api/organizations/', h.api.keys.outsider as string);
     const foreign = outsiderOrgs.results[0]?.id;
     const { data, errors } = await h.runCounting(`query($id: UUID!) { organization(databaseId: $id) { name } }`, { id: foreign });
     expect(errors).toBeUndefined();

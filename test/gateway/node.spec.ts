@@ -86,7 +86,7 @@ beforeAll(async () => {
     ['Domain', 'domains'], ['Invite', 'invites'], ['Member', 'members'], ['PipelineDestination', 'pipelineDestinations'],
     ['PipelineFrontendApp', 'pipelineFrontendApps'], ['PipelineImportApp', 'pipelineImportApps'],
   ] as const) {
-    const node = first(o[field]?.nodes);
+    const node = first(o[field]?.nodes as { id: string; databaseId: string | number }[] | undefined);
     samples.set(typename, [node.id, node.databaseId]);
   }
 });
