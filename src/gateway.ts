@@ -1,7 +1,7 @@
 // createGateway(options): the Yoga instance (schema, per-request context, error masking, request
 // ids, health) over one shared upstream transport.
 import { GraphQLError } from 'graphql';
-import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, type GraphiQLOptions, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { createContext, type GatewayContext, requestIdOf } from './context.ts';
 import { toGraphQLError } from './errors.ts';
 import { createUpstreamTransport, type UpstreamTransport } from './rest/transport.ts';
@@ -44,6 +44,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     landingPage: false,
     context: ({ request }) => createContext(transport, request, requestIds.get(request)),
     maskedErrors: { maskError: callerFacingError },
+    renderGraphiQL: renderLocalGraphiQL,
     graphiql: {
       title: 'Organization GraphQL gateway',
       defaultQuery: EXAMPLE_QUERY,
@@ -57,6 +58,21 @@ export function createGateway(options: GatewayOptions): Gateway {
     yoga,
     close: () => (options.transport ? Promise.resolve() : transport.close()),
   };
+}
+
+/**
+ * GraphiQL with its scripts and styles served by the gateway itself (no CDN), loaded on the first
+ * browser visit so the 9 MB bundle costs nothing to processes that never serve it.
+ */
+const graphiqlPages = new Map<string, Promise<string>>();
+function renderLocalGraphiQL(options?: GraphiQLOptions): Promise<string> {
+  const key = JSON.stringify(options ?? {});
+  let page = graphiqlPages.get(key);
+  if (!page) {
+    page = import('@graphql-yoga/render-graphiql').then(({ renderGraphiQL }) => renderGraphiQL(options));
+    graphiqlPages.set(key, page);
+  }
+  return page;
 }
 
 /** Every error leaves through here: upstream failures get contract codes, anything else is masked. */
