@@ -13,6 +13,20 @@ export interface GatewayConfig {
   upstreamConnections: number;
   /** Retries of a GET after a dropped connection or a 502/503/504. @default 2 */
   upstreamGetRetries: number;
+  /** Upstream calls one request may make; operations estimated above it are refused. @default 250 */
+  maxUpstreamCalls: number;
+  /** Upstream calls of one request in flight at once. @default 16 */
+  upstreamConcurrencyPerRequest: number;
+  /** Time one request may spend on upstream calls, retries included. @default 30000 */
+  requestDeadlineMs: number;
+  circuitBreaker: {
+    /** @default 50 */
+    errorThresholdPercentage: number;
+    /** @default 10 */
+    volumeThreshold: number;
+    /** @default 5000 */
+    resetTimeoutMs: number;
+  };
 }
 
 export class ConfigError extends Error {
@@ -29,6 +43,14 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     upstreamTimeoutMs: integer(env, 'UPSTREAM_TIMEOUT_MS', 10_000, 1, 600_000),
     upstreamConnections: integer(env, 'UPSTREAM_CONNECTIONS', 64, 1, 4096),
     upstreamGetRetries: integer(env, 'UPSTREAM_GET_RETRIES', 2, 0, 10),
+    maxUpstreamCalls: integer(env, 'MAX_UPSTREAM_CALLS', 250, 1, 100_000),
+    upstreamConcurrencyPerRequest: integer(env, 'UPSTREAM_CONCURRENCY_PER_REQUEST', 16, 1, 1024),
+    requestDeadlineMs: integer(env, 'REQUEST_DEADLINE_MS', 30_000, 1, 600_000),
+    circuitBreaker: {
+      errorThresholdPercentage: integer(env, 'CIRCUIT_BREAKER_ERROR_PERCENT', 50, 1, 100),
+      volumeThreshold: integer(env, 'CIRCUIT_BREAKER_MIN_CALLS', 10, 1, 100_000),
+      resetTimeoutMs: integer(env, 'CIRCUIT_BREAKER_RESET_MS', 5000, 100, 600_000),
+    },
   };
 }
 

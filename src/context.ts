@@ -4,6 +4,7 @@ import { randomUUID } from 'node:crypto';
 import { gatewayError } from './errors.ts';
 import { createLoaders, type Loaders } from './loaders/index.ts';
 import { createRestClient, type RestClient } from './rest/client.ts';
+import { createRequestTransport, type UpstreamCall } from './rest/request-transport.ts';
 import type { UpstreamTransport } from './rest/transport.ts';
 
 export interface GatewayContext {
@@ -13,6 +14,8 @@ export interface GatewayContext {
   /** The REST client for this caller; throws UNAUTHENTICATED without a key. */
   rest(): RestClient;
   loaders: Loaders;
+  /** The upstream calls this request made so far (logs, metrics, the debug extension). */
+  upstreamCalls: readonly UpstreamCall[];
 }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -27,14 +30,34 @@ export function requestIdOf(incoming: string | null): string {
   return incoming && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
 }
 
-export function createContext(transport: UpstreamTransport, request: Request, requestId = requestIdOf(null)): GatewayContext {
+export interface RequestLimits {
+  /** Upstream calls one request may make (the runtime back-up of the fan-out estimate). */
+  maxCalls: number;
+  /** Upstream calls of one request in flight at once. */
+  concurrency: number;
+  /** Time one request may spend on upstream calls, retries included. */
+  deadlineMs: number;
+  onCall?: (call: UpstreamCall) => void;
+}
+
+export function createContext(
+  transport: UpstreamTransport,
+  request: Request,
+  limits: RequestLimits,
+  requestId = requestIdOf(null),
+): GatewayContext {
   const key = bearerKey(request.headers.get('authorization'));
-  const { signal } = request;
+  const requestTransport = createRequestTransport(transport, limits);
   let client: RestClient | undefined;
   const rest = () => {
     if (key === null) throw gatewayError('UNAUTHENTICATED', 'This field needs an `Authorization: Bearer <personal API key>` header.');
-    client ??= createRestClient(transport, { key, requestId, signal });
+    // The deadline starts with the first upstream call; the client's disconnect also cancels calls.
+    client ??= createRestClient(requestTransport, {
+      key,
+      requestId,
+      signal: AbortSignal.any([request.signal, AbortSignal.timeout(limits.deadlineMs)]),
+    });
     return client;
   };
-  return { requestId, authenticated: key !== null, rest, loaders: createLoaders(rest) };
+  return { requestId, authenticated: key !== null, rest, loaders: createLoaders(rest), upstreamCalls: requestTransport.calls };
 }

@@ -54,6 +54,8 @@ function describeUpstream(error: UpstreamError): [ErrorCode, string] {
       return ['UPSTREAM_ERROR', 'The upstream service answered with a redirect, which the gateway does not follow.'];
     case 'aborted':
       return ['UPSTREAM_ERROR', 'The upstream call was aborted.'];
+    case 'circuit-open':
+      return ['UPSTREAM_ERROR', 'The upstream service is failing; calls are paused for a moment. Retry later.'];
     case 'http':
       return describeStatus(error);
   }

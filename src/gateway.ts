@@ -2,7 +2,8 @@
 // ids, health) over one shared upstream transport.
 import { GraphQLError } from 'graphql';
 import { createYoga, type GraphiQLOptions, type Plugin, type YogaServerInstance } from 'graphql-yoga';
-import { createContext, type GatewayContext, requestIdOf } from './context.ts';
+import { createContext, type GatewayContext, type RequestLimits, requestIdOf } from './context.ts';
+import { type CircuitBreakerOptions, type GuardedTransport, withCircuitBreaker } from './rest/circuit-breaker.ts';
 import { toGraphQLError } from './errors.ts';
 import { createUpstreamTransport, type UpstreamTransport } from './rest/transport.ts';
 import { schema } from './schema/index.ts';
@@ -16,6 +17,14 @@ export interface GatewayOptions {
   upstreamConnections?: number;
   /** @default 2 */
   upstreamGetRetries?: number;
+  /** Upstream calls one request may make; the fan-out estimate refuses operations above it. @default 250 */
+  maxUpstreamCalls?: number;
+  /** Upstream calls of one request in flight at once. @default 16 */
+  upstreamConcurrencyPerRequest?: number;
+  /** Time one request may spend on upstream calls, retries included. @default 30000 */
+  requestDeadlineMs?: number;
+  /** The upstream circuit breaker. @default opossum's settings in src/rest/circuit-breaker.ts */
+  circuitBreaker?: CircuitBreakerOptions;
   /** Filled into GraphiQL's headers: only for the embedded demo API, never for a real upstream. */
   demoKey?: string;
   /** A transport to use instead of building one (tests). */
@@ -24,25 +33,34 @@ export interface GatewayOptions {
 
 export interface Gateway {
   yoga: YogaServerInstance<Record<string, never>, GatewayContext>;
+  /** The upstream transport behind its circuit breaker (its state feeds readiness and metrics). */
+  transport: GuardedTransport;
   close(): Promise<void>;
 }
 
 export function createGateway(options: GatewayOptions): Gateway {
-  const transport =
+  const transport = withCircuitBreaker(
     options.transport ??
-    createUpstreamTransport({
-      baseUrl: options.upstreamUrl,
-      timeoutMs: options.upstreamTimeoutMs,
-      connections: options.upstreamConnections,
-      getRetries: options.upstreamGetRetries,
-    });
+      createUpstreamTransport({
+        baseUrl: options.upstreamUrl,
+        timeoutMs: options.upstreamTimeoutMs,
+        connections: options.upstreamConnections,
+        getRetries: options.upstreamGetRetries,
+      }),
+    options.circuitBreaker,
+  );
+  const limits: RequestLimits = {
+    maxCalls: options.maxUpstreamCalls ?? 250,
+    concurrency: options.upstreamConcurrencyPerRequest ?? 16,
+    deadlineMs: options.requestDeadlineMs ?? 30_000,
+  };
   const requestIds = new WeakMap<Request, string>();
 
   const yoga = createYoga<Record<string, never>, GatewayContext>({
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
-    context: ({ request }) => createContext(transport, request, requestIds.get(request)),
+    context: ({ request }) => createContext(transport, request, limits, requestIds.get(request)),
     maskedErrors: { maskError: callerFacingError },
     renderGraphiQL: renderLocalGraphiQL,
     graphiql: {
@@ -56,7 +74,8 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   return {
     yoga,
-    close: () => (options.transport ? Promise.resolve() : transport.close()),
+    transport,
+    close: () => transport.close(),
   };
 }
 

@@ -4,7 +4,7 @@ import type { RestErrorBody } from './types.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
-export type UpstreamErrorKind = 'http' | 'timeout' | 'network' | 'malformed' | 'redirect' | 'aborted';
+export type UpstreamErrorKind = 'http' | 'timeout' | 'network' | 'malformed' | 'redirect' | 'aborted' | 'circuit-open';
 
 export interface UpstreamErrorInit {
   kind: UpstreamErrorKind;
@@ -69,6 +69,8 @@ function describe(init: UpstreamErrorInit): string {
       return `upstream redirected${status}; redirects are not followed`;
     case 'aborted':
       return 'call aborted by the caller';
+    case 'circuit-open':
+      return 'not sent: the upstream is failing and the circuit breaker is open';
   }
 }
 

@@ -1,0 +1,79 @@
+// The transport one GraphQL request sees: it caps the request's upstream calls (the runtime back-up
+// of the fan-out estimate) and how many run at once, and records each call for logs, metrics and
+// the debug extension.
+import pLimit from 'p-limit';
+import { gatewayError } from '../errors.ts';
+import { UpstreamError } from './upstream-error.ts';
+import type { UpstreamRequest, UpstreamResponse, UpstreamTransport } from './transport.ts';
+
+export interface UpstreamCall {
+  method: string;
+  /** Route template, e.g. `/api/organizations/:organization_id/batch_exports/`. */
+  route: string;
+  /** The HTTP status, when the upstream answered. */
+  status?: number;
+  durationMs: number;
+  /** Times sent: more than 1 when a GET was retried. */
+  attempts: number;
+  /** `ok`, or the failure kind (`http`, `timeout`, `network`, ...). */
+  outcome: string;
+}
+
+export interface RequestTransportOptions {
+  /** Calls one GraphQL request may make. */
+  maxCalls: number;
+  /** Calls of one GraphQL request in flight at once. */
+  concurrency: number;
+  /** Told of every finished call (metrics). */
+  onCall?: (call: UpstreamCall) => void;
+}
+
+export interface RequestTransport extends UpstreamTransport {
+  readonly calls: UpstreamCall[];
+}
+
+export function createRequestTransport(base: UpstreamTransport, options: RequestTransportOptions): RequestTransport {
+  const limit = pLimit(options.concurrency);
+  const calls: UpstreamCall[] = [];
+  let started = 0;
+
+  const record = (req: UpstreamRequest, startedAt: number, result: Partial<UpstreamCall>) => {
+    const call: UpstreamCall = {
+      method: req.method,
+      route: req.route ?? req.path,
+      durationMs: Math.round((performance.now() - startedAt) * 10) / 10,
+      attempts: 1,
+      outcome: 'ok',
+      ...result,
+    };
+    calls.push(call);
+    options.onCall?.(call);
+  };
+
+  return {
+    calls,
+    request<T>(req: UpstreamRequest): Promise<UpstreamResponse<T>> {
+      started += 1;
+      if (started > options.maxCalls) {
+        return Promise.reject(
+          gatewayError('QUERY_TOO_COMPLEX', `This operation needs more than ${options.maxCalls} upstream calls, the budget per request.`, {
+            budget: options.maxCalls,
+          }),
+        );
+      }
+      return limit(async () => {
+        const startedAt = performance.now();
+        try {
+          const response = await base.request<T>(req);
+          record(req, startedAt, { status: response.status, attempts: response.attempts });
+          return response;
+        } catch (error) {
+          const failure = error instanceof UpstreamError ? error : undefined;
+          record(req, startedAt, { status: failure?.status, attempts: failure?.attempts ?? 1, outcome: failure?.kind ?? 'error' });
+          throw error;
+        }
+      });
+    },
+    close: () => Promise.resolve(),
+  };
+}
