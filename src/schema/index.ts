@@ -12,7 +12,17 @@ import './pipeline/item.ts';
 import './pipeline/families.ts';
 import './project.ts';
 import './survey.ts';
+import './mutations/organization.ts';
+import './mutations/batch-export.ts';
+import './mutations/domain.ts';
+import './mutations/invite.ts';
+import './mutations/member.ts';
+import './mutations/pipeline.ts';
+import './mutations/survey.ts';
 
 builder.queryType({ description: 'The read side of the organization management API.' });
+builder.mutationType({
+  description: 'The write side: Relay-style mutations whose results are unions of their payload and the errors the caller can fix.',
+});
 
 export const schema = builder.toSchema();

@@ -19,7 +19,7 @@ import {
 
 const READ = requiresScope('plugin:read');
 
-interface Family {
+export interface Family {
   family: PipelineFamily;
   typeName: 'PipelineDestination' | 'PipelineFrontendApp' | 'PipelineImportApp';
   ref: ObjectRef<any, PipelineItemRecord>;
@@ -30,7 +30,7 @@ interface Family {
   hasExtras: boolean;
 }
 
-const FAMILIES: Family[] = [
+export const FAMILIES: Family[] = [
   { family: 'pipeline_destinations', typeName: 'PipelineDestination', ref: PipelineDestinationRef, plural: 'pipelineDestinations', what: 'destination', hasExtras: true },
   { family: 'pipeline_frontend_apps', typeName: 'PipelineFrontendApp', ref: PipelineFrontendAppRef, plural: 'pipelineFrontendApps', what: 'frontend app', hasExtras: true },
   { family: 'pipeline_import_apps', typeName: 'PipelineImportApp', ref: PipelineImportAppRef, plural: 'pipelineImportApps', what: 'import app', hasExtras: false },

@@ -1,0 +1,61 @@
+// One Relay mutation with errors as data: `<Name>Input` -> `<Name>Result` (a union of
+// `<Name>Payload`, ValidationError and, unless the mutation addresses nothing that exists yet,
+// NotFoundError), built by the relay plugin's relayMutationField and the errors plugin.
+import type { InputFieldMap, InputShapeFromFields, ObjectFieldsShape } from '@pothos/core';
+import type { GatewayContext } from '../../context.ts';
+import { builder } from '../builder.ts';
+import { requiresScope } from '../naming.ts';
+import { asMutationError, NotFoundError, ValidationError } from './errors.ts';
+
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+
+export interface MutationOptions<Fields extends InputFieldMap, Payload extends object> {
+  /** What it does, in a sentence; the scope sentence is appended. */
+  description: string;
+  /** The scope the caller's key needs, e.g. `batch_export:write`. */
+  scope: string;
+  /** The NotFoundError message; `null` leaves NotFoundError out of the union (createOrganization). */
+  notFound: string | null;
+  inputFields: (t: PothosSchemaTypes.InputFieldBuilder<Types, 'InputObject'>) => Fields;
+  payloadDescription: string;
+  outputFields: ObjectFieldsShape<Types, Payload>;
+  /** Makes the upstream call(s). Never retried here: the transport sends a write once. */
+  resolve(input: InputShapeFromFields<Fields>, context: GatewayContext): Promise<Payload>;
+}
+
+export function defineMutation<Fields extends InputFieldMap, Payload extends object>(
+  name: string,
+  options: MutationOptions<Fields, Payload>,
+): void {
+  const typeName = name.charAt(0).toUpperCase() + name.slice(1);
+  const scope = requiresScope(options.scope);
+  builder.relayMutationField(
+    name,
+    { description: `The input of \`${name}\`. ${scope}`, inputFields: options.inputFields },
+    {
+      description: `${options.description} ${scope}`,
+      nullable: false,
+      errors: {
+        types: options.notFound === null ? [ValidationError] : [ValidationError, NotFoundError],
+        // The payload itself is the union member, so `clientMutationId` keeps the relay plugin's path.
+        directResult: true,
+        union: {
+          name: `${typeName}Result`,
+          description: `\`${typeName}Payload\` on success, else the error the caller can fix. Other failures are GraphQL errors.`,
+        },
+      },
+      // Pothos cannot follow the generic input and payload shapes through the plugins' option types.
+      resolve: (async (_root: unknown, args: { input: InputShapeFromFields<Fields> }, context: GatewayContext) => {
+        try {
+          return await options.resolve(args.input, context);
+        } catch (error) {
+          throw asMutationError(error, options.notFound);
+        } finally {
+          // Memoised GETs (check_for_updates, source, responses_count, ...) may be stale after a write.
+          context.loaders.forgetOnce();
+        }
+      }) as never,
+    },
+    { description: options.payloadDescription, outputFields: options.outputFields },
+  );
+}

@@ -1,0 +1,55 @@
+// createSurvey, updateSurvey, deleteSurvey (seed 4.7): surveys live in a project.
+import type { SurveyRecord } from '../../loaders/records.ts';
+import type { Survey } from '../../rest/types.ts';
+import { SurveyRef } from '../refs.ts';
+import type { InputSpec } from './input.ts';
+import { createMutation, deleteMutation, type RecordKind, updateMutation } from './records.ts';
+
+const SURVEY: RecordKind<Survey, SurveyRecord> = {
+  typeName: 'Survey',
+  ref: SurveyRef,
+  field: 'survey',
+  noun: 'survey',
+  scope: 'survey:write',
+  parent: { typeName: 'Project', inputField: 'projectId', noun: 'project' },
+  loader: (context) => context.loaders.surveys,
+};
+
+const FIELDS: InputSpec = {
+  name: ['String', 'Name, unique within the project.'],
+  description: ['String', 'Description.'],
+  type: ['String', 'How it is shown: `popover`, `widget`, `api` or `external_survey`.'],
+  linked_flag_id: ['Int', 'The REST id of the feature flag to link.'],
+  targeting_flag_id: ['Int', 'The REST id of the targeting flag.'],
+  targeting_flag_filters: ['JSON', 'Filters of the targeting flag (creates or updates it).'],
+  remove_targeting_flag: ['Boolean', 'Whether to remove the targeting flag.'],
+  questions: ['JSON', 'The questions.'],
+  conditions: ['JSON', 'Display conditions.'],
+  appearance: ['JSON', 'Appearance settings.'],
+  start_date: ['DateTime', 'When the survey starts.'],
+  end_date: ['DateTime', 'When the survey ends.'],
+  archived: ['Boolean', 'Whether the survey is archived.'],
+  responses_limit: ['Int', 'Stop after this many responses.'],
+  iteration_count: ['Int', 'How many times the survey repeats.'],
+  iteration_frequency_days: ['Int', 'Days between iterations.'],
+  iteration_start_dates: [['DateTime'], 'Start dates of the iterations.'],
+  current_iteration: ['Int', 'The current iteration.'],
+  current_iteration_start_date: ['DateTime', 'When the current iteration started.'],
+};
+
+createMutation(SURVEY, {
+  description: 'Creates a survey in a project.',
+  fields: FIELDS,
+  send: (rest, projectId, body) => rest.createSurvey(projectId, body),
+});
+
+updateMutation(SURVEY, {
+  description: 'Changes a survey.',
+  fields: FIELDS,
+  send: (rest, at, body) => rest.updateSurvey(at.parentId, at.pathId, body),
+});
+
+deleteMutation(SURVEY, {
+  description: 'Deletes a survey (and its targeting flags).',
+  send: (rest, at) => rest.deleteSurvey(at.parentId, at.pathId),
+});
