@@ -19,6 +19,34 @@ export interface GatewayConfig {
   upstreamConcurrencyPerRequest: number;
   /** Time one request may spend on upstream calls, retries included. @default 30000 */
   requestDeadlineMs: number;
+  /** @default 102400 */
+  maxRequestBytes: number;
+  queryLimits: {
+    /** @default 12 */
+    maxDepth: number;
+    /** @default 15 */
+    maxAliases: number;
+    /** @default 2000 */
+    maxTokens: number;
+    /** @default 20 */
+    maxDirectives: number;
+  };
+  /** pino level: fatal, error, warn, info, debug, trace or silent. @default 'info' */
+  logLevel: LogLevel;
+  /** Append log lines to this file instead of stdout. @default undefined (stdout) */
+  logFile: string | undefined;
+  /** After SIGTERM, how long in-flight requests may take before the process exits anyway. @default 10000 */
+  shutdownGraceMs: number;
+  /** How long `/readiness` waits for the upstream. @default 2000 */
+  readinessTimeoutMs: number;
+  /** Origins allowed by CORS: `'*'` or a list of origins. @default '*' */
+  corsOrigins: '*' | string[];
+  /** Require an `x-graphql-csrf` (or `apollo-require-preflight`) header on requests a browser would not pre-flight. @default false */
+  csrfPrevention: boolean;
+  /** Serve Prometheus metrics at `/metrics`. @default true */
+  metricsEnabled: boolean;
+  /** Answer `x-debug-upstream: 1` with `extensions.upstreamCalls`. @default true */
+  debugUpstreamCalls: boolean;
   circuitBreaker: {
     /** @default 50 */
     errorThresholdPercentage: number;
@@ -46,12 +74,65 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     maxUpstreamCalls: integer(env, 'MAX_UPSTREAM_CALLS', 250, 1, 100_000),
     upstreamConcurrencyPerRequest: integer(env, 'UPSTREAM_CONCURRENCY_PER_REQUEST', 16, 1, 1024),
     requestDeadlineMs: integer(env, 'REQUEST_DEADLINE_MS', 30_000, 1, 600_000),
+    maxRequestBytes: integer(env, 'MAX_REQUEST_BYTES', 102_400, 1024, 100 * 1024 * 1024),
+    queryLimits: {
+      maxDepth: integer(env, 'MAX_DEPTH', 12, 1, 1000),
+      maxAliases: integer(env, 'MAX_ALIASES', 15, 0, 10_000),
+      maxTokens: integer(env, 'MAX_TOKENS', 2000, 10, 1_000_000),
+      maxDirectives: integer(env, 'MAX_DIRECTIVES', 20, 0, 10_000),
+    },
+    ...loadLoggingConfig(env),
+    shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
+    readinessTimeoutMs: integer(env, 'READINESS_TIMEOUT_MS', 2000, 1, 60_000),
+    corsOrigins: corsOrigins(env.CORS_ORIGINS),
+    csrfPrevention: boolean(env, 'CSRF_PREVENTION', false),
+    metricsEnabled: boolean(env, 'METRICS_ENABLED', true),
+    debugUpstreamCalls: boolean(env, 'DEBUG_UPSTREAM_CALLS', true),
     circuitBreaker: {
       errorThresholdPercentage: integer(env, 'CIRCUIT_BREAKER_ERROR_PERCENT', 50, 1, 100),
       volumeThreshold: integer(env, 'CIRCUIT_BREAKER_MIN_CALLS', 10, 1, 100_000),
       resetTimeoutMs: integer(env, 'CIRCUIT_BREAKER_RESET_MS', 5000, 100, 600_000),
     },
   };
+}
+
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export type LogLevel = (typeof LOG_LEVELS)[number];
+
+/** The logging part alone: also what a gateway built without a logger (tests) logs with. */
+export function loadLoggingConfig(env: Env = process.env): { logLevel: LogLevel; logFile: string | undefined } {
+  const level = env.LOG_LEVEL?.trim().toLowerCase() || 'info';
+  if (!(LOG_LEVELS as readonly string[]).includes(level)) {
+    throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${env.LOG_LEVEL}").`);
+  }
+  return { logLevel: level as LogLevel, logFile: env.LOG_FILE?.trim() || undefined };
+}
+
+function boolean(env: Env, name: string, fallback: boolean): boolean {
+  const raw = env[name]?.trim().toLowerCase();
+  if (!raw) return fallback;
+  if (['true', '1', 'on', 'yes'].includes(raw)) return true;
+  if (['false', '0', 'off', 'no'].includes(raw)) return false;
+  throw new ConfigError(`${name} must be true or false (got "${env[name]}").`);
+}
+
+/** `*`, or comma-separated origins such as `https://app.example.com` (scheme, host, optional port). */
+function corsOrigins(raw: string | undefined): '*' | string[] {
+  const text = raw?.trim();
+  if (!text || text === '*') return '*';
+  return text.split(',').map((entry) => {
+    const origin = entry.trim();
+    let url: URL | undefined;
+    try {
+      url = new URL(origin);
+    } catch {
+      url = undefined;
+    }
+    if (!url || !['http:', 'https:'].includes(url.protocol) || url.origin !== origin.replace(/\/$/, '')) {
+      throw new ConfigError(`CORS_ORIGINS must be * or comma-separated origins like https://app.example.com (got "${origin}").`);
+    }
+    return url.origin;
+  });
 }
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {

@@ -5,6 +5,9 @@ import { createYoga, type GraphiQLOptions, type Plugin, type YogaServerInstance 
 import { createContext, type GatewayContext, type RequestLimits, requestIdOf } from './context.ts';
 import { type CircuitBreakerOptions, type GuardedTransport, withCircuitBreaker } from './rest/circuit-breaker.ts';
 import { toGraphQLError } from './errors.ts';
+import { bodyLimitPlugin } from './limits/body-limit.ts';
+import { fanOutBudgetPlugin } from './limits/fan-out-plugin.ts';
+import { DEFAULT_QUERY_LIMITS, type QueryLimits, queryLimitPlugins } from './limits/query-limits.ts';
 import { createUpstreamTransport, type UpstreamTransport } from './rest/transport.ts';
 import { schema } from './schema/index.ts';
 import { EXAMPLE_QUERY } from './example-query.ts';
@@ -25,6 +28,10 @@ export interface GatewayOptions {
   requestDeadlineMs?: number;
   /** The upstream circuit breaker. @default opossum's settings in src/rest/circuit-breaker.ts */
   circuitBreaker?: CircuitBreakerOptions;
+  /** Depth, aliases, tokens and directives per operation. @default DEFAULT_QUERY_LIMITS */
+  queryLimits?: Partial<QueryLimits>;
+  /** Largest request body accepted. @default 102400 */
+  maxRequestBytes?: number;
   /** Filled into GraphiQL's headers: only for the embedded demo API, never for a real upstream. */
   demoKey?: string;
   /** A transport to use instead of building one (tests). */
@@ -69,7 +76,15 @@ export function createGateway(options: GatewayOptions): Gateway {
       headers: options.demoKey ? JSON.stringify({ Authorization: `Bearer ${options.demoKey}` }, null, 2) : undefined,
       shouldPersistHeaders: false,
     },
-    plugins: [requestIdPlugin(requestIds), healthPlugin()],
+    // Batched operations (a JSON array of operations) stay off: Yoga's default.
+    batching: false,
+    plugins: [
+      requestIdPlugin(requestIds),
+      healthPlugin(),
+      bodyLimitPlugin(options.maxRequestBytes ?? 102_400),
+      ...queryLimitPlugins({ ...DEFAULT_QUERY_LIMITS, ...options.queryLimits }),
+      fanOutBudgetPlugin(limits.maxCalls),
+    ],
   });
 
   return {

@@ -37,6 +37,7 @@ export function listFields<Parent, R>(parentRef: ObjectRef<any, Parent>, options
       {
         type: options.ref,
         description: `The ${options.parentNoun}'s ${options.what}. ${options.scope}`,
+        extensions: { fanOut: 'connection' },
         resolve: (parent, args, context, info) => {
           const id = parentId(parent);
           const resource = loader(context);
@@ -52,6 +53,7 @@ export function listFields<Parent, R>(parentRef: ObjectRef<any, Parent>, options
       [lookupField]: t.field({
         type: options.ref,
         description: `One of the ${options.parentNoun}'s ${options.what} by its REST id, or null when there is none. ${options.scope}`,
+        extensions: { fanOut: 'call' },
         args: { databaseId: t.arg({ type: options.lookupIdType ?? 'UUID', required: true, description: 'The REST `id`.' }) },
         resolve: (parent, { databaseId }, context) => loader(context).byId(parentId(parent), String(databaseId)) as never,
       }),

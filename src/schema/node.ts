@@ -7,6 +7,7 @@ builder.queryFields((t) => ({
   node: t.field({
     type: builder.nodeInterfaceRef(),
     description: 'The record with this global id, or null when the upstream does not have it. Needs the read scope of its type.',
+    extensions: { fanOut: 'call' },
     args: { id: t.arg.id({ required: true, description: 'A global id from any `id` field.' }) },
     resolve: (_root, { id }, context) => loadNode(parseNodeId(String(id)), context) as never,
   }),
@@ -14,6 +15,7 @@ builder.queryFields((t) => ({
     type: [builder.nodeInterfaceRef()],
     nullable: { list: false, items: true },
     description: 'The records with these global ids, in order; null for each the upstream does not have.',
+    extensions: { fanOut: { perId: 'ids' } },
     args: { ids: t.arg.idList({ required: true, description: 'Global ids from `id` fields.' }) },
     resolve: (_root, { ids }, context) => {
       // Every id is checked first, so one malformed id fails the field with no upstream call.

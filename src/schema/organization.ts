@@ -62,6 +62,7 @@ builder.queryFields((t) => ({
       type: OrganizationRef,
       nullable: false,
       description: `The organizations the caller's key belongs to. ${READ}`,
+      extensions: { fanOut: 'connection' },
       resolve: (_root, args, context, info) =>
         resolveRestConnection('organizations', args, info, {
           page: (limit, offset) => context.loaders.organizations.page('', limit, offset),
@@ -73,6 +74,7 @@ builder.queryFields((t) => ({
   organization: t.field({
     type: OrganizationRef,
     description: `The organization with this REST id, or null when the upstream has none the key can see. ${READ}`,
+    extensions: { fanOut: 'call' },
     args: { databaseId: t.arg({ type: 'UUID', required: true, description: 'The REST `id`.' }) },
     resolve: (_root, { databaseId }, context) => context.loaders.organizations.byId('', databaseId),
   }),

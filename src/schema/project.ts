@@ -18,6 +18,7 @@ builder.node(ProjectRef, {
     surveysResponsesCount: t.field({
       type: 'JSON',
       description: `Responses per survey: the live service answers a map from survey id to count; passed through as sent. ${requiresScope('survey:read')}`,
+      extensions: { fanOut: 'call' },
       resolve: (p, _args, context) =>
         context.loaders.once(`responses_count:${p.projectId}`, (rest) => rest.getSurveysResponsesCount(p.projectId)),
     }),

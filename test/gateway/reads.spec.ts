@@ -34,9 +34,9 @@ const EveryOrganizationField = graphql(`
       members(first: 100) {
         nodes { id databaseId level joinedAt updatedAt is2faEnabled hasSocialAuth user { ...EveryUserField } }
       }
-      pipelineDestinations(first: 100) { nodes { ...EveryItemField source checkForUpdates { id databaseId latestTag } } }
-      pipelineFrontendApps(first: 100) { nodes { ...EveryItemField source checkForUpdates { id databaseId latestTag } } }
-      pipelineImportApps(first: 100) { nodes { ...EveryItemField checkForUpdates { id databaseId latestTag } } }
+      pipelineDestinations(first: 20) { nodes { ...EveryItemField source checkForUpdates { id databaseId latestTag } } }
+      pipelineFrontendApps(first: 20) { nodes { ...EveryItemField source checkForUpdates { id databaseId latestTag } } }
+      pipelineImportApps(first: 20) { nodes { ...EveryItemField checkForUpdates { id databaseId latestTag } } }
       pipelineDestinationsActivity pipelineDestinationsExportsUnsubscribeConfigs pipelineDestinationsRepository pipelineDestinationsUnused
       pipelineFrontendAppsActivity pipelineFrontendAppsExportsUnsubscribeConfigs pipelineFrontendAppsRepository pipelineFrontendAppsUnused
     }

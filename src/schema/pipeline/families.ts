@@ -63,6 +63,7 @@ for (const { family, typeName, ref, plural, what, hasExtras } of FAMILIES) {
       checkForUpdates: t.field({
         type: ref,
         description: `The item as the upstream sees it after checking for a newer version (\`latestTag\`). ${READ}`,
+        extensions: { fanOut: 'call' },
         resolve: async (item, _args, context) => {
           const body = await context.loaders.once(`check:${family}:${item.$org}:${item.id}`, (rest) =>
             rest.checkPipelineItemForUpdates(family, item.$org, item.id),
@@ -75,6 +76,7 @@ for (const { family, typeName, ref, plural, what, hasExtras } of FAMILIES) {
         source: t.field({
           type: 'JSON',
           description: `The plugin's source, as the REST API sends it. ${READ}`,
+          extensions: { fanOut: 'call' },
           resolve: (item, _args, context) =>
             context.loaders.once(`source:${family}:${item.$org}:${item.id}`, (rest) =>
               rest.getPipelineItemSource(family, item.$org, item.id),
@@ -110,6 +112,7 @@ for (const { family, typeName, ref, plural, what, hasExtras } of FAMILIES) {
           t.field({
             type: 'JSON',
             description: `${description} ${READ}`,
+            extensions: { fanOut: 'call' },
             resolve: (org, _args, context) => context.loaders.once(`${suffix}:${family}:${org.id}`, (rest) => get(rest, family, org.id)),
           }),
         ]),

@@ -1,0 +1,43 @@
+// Refuses request bodies over the limit with 413: by Content-Length before anything is read, and
+// for a chunked body (no Content-Length) by counting bytes as they arrive.
+import { GraphQLError } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+
+const tooLargeMessage = (maxBytes: number) => `The request body is larger than ${maxBytes} bytes.`;
+const tooLargeExtensions = (maxBytes: number) => ({ code: 'QUERY_TOO_COMPLEX', limit: 'maxRequestBytes', maxBytes });
+
+async function readLimited(request: Request, maxBytes: number): Promise<string> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
+    size += chunk.byteLength;
+    if (size > maxBytes) {
+      throw new GraphQLError(tooLargeMessage(maxBytes), { extensions: { ...tooLargeExtensions(maxBytes), http: { status: 413 } } });
+    }
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+export function bodyLimitPlugin(maxBytes: number): Plugin {
+  return {
+    onRequest({ request, fetchAPI, endResponse }) {
+      const length = Number(request.headers.get('content-length'));
+      if (length > maxBytes) {
+        endResponse(fetchAPI.Response.json({ errors: [{ message: tooLargeMessage(maxBytes), extensions: tooLargeExtensions(maxBytes) }] }, { status: 413 }));
+      }
+    },
+    onRequestParse({ request, setRequestParser }) {
+      if (request.method !== 'POST' || request.headers.has('content-length') || !request.body) return;
+      setRequestParser(async (req) => {
+        const text = await readLimited(req, maxBytes);
+        if (/application\/graphql(?!-response|\+json)/.test(req.headers.get('content-type') ?? '')) return { query: text };
+        try {
+          return JSON.parse(text);
+        } catch {
+          throw new GraphQLError('POST body sent invalid JSON.', { extensions: { http: { status: 400 } } });
+        }
+      });
+    },
+  };
+}

@@ -1,0 +1,102 @@
+// The fan-out estimate (contract: Limits): how many upstream calls an operation can make, with its
+// variables applied, before anything runs. A field that calls the upstream counts once per
+// instance; an instance count is the product of the page sizes of the connections above it.
+import {
+  type DocumentNode,
+  type FieldNode,
+  getArgumentValues,
+  getNamedType,
+  getOperationAST,
+  getVariableValues,
+  type GraphQLCompositeType,
+  type GraphQLField,
+  type GraphQLSchema,
+  isCompositeType,
+  isInterfaceType,
+  isObjectType,
+  Kind,
+  type SelectionSetNode,
+} from 'graphql';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../schema/connection.ts';
+
+/**
+ * How a schema field reaches the upstream, declared on the field as `extensions.fanOut`:
+ * `call`: one call; `connection`: one call, and its children repeat once per record of the page;
+ * `perId`: one call per entry of its list argument (`nodes(ids:)`, `_entities(representations:)`).
+ */
+export type FanOut = 'call' | 'connection' | { perId: string };
+
+/** Mutation fields write and may re-read the record: two calls unless declared otherwise. */
+const MUTATION_CALLS = 2;
+
+export function estimateUpstreamCalls(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  rawVariables: Record<string, unknown> | null | undefined,
+): number {
+  const operation = getOperationAST(document, operationName);
+  if (!operation) return 0;
+  const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], rawVariables ?? {});
+  // Bad variables fail execution before any resolver runs: nothing to estimate.
+  if (coerced.errors) return 0;
+  const variables = coerced.coerced;
+  const fragments = new Map(
+    document.definitions.flatMap((d) => (d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d] as const] : [])),
+  );
+  const rootType = schema.getRootType(operation.operation);
+  if (!rootType) return 0;
+
+  const walk = (type: GraphQLCompositeType, set: SelectionSetNode, instances: number, root: boolean): number => {
+    let total = 0;
+    for (const selection of set.selections) {
+      if (selection.kind === Kind.INLINE_FRAGMENT) {
+        const condition = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : type;
+        if (isCompositeType(condition)) total += walk(condition, selection.selectionSet, instances, root);
+      } else if (selection.kind === Kind.FRAGMENT_SPREAD) {
+        const fragment = fragments.get(selection.name.value);
+        const condition = fragment && schema.getType(fragment.typeCondition.name.value);
+        if (fragment && isCompositeType(condition)) total += walk(condition, fragment.selectionSet, instances, root);
+      } else {
+        total += fieldCalls(type, selection, instances, root);
+      }
+    }
+    return total;
+  };
+
+  const fieldCalls = (parent: GraphQLCompositeType, node: FieldNode, instances: number, root: boolean): number => {
+    if (!isObjectType(parent) && !isInterfaceType(parent)) return 0;
+    const field = parent.getFields()[node.name.value];
+    if (!field) return 0;
+    const { own, perInstance } = costOf(field, node, variables, root && operation.operation === 'mutation');
+    const childType = getNamedType(field.type);
+    const below = node.selectionSet && isCompositeType(childType) ? walk(childType, node.selectionSet, instances * perInstance, false) : 0;
+    return own * instances + below;
+  };
+
+  return walk(rootType, operation.selectionSet, 1, true);
+}
+
+function costOf(field: GraphQLField<unknown, unknown>, node: FieldNode, variables: Record<string, unknown>, isMutation: boolean) {
+  const fanOut = field.extensions?.fanOut as FanOut | undefined;
+  if (fanOut === undefined) return { own: isMutation ? MUTATION_CALLS : 0, perInstance: 1 };
+  const args = argumentsOf(field, node, variables);
+  if (fanOut === 'call') return { own: 1, perInstance: 1 };
+  if (fanOut === 'connection') return { own: 1, perInstance: pageSize(args) };
+  const list = args[fanOut.perId];
+  const n = Array.isArray(list) ? list.length : 1;
+  return { own: n, perInstance: n };
+}
+
+function argumentsOf(field: GraphQLField<unknown, unknown>, node: FieldNode, variables: Record<string, unknown>) {
+  try {
+    return getArgumentValues(field, node, variables);
+  } catch {
+    return {}; // execution reports the bad argument itself
+  }
+}
+
+function pageSize(args: Record<string, unknown>): number {
+  const size = typeof args.first === 'number' ? args.first : typeof args.last === 'number' ? args.last : DEFAULT_PAGE_SIZE;
+  return Math.max(0, Math.min(MAX_PAGE_SIZE, size));
+}

@@ -1,0 +1,62 @@
+// Query shape limits with GraphQL Armor: depth, aliases, tokens and directives. Every refusal is a
+// QUERY_TOO_COMPLEX error naming its limit; field suggestions ("Did you mean …?") are hidden from
+// callers without a key, so the schema cannot be mapped by guessing.
+import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
+import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
+import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
+import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
+import { GraphQLError, type ValidationContext } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import { bearerKey } from '../context.ts';
+
+export interface QueryLimits {
+  /** @default 12 */
+  maxDepth: number;
+  /** @default 15 */
+  maxAliases: number;
+  /** @default 2000 */
+  maxTokens: number;
+  /** @default 20 */
+  maxDirectives: number;
+}
+
+export const DEFAULT_QUERY_LIMITS: QueryLimits = { maxDepth: 12, maxAliases: 15, maxTokens: 2000, maxDirectives: 20 };
+
+/** Armor reports plain errors: give each the contract's code and the name of the limit it hit. */
+const rejectAs = (limit: keyof QueryLimits) => ({
+  exposeLimits: true,
+  onReject: [
+    (_context: ValidationContext | null, error: GraphQLError) => {
+      Object.assign(error.extensions, { code: 'QUERY_TOO_COMPLEX', limit });
+    },
+  ],
+});
+
+/**
+ * Masks "Did you mean …?" for callers without a key. Not Armor's block-field-suggestions plugin:
+ * it rewrites error objects in place, and Yoga caches validation results per document, so the
+ * masked text would reach callers with a key too. Masking copies of the errors as the response is
+ * written keeps the cache untouched.
+ */
+function hideSuggestionsFromAnonymousCallers(): Plugin {
+  const mask = (error: GraphQLError) =>
+    /Did you mean/.test(error.message)
+      ? new GraphQLError(error.message.replace(/ ?Did you mean .+\?$/, ''), { nodes: error.nodes, extensions: error.extensions })
+      : error;
+  return {
+    onResultProcess({ request, result, setResult }) {
+      if (bearerKey(request.headers.get('authorization')) || Array.isArray(result) || !('errors' in result) || !result.errors) return;
+      setResult({ ...result, errors: result.errors.map((error) => mask(error as GraphQLError)) });
+    },
+  };
+}
+
+export function queryLimitPlugins(limits: QueryLimits): Plugin[] {
+  return [
+    maxDepthPlugin({ n: limits.maxDepth, ignoreIntrospection: true, flattenFragments: true, ...rejectAs('maxDepth') }) as Plugin,
+    maxAliasesPlugin({ n: limits.maxAliases, ...rejectAs('maxAliases') }) as Plugin,
+    maxTokensPlugin({ n: limits.maxTokens, ...rejectAs('maxTokens') }) as Plugin,
+    maxDirectivesPlugin({ n: limits.maxDirectives, ...rejectAs('maxDirectives') }) as Plugin,
+    hideSuggestionsFromAnonymousCallers(),
+  ];
+}
