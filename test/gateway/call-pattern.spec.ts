@@ -57,6 +57,8 @@ describe('the dashboard query', () => {
     ];
     expect(routes.sort()).toEqual(expected.sort());
     expect(routes).toHaveLength(1 + 5 * 2 + projects.length);
+    // On the demo data: 2 organizations with 3 projects between them, so 1 + 10 + 3 = 14.
+    expect(routes).toHaveLength(14);
     expect(orgs.every((o) => o.projects.length > 0 && (o.batchExports?.nodes.length ?? 0) > 0)).toBe(true);
   });
 
