@@ -9,7 +9,7 @@ import { bodyLimitPlugin } from './limits/body-limit.ts';
 import { fanOutBudgetPlugin } from './limits/fan-out-plugin.ts';
 import { DEFAULT_QUERY_LIMITS, type QueryLimits, queryLimitPlugins } from './limits/query-limits.ts';
 import { createUpstreamTransport, type UpstreamTransport } from './rest/transport.ts';
-import { schema } from './schema/index.ts';
+import { subgraphSchema as schema } from './schema/subgraph.ts'; // the public schema plus _service and _entities
 import { EXAMPLE_QUERY } from './example-query.ts';
 
 export interface GatewayOptions {

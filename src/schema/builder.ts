@@ -1,6 +1,8 @@
 // The SchemaBuilder and its plugin options. No types are defined here: each lives in its own file.
 import SchemaBuilder from '@pothos/core';
+import DirectivesPlugin from '@pothos/plugin-directives';
 import ErrorsPlugin from '@pothos/plugin-errors';
+import FederationPlugin from '@pothos/plugin-federation';
 import RelayPlugin from '@pothos/plugin-relay';
 import type { GatewayContext } from '../context.ts';
 
@@ -21,7 +23,8 @@ export const builder = new SchemaBuilder<{
   DefaultNodeNullability: false;
   Connection: { totalCount: number };
 }>({
-  plugins: [ErrorsPlugin, RelayPlugin],
+  // Federation last (it must see resolvers after the others wrap them); directives print its @key.
+  plugins: [ErrorsPlugin, RelayPlugin, DirectivesPlugin, FederationPlugin],
   relay: {
     clientMutationId: 'optional',
     cursorType: 'String',

@@ -1,0 +1,83 @@
+// The schema the gateway serves: the public schema as an Apollo Federation v2 subgraph, with
+// `_service` and `_entities`. Every Node type is an entity by `id`, Organization also by
+// `databaseId`; representations load through the request's loaders, so a batch of them costs what
+// `nodes(ids:)` would. schema.graphql stays the public schema (src/schema/print.ts).
+import { printSubgraphSchema } from '@apollo/subgraph';
+import { gatewayError } from '../errors.ts';
+import type { FanOut } from '../limits/fan-out.ts';
+import { builder } from './builder.ts';
+import './index.ts'; // every type and field is registered before the entities are declared
+import { loadNode, parseNodeId } from './node-registry.ts';
+import {
+  BatchExportRef,
+  BatchExportRunRef,
+  DomainRef,
+  InviteRef,
+  MemberRef,
+  OrganizationRef,
+  PipelineDestinationRef,
+  PipelineFrontendAppRef,
+  PipelineImportAppRef,
+  ProjectRef,
+  SurveyRef,
+} from './refs.ts';
+
+/** The Federation spec version `@link`ed from the subgraph SDL. */
+export const FEDERATION_SPEC_URL = 'https://specs.apollo.dev/federation/v2.6';
+
+const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+const byId = builder.selection<{ id: string }>('id');
+const byDatabaseId = builder.selection<{ databaseId: string }>('databaseId');
+
+/**
+ * A representation's global id loads like `node(id:)`. It must be an id of the representation's
+ * own type; a bad one fails only its entry (BAD_USER_INPUT, no upstream call). Async, so a throw
+ * nulls that entry instead of the whole `_entities` list.
+ */
+const loadRepresentation = async (typename: string, id: unknown, context: Parameters<typeof loadNode>[1]) =>
+  loadNode(parseNodeId(String(id), 'id', [typename]), context) as never;
+
+builder.asEntity(OrganizationRef, {
+  key: [byId, byDatabaseId],
+  resolveReference: async (reference, context) => {
+    if ('id' in reference && reference.id !== undefined) return loadRepresentation('Organization', reference.id, context);
+    const { databaseId } = reference as { databaseId?: unknown };
+    if (typeof databaseId !== 'string' || !UUID_PATTERN.test(databaseId)) {
+      throw gatewayError('BAD_USER_INPUT', '`databaseId` of an Organization representation must be a UUID.', { argumentName: 'databaseId' });
+    }
+    return context.loaders.organizations.byId('', databaseId);
+  },
+});
+
+const NESTED_ENTITIES = [
+  [BatchExportRef, 'BatchExport'],
+  [BatchExportRunRef, 'BatchExportRun'],
+  [DomainRef, 'Domain'],
+  [InviteRef, 'Invite'],
+  [MemberRef, 'Member'],
+  [PipelineDestinationRef, 'PipelineDestination'],
+  [PipelineFrontendAppRef, 'PipelineFrontendApp'],
+  [PipelineImportAppRef, 'PipelineImportApp'],
+  [ProjectRef, 'Project'],
+  [SurveyRef, 'Survey'],
+] as const;
+
+for (const [ref, typename] of NESTED_ENTITIES) {
+  builder.asEntity(ref, {
+    key: byId,
+    resolveReference: (reference, context) => loadRepresentation(typename, reference.id, context),
+  });
+}
+
+export const subgraphSchema = builder.toSubGraphSchema({ linkUrl: FEDERATION_SPEC_URL, federationDirectives: ['@key'] });
+
+// The plugin builds `_entities` itself; like `nodes(ids:)`, it may cost one call per representation,
+// and the fan-out budget (src/limits/fan-out.ts) must count them.
+const entitiesField = subgraphSchema.getQueryType()?.getFields()._entities;
+if (entitiesField) Object.assign(entitiesField, { extensions: { ...entitiesField.extensions, fanOut: { perId: 'representations' } satisfies FanOut } });
+
+/** What `_service { sdl }` answers, as committed in subgraph.graphql. */
+export function printSubgraphSdl(): string {
+  return `${printSubgraphSchema(subgraphSchema)}\n`;
+}

@@ -1,0 +1,176 @@
+// `_entities`: representations resolve through the request's loaders, so a federation gateway's
+// batch costs what `nodes(ids:)` would: one call per distinct REST list or record, never one per
+// representation. Bad representations fail alone before any call; no key means no call at all.
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { USER_IDS } from '../../src/reference-api/demo-users.ts';
+import { type Harness, startHarness } from '../support/harness.ts';
+
+const ENTITIES = `
+  query Entities($representations: [_Any!]!) {
+    _entities(representations: $representations) {
+      __typename
+      ... on Node { id }
+      ... on Organization { databaseId name }
+      ... on BatchExport { name }
+      ... on BatchExportRun { status }
+      ... on Domain { domain }
+      ... on Member { level user { email } }
+      ... on Project { projectId: databaseId }
+    }
+  }
+`;
+
+type Entity = { __typename: string; id?: string; databaseId?: string; projectId?: string; name?: string } | null;
+type Representation = { __typename: string } & Record<string, unknown>;
+
+const OrganizationIds = `
+  query OrganizationIds($org: UUID!) {
+    organization(databaseId: $org) {
+      id
+      projects { id }
+      batchExports(first: 100) { nodes { id name latestRuns { id } } }
+      domains { nodes { id domain } }
+      members { nodes { id } }
+    }
+  }
+`;
+
+interface OrganizationIdsResult {
+  organization: {
+    id: string;
+    projects: { id: string }[];
+    batchExports: { nodes: { id: string; name: string; latestRuns: { id: string }[] }[] };
+    domains: { nodes: { id: string; domain: string }[] };
+    members: { nodes: { id: string }[] };
+  };
+}
+
+let h: Harness;
+/** A fresh organization: 12 batch exports (the first with a run), 3 domains, 2 members. */
+let org: { databaseId: string; ids: OrganizationIdsResult['organization'] };
+
+beforeAll(async () => {
+  h = await startHarness({ demoData: false });
+  const { store } = h.api;
+  const record = store.addOrganization({ name: 'Federated Inc' }, { owner: USER_IDS.demo });
+  store.addMembership(record.id, USER_IDS.alice, 1);
+  for (let i = 1; i <= 12; i++) {
+    const exportRecord = store.addBatchExport(record.id, { name: `export ${String(i).padStart(2, '0')}` });
+    if (i === 1) store.addBatchExportRun(exportRecord, { data_interval_end: '2026-01-05T10:00:00Z', status: 'Completed' });
+  }
+  for (const domain of ['a.example', 'b.example', 'c.example']) store.addDomain(record.id, { domain });
+  const { data, errors } = await h.run<OrganizationIdsResult, { org: string }>(OrganizationIds, { org: record.id });
+  expect(errors).toBeUndefined();
+  org = { databaseId: record.id, ids: data.organization };
+});
+afterAll(() => h.close());
+
+const entities = (representations: Representation[], key?: string | null) =>
+  h.runCounting<{ _entities: Entity[] }, { representations: Representation[] }>(ENTITIES, { representations }, { key });
+
+describe('_entities', () => {
+  it('resolves 10 batch exports, a run, 3 domains, 2 members, a project and the organization (by databaseId and by id) with 4 calls', async () => {
+    const { ids, databaseId } = org;
+    const exports = ids.batchExports.nodes.slice(0, 10);
+    const run = ids.batchExports.nodes[0]?.latestRuns[0]?.id as string;
+    const representations: Representation[] = [
+      { __typename: 'Organization', databaseId },
+      ...exports.map(({ id }) => ({ __typename: 'BatchExport', id })),
+      { __typename: 'BatchExportRun', id: run },
+      ...ids.domains.nodes.map(({ id }) => ({ __typename: 'Domain', id })),
+      ...ids.members.nodes.map(({ id }) => ({ __typename: 'Member', id })),
+      { __typename: 'Project', id: ids.projects[0]?.id as string },
+      { __typename: 'Organization', id: ids.id },
+    ];
+    expect(representations).toHaveLength(19);
+
+    const { data, errors, routes } = await entities(representations);
+    expect(errors).toBeUndefined();
+
+    // In order, each of its representation's type, with its data.
+    expect(data._entities.map((e) => e?.__typename)).toEqual(representations.map((r) => r.__typename));
+    expect(data._entities[0]).toMatchObject({ id: ids.id, databaseId, name: 'Federated Inc' });
+    expect(data._entities.slice(1, 11).map((e) => e?.name)).toEqual(exports.map((e) => e.name));
+    expect(data._entities[11]).toMatchObject({ id: run, status: 'Completed' });
+    expect(data._entities.slice(12, 15)).toEqual(ids.domains.nodes.map((d) => ({ __typename: 'Domain', ...d })));
+    expect(data._entities.slice(15, 17).map((e) => e?.id)).toEqual(ids.members.nodes.map((m) => m.id));
+    expect(data._entities.at(-1)).toMatchObject({ id: ids.id, databaseId });
+
+    // One call per REST resource the representations need, all in one round:
+    // - the organization: one retrieve, shared by its databaseId and id representations;
+    // - 10 batch exports (and the run, which comes with its export): one page of the list, not 10 retrieves;
+    // - 3 domains: one page of the list, not 3 retrieves;
+    // - 2 members (no REST retrieve): one page of the list;
+    // - the project: none (its id is all it has).
+    expect(routes.sort()).toEqual([
+      `GET /api/organizations/${databaseId}/`,
+      `GET /api/organizations/${databaseId}/batch_exports/?limit=100&offset=0`,
+      `GET /api/organizations/${databaseId}/domains/?limit=100&offset=0`,
+      `GET /api/organizations/${databaseId}/members/?limit=100&offset=0`,
+    ]);
+  });
+
+  it('resolves one representation with one retrieve', async () => {
+    const id = org.ids.batchExports.nodes[4]?.id as string;
+    const { data, errors, routes } = await entities([{ __typename: 'BatchExport', id }]);
+    expect(errors).toBeUndefined();
+    expect(data._entities).toEqual([{ __typename: 'BatchExport', id, name: 'export 05' }]);
+    expect(routes).toEqual([expect.stringMatching(/^GET \/api\/organizations\/[\w-]+\/batch_exports\/[\w-]+\/$/)]);
+  });
+
+  it('answers null for a record the upstream does not have, without an error', async () => {
+    const gone = '00000000-0000-4000-8000-000000000000';
+    const { data, errors } = await entities([{ __typename: 'Organization', databaseId: gone }]);
+    expect(errors).toBeUndefined();
+    expect(data._entities).toEqual([null]);
+  });
+
+  it('fails a malformed representation alone, with BAD_USER_INPUT and no upstream call', async () => {
+    const domainId = org.ids.domains.nodes[0]?.id as string;
+    const { data, errors, routes } = await entities([
+      { __typename: 'Project', id: org.ids.projects[0]?.id as string },
+      { __typename: 'BatchExport', id: 'not-a-global-id' },
+      { __typename: 'BatchExport', id: domainId }, // a Domain's id under another type
+      { __typename: 'Organization', databaseId: 'not-a-uuid' },
+    ]);
+    expect(data._entities.map((e) => e?.__typename ?? null)).toEqual(['Project', null, null, null]);
+    expect(errors?.map((e) => [e.path, e.extensions?.code])).toEqual([
+      [['_entities', 1], 'BAD_USER_INPUT'],
+      [['_entities', 2], 'BAD_USER_INPUT'],
+      [['_entities', 3], 'BAD_USER_INPUT'],
+    ]);
+    expect(routes).toEqual([]);
+  });
+
+  it('counts one upstream call per representation against the fan-out budget (250 by default)', async () => {
+    const project = { __typename: 'Project', id: org.ids.projects[0]?.id as string };
+    const { data, errors, routes } = await entities(Array.from({ length: 251 }, () => project));
+    expect(data).toBeFalsy();
+    expect(errors?.map((e) => [e.extensions?.code, e.extensions?.estimate])).toEqual([['QUERY_TOO_COMPLEX', 251]]);
+    expect(routes).toEqual([]);
+  });
+
+  it('without a key, fails every representation that needs the upstream with UNAUTHENTICATED and makes no call', async () => {
+    const { data, errors, routes } = await entities(
+      [
+        { __typename: 'Organization', databaseId: org.databaseId },
+        { __typename: 'BatchExport', id: org.ids.batchExports.nodes[0]?.id as string },
+        { __typename: 'Member', id: org.ids.members.nodes[0]?.id as string },
+      ],
+      null,
+    );
+    expect(data._entities).toEqual([null, null, null]);
+    expect(errors?.map((e) => e.extensions?.code)).toEqual(['UNAUTHENTICATED', 'UNAUTHENTICATED', 'UNAUTHENTICATED']);
+    expect(routes).toEqual([]);
+  });
+});
+
+describe('_service', () => {
+  it('answers the committed subgraph SDL without a key and without an upstream call', async () => {
+    const { data, errors, routes } = await h.runCounting<{ _service: { sdl: string } }, undefined>('{ _service { sdl } }', undefined, { key: null });
+    expect(errors).toBeUndefined();
+    expect(`${data._service.sdl}\n`).toBe(readFileSync(new URL('../../subgraph.graphql', import.meta.url), 'utf8'));
+    expect(routes).toEqual([]);
+  });
+});
