@@ -5,9 +5,25 @@ import { joinIdParts } from './global-id.ts';
 import { requiresScope } from './naming.ts';
 import { registerNode } from './node-registry.ts';
 import { FeatureFlagRef, ProjectRef, SurveyRef, UserRef } from './refs.ts';
-import { restFields } from './rest-fields.ts';
+import { type RestFieldSpec, restFields } from './rest-fields.ts';
 
 const READ = requiresScope('survey:read');
+
+/** Writable fields that read and write alike: shared with the survey mutations' inputs. */
+export const SURVEY_CONTENT_FIELDS = {
+  questions: ['JSON', 'The questions.'],
+  conditions: ['JSON', 'Display conditions.'],
+  appearance: ['JSON', 'Appearance settings.'],
+  start_date: ['DateTime', 'When the survey starts.'],
+  end_date: ['DateTime', 'When the survey ends.'],
+  archived: ['Boolean', 'Whether the survey is archived.'],
+  responses_limit: ['Int', 'Stop after this many responses.'],
+  iteration_count: ['Int', 'How many times the survey repeats.'],
+  iteration_frequency_days: ['Int', 'Days between iterations.'],
+  iteration_start_dates: [['DateTime'], 'Start dates of the iterations.'],
+  current_iteration: ['Int', 'The current iteration.'],
+  current_iteration_start_date: ['DateTime', 'When the current iteration started.'],
+} satisfies Partial<Record<keyof SurveyRecord, RestFieldSpec>>;
 
 builder.node(SurveyRef, {
   description: `A survey shown to users of a project. ${READ}`,
@@ -22,19 +38,8 @@ builder.node(SurveyRef, {
       targeting_flag_id: ['Int', 'The REST id of the targeting flag (returned by create and update).'],
       targeting_flag_filters: ['JSON', 'Filters of the targeting flag (returned by create and update).'],
       remove_targeting_flag: ['Boolean', 'Whether the targeting flag is to be removed (returned by create and update).'],
-      questions: ['JSON', 'The questions.'],
-      conditions: ['JSON', 'Display conditions.'],
-      appearance: ['JSON', 'Appearance settings.'],
       created_at: ['DateTime', 'When the survey was created.'],
-      start_date: ['DateTime', 'When the survey starts.'],
-      end_date: ['DateTime', 'When the survey ends.'],
-      archived: ['Boolean', 'Whether the survey is archived.'],
-      responses_limit: ['Int', 'Stop after this many responses.'],
-      iteration_count: ['Int', 'How many times the survey repeats.'],
-      iteration_frequency_days: ['Int', 'Days between iterations.'],
-      iteration_start_dates: [['DateTime'], 'Start dates of the iterations.'],
-      current_iteration: ['Int', 'The current iteration.'],
-      current_iteration_start_date: ['DateTime', 'When the current iteration started.'],
+      ...SURVEY_CONTENT_FIELDS,
     }),
     linkedFlag: t.field({ type: FeatureFlagRef, description: 'The linked feature flag.', resolve: (s) => s.linked_flag }),
     targetingFlag: t.field({ type: FeatureFlagRef, description: 'The targeting flag.', resolve: (s) => s.targeting_flag }),

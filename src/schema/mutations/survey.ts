@@ -2,6 +2,7 @@
 import type { SurveyRecord } from '../../loaders/records.ts';
 import type { Survey } from '../../rest/types.ts';
 import { SurveyRef } from '../refs.ts';
+import { SURVEY_CONTENT_FIELDS } from '../survey.ts';
 import type { InputSpec } from './input.ts';
 import { createMutation, deleteMutation, type RecordKind, updateMutation } from './records.ts';
 
@@ -23,18 +24,7 @@ const FIELDS: InputSpec = {
   targeting_flag_id: ['Int', 'The REST id of the targeting flag.'],
   targeting_flag_filters: ['JSON', 'Filters of the targeting flag (creates or updates it).'],
   remove_targeting_flag: ['Boolean', 'Whether to remove the targeting flag.'],
-  questions: ['JSON', 'The questions.'],
-  conditions: ['JSON', 'Display conditions.'],
-  appearance: ['JSON', 'Appearance settings.'],
-  start_date: ['DateTime', 'When the survey starts.'],
-  end_date: ['DateTime', 'When the survey ends.'],
-  archived: ['Boolean', 'Whether the survey is archived.'],
-  responses_limit: ['Int', 'Stop after this many responses.'],
-  iteration_count: ['Int', 'How many times the survey repeats.'],
-  iteration_frequency_days: ['Int', 'Days between iterations.'],
-  iteration_start_dates: [['DateTime'], 'Start dates of the iterations.'],
-  current_iteration: ['Int', 'The current iteration.'],
-  current_iteration_start_date: ['DateTime', 'When the current iteration started.'],
+  ...SURVEY_CONTENT_FIELDS,
 };
 
 createMutation(SURVEY, {
