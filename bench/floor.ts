@@ -1,0 +1,128 @@
+// The floor the gateway is measured against: a plain HTTP server that, per request, makes the
+// dashboard's 21 REST calls the way the gateway's REST client does (one keep-alive undici Pool,
+// `Authorization: Bearer <caller's key>`, trailing-slash paths, `?limit=&offset=`; organizations
+// first, then the 4 lists of every organization at once) and answers the JSON the gateway's
+// GraphQL response has, field for field, global ids included. No GraphQL anywhere.
+//   tsx bench/floor.ts --upstream http://127.0.0.1:PORT [--port 0] [--connections 64]
+// prints one JSON line {"url": ...} once listening; POST anything to /graphql.
+import { randomUUID } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { pathToFileURL } from 'node:url';
+import { parseArgs } from 'node:util';
+import { Pool } from 'undici';
+import type { BatchExport, Domain, Member, Organization, Page, PipelineItem } from '../src/rest/types.ts';
+import { globalId } from './lib/queries.ts';
+
+export interface FloorOptions {
+  upstreamUrl: string;
+  port?: number;
+  host?: string;
+  /** Same default as the gateway's UPSTREAM_CONNECTIONS. @default 64 */
+  connections?: number;
+  /** @default 10000, the gateway's UPSTREAM_TIMEOUT_MS default */
+  timeoutMs?: number;
+}
+
+const BEARER = /^Bearer\s+(\S+)\s*$/i;
+const USER_AGENT = 'org-graphql-gateway-floor/0.1 (+undici)';
+
+export async function startFloor(options: FloorOptions) {
+  const origin = new URL(options.upstreamUrl).origin;
+  const timeoutMs = options.timeoutMs ?? 10_000;
+  const pool = new Pool(origin, { connections: options.connections ?? 64 });
+
+  async function get<T>(key: string, requestId: string, path: string, limit: number): Promise<T> {
+    const response = await pool.request({
+      origin,
+      path: `${path}?limit=${limit}&offset=0`,
+      method: 'GET',
+      headers: { authorization: `Bearer ${key}`, accept: 'application/json', 'user-agent': USER_AGENT, 'x-request-id': requestId },
+      headersTimeout: timeoutMs,
+      bodyTimeout: timeoutMs,
+    });
+    const text = await response.body.text();
+    if (response.statusCode < 200 || response.statusCode >= 300) throw new Error(`upstream ${response.statusCode} on ${path}`);
+    return JSON.parse(text) as T;
+  }
+
+  async function dashboard(key: string, requestId: string) {
+    const orgs = await get<Page<Organization>>(key, requestId, '/api/organizations/', 5);
+    const nodes = await Promise.all(
+      orgs.results.map(async (org) => {
+        const base = `/api/organizations/${encodeURIComponent(org.id)}`;
+        const [exports, domains, members, destinations] = await Promise.all([
+          get<Page<BatchExport>>(key, requestId, `${base}/batch_exports/`, 10),
+          get<Page<Domain>>(key, requestId, `${base}/domains/`, 5),
+          get<Page<Member>>(key, requestId, `${base}/members/`, 10),
+          get<Page<PipelineItem>>(key, requestId, `${base}/pipeline_destinations/`, 10),
+        ]);
+        return {
+          id: globalId('Organization', org.id),
+          name: org.name,
+          batchExports: {
+            nodes: exports.results.map((e) => ({ id: globalId('BatchExport', org.id, e.id), name: e.name, paused: e.paused, interval: e.interval })),
+          },
+          domains: { nodes: domains.results.map((d) => ({ id: globalId('Domain', org.id, d.id), domain: d.domain })) },
+          members: {
+            nodes: members.results.map((m) => ({ id: globalId('Member', org.id, m.id, m.user?.uuid ?? ''), user: { email: m.user.email } })),
+          },
+          pipelineDestinations: {
+            nodes: destinations.results.map((d) => ({ id: globalId('PipelineDestination', org.id, d.id), name: d.name })),
+          },
+        };
+      }),
+    );
+    return { data: { organizations: { nodes } } };
+  }
+
+  const server = createServer(async (req, res) => {
+    const chunks: Buffer[] = [];
+    for await (const chunk of req) chunks.push(chunk as Buffer);
+    const requestId = (req.headers['x-request-id'] as string | undefined) ?? randomUUID();
+    let status = 200;
+    let body: unknown;
+    try {
+      JSON.parse(Buffer.concat(chunks).toString('utf8')); // the request is read and parsed, as the gateway must
+      const key = BEARER.exec(req.headers.authorization ?? '')?.[1];
+      if (!key) {
+        body = { errors: [{ message: 'No key.', extensions: { code: 'UNAUTHENTICATED' } }] };
+      } else {
+        body = await dashboard(key, requestId);
+      }
+    } catch (error) {
+      status = 502;
+      body = { errors: [{ message: String(error), extensions: { code: 'UPSTREAM_ERROR' } }] };
+    }
+    const text = JSON.stringify(body);
+    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'x-request-id': requestId });
+    res.end(text);
+  });
+  server.keepAliveTimeout = 65_000;
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://127.0.0.1:${port}/graphql`,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await pool.close();
+    },
+  };
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
+  const { values } = parseArgs({
+    options: {
+      upstream: { type: 'string' },
+      port: { type: 'string', default: '0' },
+      connections: { type: 'string', default: '64' },
+    },
+  });
+  if (!values.upstream) throw new Error('--upstream is required');
+  const floor = await startFloor({ upstreamUrl: values.upstream, port: Number(values.port), connections: Number(values.connections) });
+  console.log(JSON.stringify({ url: floor.url }));
+  const stop = () => void floor.close().then(() => process.exit(0));
+  process.once('SIGTERM', stop);
+  process.once('SIGINT', stop);
+}

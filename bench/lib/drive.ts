@@ -1,0 +1,156 @@
+// Drives one endpoint with autocannon: the same POST on every request, every response seen.
+import autocannon from 'autocannon';
+import { percentile } from './stats.ts';
+
+export interface DriveOptions {
+  url: string;
+  connections: number;
+  durationSec: number;
+  key: string;
+  /** The JSON request body. */
+  body: string;
+  /** Parse every body and count those that are not a GraphQL response (JSON with `data` and/or `errors`). */
+  checkBodies?: boolean;
+  /** autocannon's per-request timeout. @default 10 */
+  timeoutSec?: number;
+}
+
+export interface DriveResult {
+  durationSec: number;
+  /** Responses received (any status). */
+  requests: number;
+  requestsPerSec: number;
+  bytesPerSec: number;
+  latencyMs: { mean: number; p50: number; p90: number; p99: number; max: number };
+  statusCodes: Record<string, number>;
+  non2xx: number;
+  /** Connection errors and timeouts: requests that got no response at all. */
+  errors: number;
+  timeouts: number;
+  /** With checkBodies: responses whose body is not JSON with `data` and/or `errors`. */
+  bodyless: number;
+  bodylessSamples: { status: number; body: string }[];
+  /** With checkBodies: responses with `errors` (partial data or none), and their `extensions.code`s. */
+  withErrors: number;
+  dataNull: number;
+  errorCodes: Record<string, number>;
+  /** A few of those errors, as answered. */
+  errorSamples: unknown[];
+  /** The `x-request-id` of every answered request (for counting its upstream calls). */
+  answeredIds: string[];
+}
+
+export async function drive(options: DriveOptions): Promise<DriveResult> {
+  const latencies: number[] = [];
+  const answeredIds: string[] = [];
+  const check: BodyCheck = { bodyless: 0, withErrors: 0, dataNull: 0, errorCodes: {}, samples: [], errorSamples: [] };
+
+  const onResponse = (status: number, body: string, _context: object, headers: Record<string, unknown> | undefined) => {
+    const id = headers?.['x-request-id'] ?? headers?.['X-Request-Id'];
+    if (typeof id === 'string') answeredIds.push(id);
+    if (options.checkBodies) inspectBody(status, body, check);
+  };
+
+  let settle: { resolve(result: autocannon.Result): void; reject(error: Error): void } | undefined;
+  const finished = new Promise<autocannon.Result>((resolve, reject) => {
+    settle = { resolve, reject };
+  });
+  const instance = autocannon(
+    {
+      url: options.url,
+      connections: options.connections,
+      duration: options.durationSec,
+      timeout: options.timeoutSec ?? 10,
+      requests: [
+        {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${options.key}` },
+          body: options.body,
+          onResponse: onResponse as never,
+        },
+      ],
+    },
+    (error, result) => (error ? settle?.reject(error as Error) : settle?.resolve(result)),
+  );
+  instance.on('response', (_client, _status, _bytes, responseTime) => {
+    latencies.push(responseTime);
+  });
+  const result = await finished;
+
+  latencies.sort((a, b) => a - b);
+  const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, v]) => [code, Number((v as { count: number }).count)]));
+  return {
+    durationSec: result.duration,
+    requests: latencies.length,
+    requestsPerSec: latencies.length / result.duration,
+    bytesPerSec: result.throughput.average,
+    latencyMs: {
+      mean: latencies.reduce((a, b) => a + b, 0) / (latencies.length || 1),
+      p50: percentile(latencies, 50),
+      p90: percentile(latencies, 90),
+      p99: percentile(latencies, 99),
+      max: latencies[latencies.length - 1] ?? Number.NaN,
+    },
+    statusCodes,
+    non2xx: result.non2xx,
+    errors: result.errors,
+    timeouts: result.timeouts,
+    bodyless: check.bodyless,
+    bodylessSamples: check.samples,
+    withErrors: check.withErrors,
+    dataNull: check.dataNull,
+    errorCodes: check.errorCodes,
+    errorSamples: check.errorSamples,
+    answeredIds,
+  };
+}
+
+interface BodyCheck {
+  bodyless: number;
+  withErrors: number;
+  dataNull: number;
+  errorCodes: Record<string, number>;
+  samples: { status: number; body: string }[];
+  errorSamples: unknown[];
+}
+
+function inspectBody(status: number, body: string, check: BodyCheck): void {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    parsed = undefined;
+  }
+  if (!parsed || typeof parsed !== 'object' || Array.isArray(parsed) || !('data' in parsed || 'errors' in parsed)) {
+    check.bodyless += 1;
+    if (check.samples.length < 5) check.samples.push({ status, body: body.slice(0, 300) });
+    return;
+  }
+  const response = parsed as { data?: unknown; errors?: { extensions?: { code?: string } }[] };
+  if (response.data === null || response.data === undefined) check.dataNull += 1;
+  if (Array.isArray(response.errors) && response.errors.length > 0) {
+    check.withErrors += 1;
+    for (const error of response.errors) {
+      const code = error.extensions?.code ?? 'none';
+      check.errorCodes[code] = (check.errorCodes[code] ?? 0) + 1;
+      if (check.errorSamples.length < 5) check.errorSamples.push(error);
+    }
+  }
+}
+
+/** One request, outside the load: the parsed JSON answer and its status. */
+export async function postOnce(url: string, key: string, body: string): Promise<{ status: number; json: unknown; requestId: string | null }> {
+  const response = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${key}` },
+    body,
+  });
+  const text = await response.text();
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    json = text;
+  }
+  return { status: response.status, json, requestId: response.headers.get('x-request-id') };
+}

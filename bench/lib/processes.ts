@@ -1,0 +1,209 @@
+// Child processes of a benchmark: the fake upstream, the floor and the gateway each run in their own
+// Node process (so each has its own event loop and its own RSS), started with tsx.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { readFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { dirname, resolve } from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+
+export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface Exit {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+}
+
+export interface Child {
+  pid: number;
+  url: string;
+  process: ChildProcess;
+  /** Set once the process has exited, whatever the reason. */
+  exit: Exit | undefined;
+  exited: Promise<Exit>;
+  /** SIGTERM, then SIGKILL after `graceMs`; resolves with how it exited. */
+  stop(graceMs?: number): Promise<Exit>;
+}
+
+function track(child: ChildProcess, url: string): Child {
+  const handle: Child = {
+    pid: child.pid as number,
+    url,
+    process: child,
+    exit: undefined,
+    exited: new Promise<Exit>((resolve) => {
+      child.once('exit', (code, signal) => {
+        handle.exit = { code, signal };
+        resolve(handle.exit);
+      });
+    }),
+    async stop(graceMs = 10_000) {
+      if (handle.exit) return handle.exit;
+      child.kill('SIGTERM');
+      const timer = setTimeout(() => child.kill('SIGKILL'), graceMs);
+      const exit = await handle.exited;
+      clearTimeout(timer);
+      return exit;
+    },
+  };
+  return handle;
+}
+
+/** Runs a bench script (fake-upstream.ts, floor.ts) that prints `{"url": ...}` as its first stdout line. */
+export async function startScript(script: string, args: string[]): Promise<Child> {
+  const child = spawn(process.execPath, ['--import', 'tsx', resolve(REPO_ROOT, script), ...args], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', 'pipe', 'inherit'],
+    env: { ...process.env, NODE_ENV: 'production' },
+  });
+  const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
+  const url = await new Promise<string>((resolveUrl, reject) => {
+    child.once('exit', (code) => reject(new Error(`${script} exited (${code}) before it was ready`)));
+    lines.once('line', (line) => {
+      try {
+        resolveUrl((JSON.parse(line) as { url: string }).url);
+      } catch {
+        reject(new Error(`${script} printed ${line}`));
+      }
+    });
+  });
+  lines.on('line', () => {}); // keep draining
+  return track(child, url);
+}
+
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
+  const { port } = server.address() as { port: number };
+  await new Promise((resolveClose) => server.close(resolveClose));
+  return port;
+}
+
+export interface GatewayProcessOptions {
+  upstreamUrl: string;
+  /** Extra environment (settings of src/config.ts), on top of the bench's own environment. */
+  env?: Record<string, string>;
+  /** Node flags before the entry, e.g. `--cpu-prof`. */
+  nodeArgs?: string[];
+  /** Where the gateway's stdout and stderr go (its logs). */
+  logFile: string;
+}
+
+/**
+ * The gateway as production runs it: `NODE_ENV=production node --import tsx src/main.ts` with
+ * UPSTREAM_URL set. Ready when `/health` answers 200.
+ */
+export async function startGateway(options: GatewayProcessOptions): Promise<Child> {
+  const port = await freePort();
+  const log = openSync(options.logFile, 'a');
+  // BENCH_GATEWAY_NODE_ARGS: V8/Node flags for the gateway alone, e.g. "--max-old-space-size=96".
+  const extraArgs = process.env.BENCH_GATEWAY_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...extraArgs, ...(options.nodeArgs ?? []), '--import', 'tsx', 'src/main.ts'], {
+    cwd: REPO_ROOT,
+    stdio: ['ignore', log, log],
+    env: {
+      ...process.env,
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      UPSTREAM_URL: options.upstreamUrl,
+      ...options.env,
+    },
+  });
+  closeSync(log);
+  const handle = track(child, `http://127.0.0.1:${port}/graphql`);
+  const deadline = Date.now() + 60_000;
+  for (;;) {
+    if (handle.exit) throw new Error(`the gateway exited (${JSON.stringify(handle.exit)}) before it was ready:\n${tail(options.logFile)}`);
+    try {
+      const response = await fetch(`http://127.0.0.1:${port}/health`);
+      await response.arrayBuffer();
+      if (response.ok) return handle;
+    } catch {
+      // not listening yet
+    }
+    if (Date.now() > deadline) {
+      await handle.stop(1000);
+      throw new Error(`the gateway was not ready within 60 s:\n${tail(options.logFile)}`);
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+export function tail(file: string, lines = 20): string {
+  try {
+    return readFileSync(file, 'utf8').split('\n').slice(-lines).join('\n');
+  } catch {
+    return '(no log)';
+  }
+}
+
+export interface RssSample {
+  /** Milliseconds since the sampler started. */
+  t: number;
+  rssMb: number;
+}
+
+/** Samples a process's resident set size from /proc (Linux) every `intervalMs`. */
+export class RssSampler {
+  readonly samples: RssSample[] = [];
+  private readonly startedAt = Date.now();
+  private timer: NodeJS.Timeout | undefined;
+
+  constructor(
+    private readonly pid: number,
+    intervalMs = 1000,
+  ) {
+    void this.sample();
+    this.timer = setInterval(() => void this.sample(), intervalMs);
+  }
+
+  now(): number {
+    return Date.now() - this.startedAt;
+  }
+
+  async sample(): Promise<void> {
+    const kb = await statusField(this.pid, 'VmRSS');
+    if (kb !== undefined) this.samples.push({ t: this.now(), rssMb: kb / 1024 });
+  }
+
+  /** The kernel's own high-water mark of the process's RSS (VmHWM), in MB. */
+  async peakSinceStartMb(): Promise<number | undefined> {
+    const kb = await statusField(this.pid, 'VmHWM');
+    return kb === undefined ? undefined : kb / 1024;
+  }
+
+  between(from: number, to: number): number[] {
+    return this.samples.filter((s) => s.t >= from && s.t <= to).map((s) => s.rssMb);
+  }
+
+  stop(): void {
+    clearInterval(this.timer);
+  }
+}
+
+async function statusField(pid: number, field: string): Promise<number | undefined> {
+  try {
+    const status = await readFile(`/proc/${pid}/status`, 'utf8');
+    const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(status);
+    return match ? Number(match[1]) : undefined;
+  } catch {
+    return undefined; // gone, or not Linux
+  }
+}
+
+let clockTicks: number | undefined;
+
+/** CPU time (user + system) a process has used so far, in seconds, from /proc/PID/stat. */
+export async function cpuSeconds(pid: number): Promise<number | undefined> {
+  try {
+    clockTicks ??= Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }).trim()) || 100;
+    const stat = await readFile(`/proc/${pid}/stat`, 'utf8');
+    // The command name (field 2) may hold spaces: count fields after its closing parenthesis.
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / clockTicks;
+  } catch {
+    return undefined;
+  }
+}

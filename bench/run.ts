@@ -1,0 +1,362 @@
+// Issue 7's benchmark: the gateway against its floor, a plain client making the same 21 REST calls.
+// Both run in their own process over the same fake upstream and are driven the same way by
+// autocannon, in alternating rounds, for every cell of connections × upstream delay; then the
+// three-level latency check. See bench/README.md for the method and the targets.
+//   npm run bench                 # 10 and 50 connections × 0 and 5 ms, 3 rounds × 10 s per side, three-level check
+//   npm run bench -- --quick      # a short smoke run (1 round × 2 s, 1 s warm-up)
+//   npm run bench -- --rounds 5 --round-sec 15 --connections 50 --delays 0
+// Flags also read BENCH_ROUNDS, BENCH_ROUND_SEC, BENCH_WARMUP_SEC, BENCH_CONNECTIONS_LIST, BENCH_DELAYS, ...
+// Exit code 1 when a correctness check fails (answer differs from the floor's, a call without the
+// key, a crash); a missed performance target only fails the run with --strict.
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative, resolve } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { globalId as gatewayGlobalId } from '../src/schema/global-id.ts';
+import { readFlags } from './lib/cli.ts';
+import { drive, type DriveResult, postOnce } from './lib/drive.ts';
+import { environment, loadAverage } from './lib/environment.ts';
+import { type Child, cpuSeconds, REPO_ROOT, RssSampler, startGateway, startScript, tail } from './lib/processes.ts';
+import { DASHBOARD, DASHBOARD_CALLS, globalId, graphqlBody, THREE_LEVEL, THREE_LEVEL_CALLS } from './lib/queries.ts';
+import { fileStamp, fixed, markdownTable, max, median, min, spread, table } from './lib/stats.ts';
+import { callsPerAnsweredQuery, upstreamControl } from './lib/upstream-control.ts';
+
+const TARGETS = {
+  callsPerDashboard: DASHBOARD_CALLS,
+  /** Gateway ÷ floor queries/s at 50 connections, delay 0. */
+  minThroughputRatio: 0.7,
+  /** Gateway ÷ floor p99 at 50 connections. */
+  maxP99Ratio: 1.5,
+  maxPeakRssMb: 150,
+  threeLevelDelayMs: 50,
+  /** 3 levels × 50 ms + 15 ms. */
+  maxThreeLevelMs: 3 * 50 + 15,
+};
+
+const { quick, numbers, lists, booleans } = readFlags(
+  {
+    rounds: { env: 'BENCH_ROUNDS', default: 3, quick: 1 },
+    'round-sec': { env: 'BENCH_ROUND_SEC', default: 10, quick: 2 },
+    'warmup-sec': { env: 'BENCH_WARMUP_SEC', default: 3, quick: 1 },
+    'three-level-sec': { env: 'BENCH_THREE_LEVEL_SEC', default: 10, quick: 2 },
+  },
+  {
+    connections: { env: 'BENCH_CONNECTIONS_LIST', default: [10, 50] },
+    delays: { env: 'BENCH_DELAYS', default: [0, 5] },
+  },
+  ['strict', 'keep-log'],
+);
+const rounds = Math.max(1, Math.round(numbers.rounds));
+const roundSec = numbers['round-sec'];
+const warmupSec = numbers['warmup-sec'];
+const key = `bench-${randomUUID()}`;
+const stamp = fileStamp();
+const logFile = join(tmpdir(), `bench-run-gateway-${stamp}.log`);
+const env = environment();
+const failures: string[] = [];
+const body = graphqlBody(DASHBOARD);
+
+// The floor restates the gateway's id encoding: make sure they agree before comparing answers.
+const sampleParts = ['0a6f2b1e-8c2d-4c1f-9d1e-5b7a3c2d1e0f', 42, 'a:b/c'] as const;
+if (globalId('Member', ...sampleParts) !== gatewayGlobalId('Member', ...sampleParts)) {
+  failures.push("bench/lib/queries.ts globalId() no longer matches src/schema/global-id.ts: update the floor's encoding");
+}
+
+console.log(
+  `bench: connections ${lists.connections.join(',')} × upstream delay ${lists.delays.join(',')} ms, ` +
+    `${rounds} round(s) × ${roundSec} s per side, ${warmupSec} s warm-up${quick ? ' (quick)' : ''}`,
+);
+
+const upstream = await startScript('bench/fake-upstream.ts', ['--key', key]);
+const control = upstreamControl(upstream.url);
+const gateway = await startGateway({ upstreamUrl: upstream.url, logFile });
+const floor = await startScript('bench/floor.ts', ['--upstream', upstream.url]);
+const samplers = { gateway: new RssSampler(gateway.pid, 250), floor: new RssSampler(floor.pid, 250) };
+let badAuthTotal = 0;
+let callsTotal = 0;
+
+type Side = 'gateway' | 'floor';
+const sides: Record<Side, Child> = { gateway, floor };
+
+/** The gateway's and the floor's answers must be the same JSON, and the key must have reached the upstream. */
+async function checkAnswers(when: string) {
+  await control.reset();
+  const [g, f] = [await postOnce(gateway.url, key, body), await postOnce(floor.url, key, body)];
+  const stats = await control.stats();
+  badAuthTotal += stats.badAuth;
+  callsTotal += stats.calls;
+  const equal = isDeepStrictEqual(g.json, f.json);
+  const gatewayErrors = (g.json as { errors?: unknown }).errors;
+  if (g.status !== 200 || gatewayErrors) failures.push(`${when}: the gateway answered ${g.status} ${JSON.stringify(gatewayErrors ?? g.json).slice(0, 300)}`);
+  if (!equal) failures.push(`${when}: the gateway's answer differs from the floor's`);
+  if (stats.badAuth > 0 || stats.calls !== 2 * DASHBOARD_CALLS) {
+    failures.push(`${when}: ${stats.calls} upstream calls for two dashboards (expected ${2 * DASHBOARD_CALLS}), ${stats.badAuth} without the key`);
+  }
+  return { equal, gatewayStatus: g.status, floorStatus: f.status, upstreamCalls: stats.calls, badAuth: stats.badAuth, bytes: JSON.stringify(g.json).length };
+}
+
+interface RoundResult {
+  side: Side;
+  round: number;
+  load: Omit<DriveResult, 'answeredIds' | 'bodylessSamples'>;
+  calls: ReturnType<typeof callsPerAnsweredQuery>;
+  badAuth: number;
+  peakRssMb: number;
+  /** CPU time the side's process used per answered query, and the fake upstream's. */
+  cpuMsPerQuery: number;
+  upstreamCpuMsPerQuery: number;
+}
+
+async function runRound(side: Side, round: number, connections: number, query: string, durationSec: number): Promise<RoundResult> {
+  await control.reset();
+  const sampler = samplers[side];
+  const from = sampler.now();
+  const cpuBefore = [await cpuSeconds(sides[side].pid), await cpuSeconds(upstream.pid)];
+  const result = await drive({ url: sides[side].url, connections, durationSec, key, body: graphqlBody(query), checkBodies: true });
+  const to = sampler.now();
+  const cpuAfter = [await cpuSeconds(sides[side].pid), await cpuSeconds(upstream.pid)];
+  const cpuMs = (i: number) => (((cpuAfter[i] ?? Number.NaN) - (cpuBefore[i] ?? Number.NaN)) * 1000) / Math.max(1, result.requests);
+  const stats = await control.stats(true);
+  badAuthTotal += stats.badAuth;
+  callsTotal += stats.calls;
+  const { answeredIds, bodylessSamples, ...load } = result;
+  return {
+    side,
+    round,
+    load,
+    calls: callsPerAnsweredQuery(stats, answeredIds),
+    badAuth: stats.badAuth,
+    peakRssMb: max(sampler.between(from, to + 250)),
+    cpuMsPerQuery: cpuMs(0),
+    upstreamCpuMsPerQuery: cpuMs(1),
+  };
+}
+
+const before = await checkAnswers('before the load');
+
+const cells: ReturnType<typeof summariseCell>[] = [];
+for (const delayMs of lists.delays) {
+  for (const connections of lists.connections) {
+    await control.configure({ delayMs });
+    process.stdout.write(`\ncell ${connections} connections, delay ${delayMs} ms: warm-up`);
+    for (const side of ['gateway', 'floor'] as const) await drive({ url: sides[side].url, connections, durationSec: warmupSec, key, body });
+    const results: RoundResult[] = [];
+    for (let round = 0; round < rounds; round += 1) {
+      // Alternate which side goes first, so a drift in the machine's load hits both alike.
+      const order: Side[] = round % 2 === 0 ? ['gateway', 'floor'] : ['floor', 'gateway'];
+      for (const side of order) {
+        process.stdout.write(`, ${side} ${round + 1}`);
+        results.push(await runRound(side, round, connections, DASHBOARD, roundSec));
+      }
+    }
+    process.stdout.write('\n');
+    cells.push(summariseCell(connections, delayMs, results));
+  }
+}
+
+function summariseCell(connections: number, delayMs: number, results: RoundResult[]) {
+  const of = (side: Side) => results.filter((r) => r.side === side).sort((a, b) => a.round - b.round);
+  const g = of('gateway');
+  const f = of('floor');
+  const ratio = (pick: (r: RoundResult) => number) => g.map((gr, i) => pick(gr) / pick(f[i] as RoundResult));
+  const side = (rs: RoundResult[]) => ({
+    qps: rs.map((r) => r.load.requestsPerSec),
+    p50: rs.map((r) => r.load.latencyMs.p50),
+    p99: rs.map((r) => r.load.latencyMs.p99),
+    callsPerQuery: rs.map((r) => r.calls.mean),
+    callsMin: min(rs.map((r) => r.calls.min)),
+    callsMax: max(rs.map((r) => r.calls.max)),
+    callsRaw: rs.map((r) => r.calls.raw),
+    peakRssMb: max(rs.map((r) => r.peakRssMb)),
+    cpuMsPerQuery: rs.map((r) => r.cpuMsPerQuery),
+    upstreamCpuMsPerQuery: rs.map((r) => r.upstreamCpuMsPerQuery),
+    non2xx: rs.reduce((n, r) => n + r.load.non2xx + r.load.errors + r.load.timeouts, 0),
+    /** Answers that were not a full dashboard: no GraphQL body, or GraphQL errors. */
+    incomplete: rs.reduce((n, r) => n + r.load.bodyless + r.load.withErrors, 0),
+    errorCodes: rs.reduce<Record<string, number>>((all, r) => {
+      for (const [code, n] of Object.entries(r.load.errorCodes)) all[code] = (all[code] ?? 0) + n;
+      return all;
+    }, {}),
+    errorSamples: rs.flatMap((r) => r.load.errorSamples).slice(0, 5),
+  });
+  return {
+    connections,
+    delayMs,
+    gateway: side(g),
+    floor: side(f),
+    ratios: {
+      qps: ratio((r) => r.load.requestsPerSec),
+      p50: ratio((r) => r.load.latencyMs.p50),
+      p99: ratio((r) => r.load.latencyMs.p99),
+      cpuPerQuery: ratio((r) => r.cpuMsPerQuery),
+    },
+    rounds: results,
+  };
+}
+
+// The three-level query: organizations -> projects (from `teams`, no call) -> surveys, one connection, 50 ms upstream.
+await control.configure({ delayMs: TARGETS.threeLevelDelayMs });
+process.stdout.write(`\nthree-level check: 1 connection, delay ${TARGETS.threeLevelDelayMs} ms, ${numbers['three-level-sec']} s\n`);
+const threeLevelProbe = await postOnce(gateway.url, key, graphqlBody(THREE_LEVEL));
+if (threeLevelProbe.status !== 200 || (threeLevelProbe.json as { errors?: unknown }).errors) {
+  failures.push(`the three-level query failed: ${JSON.stringify(threeLevelProbe.json).slice(0, 300)}`);
+}
+const threeLevel = await runRound('gateway', 0, 1, THREE_LEVEL, numbers['three-level-sec']);
+await control.configure({ delayMs: 0 });
+
+const after = await checkAnswers('after the load');
+const gatewayPeakSinceStartMb = await samplers.gateway.peakSinceStartMb();
+const floorPeakSinceStartMb = await samplers.floor.peakSinceStartMb();
+samplers.gateway.stop();
+samplers.floor.stop();
+const gatewayAlive = gateway.exit === undefined;
+if (!gatewayAlive) failures.push(`the gateway exited during the run: ${JSON.stringify(gateway.exit)}`);
+if (badAuthTotal > 0) failures.push(`${badAuthTotal} upstream calls did not carry Authorization: Bearer <key>`);
+for (const cell of cells) {
+  for (const side of ['gateway', 'floor'] as const) {
+    const s = cell[side];
+    if (s.non2xx > 0) failures.push(`${cell.connections}c/${cell.delayMs}ms: ${s.non2xx} ${side} requests failed (non-2xx, connection errors or timeouts)`);
+    if (s.incomplete > 0) {
+      failures.push(
+        `${cell.connections}c/${cell.delayMs}ms: ${s.incomplete} ${side} answers were not a full dashboard (${JSON.stringify(s.errorCodes)}; e.g. ${JSON.stringify(s.errorSamples[0])})`,
+      );
+    }
+  }
+}
+const gatewayExit = await gateway.stop();
+await floor.stop();
+await upstream.stop();
+
+// Targets.
+const cellAt = (c: number, d: number) => cells.find((cell) => cell.connections === c && cell.delayMs === d);
+const targets: { target: string; measured: string; met: boolean | undefined }[] = [];
+targets.push({
+  target: `upstream calls per dashboard exactly ${DASHBOARD_CALLS} in every cell`,
+  measured: cells.map((c) => `${c.connections}c/${c.delayMs}ms: ${c.gateway.callsMin}–${c.gateway.callsMax}`).join('; '),
+  met: cells.every((c) => c.gateway.callsMin === DASHBOARD_CALLS && c.gateway.callsMax === DASHBOARD_CALLS),
+});
+const c50d0 = cellAt(50, 0);
+targets.push({
+  target: `throughput at 50 connections, delay 0 ≥ ${TARGETS.minThroughputRatio} × floor`,
+  measured: c50d0 ? `${spread(c50d0.ratios.qps)} × floor` : 'cell not run',
+  met: c50d0 ? median(c50d0.ratios.qps) >= TARGETS.minThroughputRatio : undefined,
+});
+const c50 = cells.filter((c) => c.connections === 50);
+targets.push({
+  target: `p99 at 50 connections ≤ ${TARGETS.maxP99Ratio} × floor`,
+  measured: c50.length ? c50.map((c) => `delay ${c.delayMs}: ${spread(c.ratios.p99)} ×`).join('; ') : 'cell not run',
+  met: c50.length ? c50.every((c) => median(c.ratios.p99) <= TARGETS.maxP99Ratio) : undefined,
+});
+const peakRss = max(cells.map((c) => c.gateway.peakRssMb));
+targets.push({ target: `gateway peak RSS under load ≤ ${TARGETS.maxPeakRssMb} MB`, measured: `${fixed(peakRss)} MB`, met: peakRss <= TARGETS.maxPeakRssMb });
+targets.push({
+  target: `three-level query, 50 ms upstream, 1 connection < ${TARGETS.maxThreeLevelMs} ms`,
+  measured: `median ${fixed(threeLevel.load.latencyMs.p50)} ms (p99 ${fixed(threeLevel.load.latencyMs.p99)}, ${fixed(threeLevel.calls.mean, 2)} calls/query)`,
+  met: threeLevel.load.latencyMs.p50 < TARGETS.maxThreeLevelMs,
+});
+if (threeLevel.load.withErrors + threeLevel.load.bodyless + threeLevel.load.non2xx > 0) {
+  failures.push(`three-level: ${threeLevel.load.withErrors + threeLevel.load.bodyless + threeLevel.load.non2xx} answers were incomplete (${JSON.stringify(threeLevel.load.errorCodes)})`);
+}
+if (threeLevel.calls.min !== THREE_LEVEL_CALLS || threeLevel.calls.max !== THREE_LEVEL_CALLS) {
+  failures.push(`three-level: ${threeLevel.calls.min}–${threeLevel.calls.max} upstream calls per query, expected ${THREE_LEVEL_CALLS}`);
+}
+
+// Output.
+const date = new Date().toISOString();
+const cellRows = cells.map((c) => [
+  `${c.connections}`,
+  `${c.delayMs}`,
+  spread(c.gateway.qps, 0),
+  spread(c.floor.qps, 0),
+  spread(c.ratios.qps),
+  `${fixed(median(c.gateway.p50))} / ${fixed(median(c.floor.p50))}`,
+  spread(c.ratios.p50),
+  `${fixed(median(c.gateway.p99))} / ${fixed(median(c.floor.p99))}`,
+  spread(c.ratios.p99),
+  `${fixed(median(c.gateway.callsPerQuery), 2)} (${c.gateway.callsMin}–${c.gateway.callsMax})`,
+  `${fixed(c.gateway.peakRssMb, 0)} / ${fixed(c.floor.peakRssMb, 0)}`,
+  `${fixed(median(c.gateway.cpuMsPerQuery), 2)} / ${fixed(median(c.floor.cpuMsPerQuery), 2)} (${fixed(median(c.ratios.cpuPerQuery), 1)}×)`,
+]);
+const headers = [
+  'conns',
+  'delay ms',
+  'gateway q/s',
+  'floor q/s',
+  'q/s ratio',
+  'p50 ms gw / floor',
+  'p50 ratio',
+  'p99 ms gw / floor',
+  'p99 ratio',
+  'calls/query',
+  'peak RSS MB gw / floor',
+  'CPU ms/query gw / floor',
+];
+console.log(`\n${table(headers, cellRows)}`);
+const legend =
+  'q/s and ratios: median (min–max) over rounds, ratios gateway ÷ floor paired per round; p50/p99 and CPU: median over rounds; ' +
+  'calls/query: mean (min–max) over answered queries; CPU ms/query: user+system time of that process per answered query';
+console.log(`(${legend})`);
+console.log(
+  `\nthree-level (1 connection, 50 ms upstream): p50 ${fixed(threeLevel.load.latencyMs.p50)} ms, p99 ${fixed(threeLevel.load.latencyMs.p99)} ms, ` +
+    `mean ${fixed(threeLevel.load.latencyMs.mean)} ms over ${threeLevel.load.requests} queries, ${fixed(threeLevel.calls.mean, 2)} upstream calls each`,
+);
+console.log(`\n${table(['target', 'measured', 'met'], targets.map((t) => [t.target, t.measured, t.met === undefined ? 'n/a' : t.met ? 'yes' : 'NO']))}`);
+console.log(
+  `\ncorrectness: answers equal before ${before.equal} / after ${after.equal}; upstream calls without the key: ${badAuthTotal} of ${callsTotal}; ` +
+    `gateway alive ${gatewayAlive}, exit after SIGTERM ${JSON.stringify(gatewayExit)}; gateway VmHWM ${fixed(gatewayPeakSinceStartMb)} MB, floor ${fixed(floorPeakSinceStartMb)} MB`,
+);
+
+const versions = `node ${env.node}, graphql ${env.graphql}, graphql-yoga ${env.graphqlYoga}, undici ${env.undici}, ${env.cpus} cores`;
+const markdown = [
+  `**${date.slice(0, 10)}** — ${versions}; commit ${env.commit}${env.dirtySrc.length ? ' + uncommitted src changes' : ''}; ` +
+    `${rounds} × ${roundSec} s per side${quick ? ' (quick)' : ''}; machine shared with other test runs (load average ${env.loadAverageAtStart.join(' ')} at start, ${loadAverage().join(' ')} at end).`,
+  '',
+  markdownTable(headers, cellRows),
+  '',
+  `${legend}.`,
+  '',
+  `Three-level query (1 connection, 50 ms upstream delay): p50 ${fixed(threeLevel.load.latencyMs.p50)} ms, p99 ${fixed(threeLevel.load.latencyMs.p99)} ms (target < ${TARGETS.maxThreeLevelMs} ms).`,
+  '',
+  markdownTable(['target', 'measured', 'met'], targets.map((t) => [t.target, t.measured, t.met === undefined ? 'n/a' : t.met ? 'yes' : '**no**'])),
+  '',
+].join('\n');
+
+mkdirSync(resolve(REPO_ROOT, 'bench/results'), { recursive: true });
+const base = resolve(REPO_ROOT, `bench/results/bench-${stamp}${quick ? '-quick' : ''}`);
+writeFileSync(
+  `${base}.json`,
+  `${JSON.stringify(
+    {
+      kind: 'bench',
+      date,
+      quick,
+      settings: { rounds, roundSec, warmupSec, connections: lists.connections, delaysMs: lists.delays, threeLevelSec: numbers['three-level-sec'], gatewayEnv: { NODE_ENV: 'production' } },
+      environment: { ...env, loadAverageAtEnd: loadAverage(), sharedMachine: 'other agents ran their tests on the same 2-core machine during this run' },
+      correctness: { before, after, badAuthTotal, callsTotal, gatewayAlive, gatewayExit },
+      memory: { gatewayPeakSinceStartMb, floorPeakSinceStartMb },
+      targets,
+      cells,
+      threeLevel,
+      failures,
+    },
+    null,
+    2,
+  )}\n`,
+);
+writeFileSync(`${base}.md`, markdown);
+console.log(`\nresults: ${relative(REPO_ROOT, `${base}.json`)}; table for bench/README.md: ${relative(REPO_ROOT, `${base}.md`)}`);
+
+if (booleans['keep-log'] || failures.length > 0) console.log(`gateway log: ${logFile}`);
+else rmSync(logFile, { force: true });
+const missed = targets.filter((t) => t.met === false);
+if (failures.length > 0) {
+  console.error(`\nFAILED:\n- ${failures.join('\n- ')}\n\ngateway log tail:\n${tail(logFile)}`);
+  process.exit(1);
+}
+if (missed.length > 0 && booleans.strict) {
+  console.error(`\n${missed.length} target(s) missed (--strict).`);
+  process.exit(1);
+}
+console.log(missed.length > 0 ? `\ncorrect; ${missed.length} target(s) missed.` : '\ncorrect; every target met.');
+process.exit(0);
