@@ -1,4 +1,5 @@
 // The only reader of process.env: every setting typed, defaulted and checked at start.
+import { type OperationManifest, readOperationManifest } from './persisted/manifest.ts';
 
 export interface GatewayConfig {
   /** @default 4000 */
@@ -47,6 +48,11 @@ export interface GatewayConfig {
   metricsEnabled: boolean;
   /** Answer `x-debug-upstream: 1` with `extensions.upstreamCalls`. @default true */
   debugUpstreamCalls: boolean;
+  /**
+   * Run only the operations of this manifest (PERSISTED_OPERATIONS, a file), by id; unset: any
+   * operation, and automatic persisted queries. @default undefined
+   */
+  persistedOperations: OperationManifest | undefined;
   circuitBreaker: {
     /** @default 50 */
     errorThresholdPercentage: number;
@@ -88,6 +94,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     csrfPrevention: boolean(env, 'CSRF_PREVENTION', false),
     metricsEnabled: boolean(env, 'METRICS_ENABLED', true),
     debugUpstreamCalls: boolean(env, 'DEBUG_UPSTREAM_CALLS', true),
+    persistedOperations: persistedOperations(env.PERSISTED_OPERATIONS),
     circuitBreaker: {
       errorThresholdPercentage: integer(env, 'CIRCUIT_BREAKER_ERROR_PERCENT', 50, 1, 100),
       volumeThreshold: integer(env, 'CIRCUIT_BREAKER_MIN_CALLS', 10, 1, 100_000),
@@ -133,6 +140,15 @@ function corsOrigins(raw: string | undefined): '*' | string[] {
     }
     return url.origin;
   });
+}
+
+function persistedOperations(file: string | undefined): OperationManifest | undefined {
+  if (!file?.trim()) return undefined;
+  try {
+    return readOperationManifest(file.trim());
+  } catch (error) {
+    throw new ConfigError(`PERSISTED_OPERATIONS: ${(error as Error).message}`);
+  }
 }
 
 function integer(env: Env, name: string, fallback: number, min: number, max: number): number {

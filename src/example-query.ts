@@ -1,5 +1,6 @@
 /** The example printed at start and opened in GraphiQL's first tab. */
-export const EXAMPLE_QUERY = `# Organizations with a few of their records. Press the run button.
+export const EXAMPLE_QUERY = `# Organizations with a few of their records.
+# Run it with the ▶ button or Ctrl-Enter.
 query Dashboard {
   organizations(first: 2) {
     totalCount
@@ -12,8 +13,12 @@ query Dashboard {
         nodes { name interval paused }
         pageInfo { hasNextPage endCursor }
       }
-      domains(first: 5) { nodes { domain isVerified } }
-      members(first: 5) { nodes { level user { email } } }
+      domains(first: 5) {
+        nodes { domain isVerified }
+      }
+      members(first: 5) {
+        nodes { level user { email } }
+      }
     }
   }
 }
