@@ -8,6 +8,8 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.spec.ts'],
+    // Every gateway and child process logs to one file, checked for keys after the run.
+    globalSetup: ['test/ops/log-key-check.global.ts'],
     // Each spec starts its own reference API on a loopback port, so files run in parallel safely.
     testTimeout: 20_000,
     hookTimeout: 20_000,

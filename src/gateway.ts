@@ -11,8 +11,16 @@ import { DEFAULT_QUERY_LIMITS, type QueryLimits, queryLimitPlugins } from './lim
 import { createUpstreamTransport, type UpstreamTransport } from './rest/transport.ts';
 import { subgraphSchema as schema } from './schema/subgraph.ts'; // the public schema plus _service and _entities
 import { EXAMPLE_QUERY } from './example-query.ts';
+import { createHttpSurface, type HttpOptions } from './http/index.ts';
+import { createObservability, type ObservabilityOptions } from './observability/index.ts';
+import type { Logger } from './observability/logger.ts';
+import type { GatewayMetrics } from './observability/metrics.ts';
+import type { UpstreamCall } from './rest/request-transport.ts';
 
-export interface GatewayOptions {
+/** Logging, metrics, readiness, CORS and CSRF settings: see src/observability and src/http. */
+type OperationsOptions = Omit<ObservabilityOptions, 'transport' | 'requestIdOf'> & Omit<HttpOptions, 'transport' | 'upstreamUrl'>;
+
+export interface GatewayOptions extends OperationsOptions {
   upstreamUrl: string;
   /** @default 10000 */
   upstreamTimeoutMs?: number;
@@ -36,12 +44,18 @@ export interface GatewayOptions {
   demoKey?: string;
   /** A transport to use instead of building one (tests). */
   transport?: UpstreamTransport;
+  /** Told of every finished upstream call, after the metrics. */
+  onUpstreamCall?: (call: UpstreamCall) => void;
 }
 
 export interface Gateway {
   yoga: YogaServerInstance<Record<string, never>, GatewayContext>;
   /** The upstream transport behind its circuit breaker (its state feeds readiness and metrics). */
   transport: GuardedTransport;
+  logger: Logger;
+  metrics: GatewayMetrics;
+  /** Readiness answers 503 and responses close their connections (SIGTERM). */
+  beginShutdown(): void;
   close(): Promise<void>;
 }
 
@@ -56,17 +70,25 @@ export function createGateway(options: GatewayOptions): Gateway {
       }),
     options.circuitBreaker,
   );
+  const requestIds = new WeakMap<Request, string>();
+  const observability = createObservability({ ...options, transport, requestIdOf: (request) => requestIds.get(request) });
+  const http = createHttpSurface({ ...options, transport });
   const limits: RequestLimits = {
     maxCalls: options.maxUpstreamCalls ?? 250,
     concurrency: options.upstreamConcurrencyPerRequest ?? 16,
     deadlineMs: options.requestDeadlineMs ?? 30_000,
+    onCall: (call) => {
+      observability.onUpstreamCall(call);
+      options.onUpstreamCall?.(call);
+    },
   };
-  const requestIds = new WeakMap<Request, string>();
 
   const yoga = createYoga<Record<string, never>, GatewayContext>({
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
+    logging: observability.yogaLogger,
+    cors: http.cors,
     context: ({ request }) => createContext(transport, request, limits, requestIds.get(request)),
     maskedErrors: { maskError: callerFacingError },
     renderGraphiQL: renderLocalGraphiQL,
@@ -81,6 +103,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     plugins: [
       requestIdPlugin(requestIds),
       healthPlugin(),
+      ...observability.plugins,
+      ...http.plugins,
       bodyLimitPlugin(options.maxRequestBytes ?? 102_400),
       ...queryLimitPlugins({ ...DEFAULT_QUERY_LIMITS, ...options.queryLimits }),
       fanOutBudgetPlugin(limits.maxCalls),
@@ -90,7 +114,13 @@ export function createGateway(options: GatewayOptions): Gateway {
   return {
     yoga,
     transport,
-    close: () => transport.close(),
+    logger: observability.logger,
+    metrics: observability.metrics,
+    beginShutdown: http.beginShutdown,
+    close: async () => {
+      await transport.close();
+      await http.close();
+    },
   };
 }
 

@@ -4,15 +4,28 @@ import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig } from './config.ts';
 import { EXAMPLE_QUERY } from './example-query.ts';
 import { createGateway } from './gateway.ts';
+import { gracefulShutdown } from './http/shutdown.ts';
+import { createLogger } from './observability/logger.ts';
 import { startReferenceApi } from './reference-api/index.ts';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const embedded = config.upstreamUrl ? undefined : await startReferenceApi({ port: 0, host: '127.0.0.1' });
   const upstreamUrl = config.upstreamUrl ?? (embedded?.url as string);
-  const gateway = createGateway({ ...config, upstreamUrl, demoKey: embedded?.keys.demo });
+  const logger = createLogger(config);
+  const gateway = createGateway({ ...config, upstreamUrl, demoKey: embedded?.keys.demo, logger });
   const server = createServer(gateway.yoga);
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  // Before the banner: whoever waits for "ready" may send SIGTERM at once.
+  const shutdown = gracefulShutdown({
+    server,
+    graceMs: config.shutdownGraceMs,
+    logger,
+    beginShutdown: gateway.beginShutdown,
+    release: [() => gateway.close(), () => embedded?.close()],
+  });
+  process.on('SIGTERM', shutdown);
+  process.on('SIGINT', shutdown);
 
   const { port } = server.address() as AddressInfo;
   const displayHost = ['0.0.0.0', '::'].includes(config.host) ? 'localhost' : config.host;
@@ -26,15 +39,7 @@ async function main(): Promise<void> {
     console.log(`Upstream: ${upstreamUrl}`);
   }
 
-  const shutdown = async () => {
-    // Stop taking connections, let in-flight requests finish, then release the upstream pool.
-    await new Promise((resolve) => server.close(resolve));
-    await gateway.close();
-    await embedded?.close();
-    process.exit(0);
-  };
-  process.once('SIGTERM', shutdown);
-  process.once('SIGINT', shutdown);
+  logger.info({ port, upstream: embedded ? 'embedded reference API' : upstreamUrl }, 'gateway listening');
 }
 
 main().catch((error: unknown) => {

@@ -1,10 +1,10 @@
 // `npm start` as a newcomer runs it: no configuration, the embedded demo API, printed instructions
 // that work as printed, and GraphiQL prefilled with the demo key only in that embedded mode.
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startReferenceApi } from '../../src/reference-api/index.ts';
+import { startMain } from '../support/main-process.ts';
 
-const root = new URL('../../', import.meta.url);
 const children: ChildProcess[] = [];
 
 afterEach(() => {
@@ -13,23 +13,9 @@ afterEach(() => {
 
 /** Starts src/main.ts the way `npm start` does and collects its output until it is ready (or exits). */
 function start(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    cwd: root,
-    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', UPSTREAM_URL: '', ...env },
-  });
-  children.push(child);
-  let output = '';
-  child.stdout.on('data', (chunk) => (output += chunk));
-  child.stderr.on('data', (chunk) => (output += chunk));
-  const ready = new Promise<{ output: string; url: string }>((resolve, reject) => {
-    child.stdout.on('data', () => {
-      const url = /ready at (http:\/\/\S+\/graphql)/.exec(output)?.[1];
-      // Wait for the whole banner (the example query ends with a closing brace line).
-      if (url && (env.UPSTREAM_URL ? /Upstream: \S+\n/.test(output) : /\n}\n/.test(output))) resolve({ output, url });
-    });
-    child.on('exit', (code) => reject(Object.assign(new Error(`exited with ${code}: ${output}`), { code, output })));
-  });
-  return { child, ready };
+  const main = startMain(env);
+  children.push(main.child);
+  return main;
 }
 
 async function post(url: string, query: string, key?: string) {

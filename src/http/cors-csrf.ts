@@ -1,0 +1,23 @@
+// Browser-facing options. CORS is open by default: the gateway authenticates by bearer key only,
+// never by cookie, so a foreign page can do nothing with it that it could not do from a server;
+// credentials are never allowed. CSRF prevention (off by default, per the contract) makes requests
+// a browser would send without a pre-flight carry a header only a pre-flighted page can set.
+import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
+import type { CORSOptions, Plugin } from 'graphql-yoga';
+
+/** Any of these headers satisfies CSRF prevention (Apollo Client sends the second). */
+export const CSRF_HEADERS = ['x-graphql-csrf', 'apollo-require-preflight'];
+
+export function corsOptions(origins: '*' | readonly string[] = '*'): CORSOptions {
+  return {
+    origin: origins === '*' ? ['*'] : [...origins],
+    methods: ['GET', 'POST', 'OPTIONS'],
+    credentials: false,
+    exposedHeaders: ['x-request-id'],
+    maxAge: 600,
+  };
+}
+
+export function csrfPlugins(enabled = false): Plugin[] {
+  return enabled ? [useCSRFPrevention({ requestHeaders: CSRF_HEADERS })] : [];
+}

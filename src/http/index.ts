@@ -1,0 +1,41 @@
+// The gateway's HTTP surface beyond GraphQL: /readiness, CORS, CSRF prevention, and closing
+// connections once shutdown has begun. (/health is in gateway.ts.)
+import type { CORSOptions, Plugin } from 'graphql-yoga';
+import type { GuardedTransport } from '../rest/circuit-breaker.ts';
+import { corsOptions, csrfPlugins } from './cors-csrf.ts';
+import { createReadiness } from './readiness.ts';
+
+export interface HttpOptions {
+  upstreamUrl: string;
+  transport: Pick<GuardedTransport, 'state'>;
+  /** @default 2000 */
+  readinessTimeoutMs?: number;
+  /** @default '*' */
+  corsOrigins?: '*' | readonly string[];
+  /** @default false */
+  csrfPrevention?: boolean;
+}
+
+export interface HttpSurface {
+  /** Yoga's `cors` option. */
+  cors: CORSOptions;
+  plugins: Plugin[];
+  /** Readiness answers 503 and every response closes its connection from now on. */
+  beginShutdown(): void;
+  close(): Promise<void>;
+}
+
+export function createHttpSurface(options: HttpOptions): HttpSurface {
+  const readiness = createReadiness({ upstreamUrl: options.upstreamUrl, timeoutMs: options.readinessTimeoutMs, transport: options.transport });
+  const closeWhenShuttingDown: Plugin = {
+    onResponse({ response }) {
+      if (readiness.shuttingDown) response.headers.set('connection', 'close');
+    },
+  };
+  return {
+    cors: corsOptions(options.corsOrigins),
+    plugins: [readiness.plugin, closeWhenShuttingDown, ...csrfPlugins(options.csrfPrevention)],
+    beginShutdown: () => readiness.beginShutdown(),
+    close: () => readiness.close(),
+  };
+}

@@ -1,0 +1,40 @@
+// `x-debug-upstream: 1` adds `extensions.upstreamCalls` to the response: what the request cost
+// upstream. Route templates only: never the key, the host or a concrete URL.
+import type { Plugin } from 'graphql-yoga';
+import type { UpstreamCall } from '../rest/request-transport.ts';
+import { safeRoute } from './routes.ts';
+
+export const DEBUG_HEADER = 'x-debug-upstream';
+
+export interface DebuggedCall {
+  method: string;
+  route: string;
+  /** null when the upstream did not answer (see `outcome`). */
+  status: number | null;
+  durationMs: number;
+  attempts: number;
+  /** `ok`, or the failure kind (`http`, `timeout`, `network`, `circuit-open`, ...). */
+  outcome: string;
+}
+
+export function debugExtensionPlugin(): Plugin {
+  return {
+    onExecutionResult({ request, result, setResult, context }) {
+      if (request.headers.get(DEBUG_HEADER)?.trim() !== '1') return;
+      if (!result || Symbol.asyncIterator in result) return;
+      const calls = (context as { upstreamCalls?: readonly UpstreamCall[] }).upstreamCalls ?? [];
+      setResult({ ...result, extensions: { ...result.extensions, upstreamCalls: calls.map(describe) } });
+    },
+  };
+}
+
+function describe(call: UpstreamCall): DebuggedCall {
+  return {
+    method: call.method,
+    route: safeRoute(call.route),
+    status: call.status ?? null,
+    durationMs: call.durationMs,
+    attempts: call.attempts,
+    outcome: call.outcome,
+  };
+}

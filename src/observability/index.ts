@@ -1,0 +1,64 @@
+// The gateway's observability, wired once per gateway: the logger Yoga logs through, the request
+// log line, Prometheus metrics at /metrics and the debug extension.
+import type { Plugin, YogaLogger } from 'graphql-yoga';
+import type { GuardedTransport } from '../rest/circuit-breaker.ts';
+import type { UpstreamCall } from '../rest/request-transport.ts';
+import { debugExtensionPlugin } from './debug-extension.ts';
+import { defaultLogger, type Logger } from './logger.ts';
+import { createMetrics, type GatewayMetrics } from './metrics.ts';
+import { requestLogPlugin } from './request-log.ts';
+import { yogaLogger } from './yoga-logger.ts';
+
+export interface ObservabilityOptions {
+  /** @default the process logger (LOG_LEVEL, LOG_FILE) */
+  logger?: Logger;
+  /** Serve `/metrics`. @default true */
+  metricsEnabled?: boolean;
+  /** Honour `x-debug-upstream: 1`. @default true */
+  debugUpstreamCalls?: boolean;
+  transport: Pick<GuardedTransport, 'state' | 'onStateChange'>;
+  requestIdOf(request: Request): string | undefined;
+}
+
+export interface Observability {
+  logger: Logger;
+  /** Yoga's `logging` option. */
+  yogaLogger: YogaLogger;
+  metrics: GatewayMetrics;
+  /** For RequestLimits.onCall: every finished upstream call. */
+  onUpstreamCall(call: UpstreamCall): void;
+  plugins: Plugin[];
+}
+
+export const METRICS_PATH = '/metrics';
+
+export function createObservability(options: ObservabilityOptions): Observability {
+  const logger = options.logger ?? defaultLogger();
+  const metrics = createMetrics();
+  metrics.trackCircuit(options.transport);
+  options.transport.onStateChange((state) => logger[state === 'open' ? 'warn' : 'info']({ circuit: state }, `upstream circuit breaker ${state}`));
+
+  const plugins: Plugin[] = [
+    requestLogPlugin({ logger, requestIdOf: options.requestIdOf, onSummary: (summary) => metrics.observeOperation(summary) }),
+  ];
+  if (options.metricsEnabled ?? true) plugins.push(metricsEndpointPlugin(metrics));
+  if (options.debugUpstreamCalls ?? true) plugins.push(debugExtensionPlugin());
+
+  return {
+    logger,
+    yogaLogger: yogaLogger(logger),
+    metrics,
+    onUpstreamCall: (call) => metrics.observeUpstreamCall(call),
+    plugins,
+  };
+}
+
+function metricsEndpointPlugin(metrics: GatewayMetrics): Plugin {
+  return {
+    async onRequest({ request, url, endResponse, fetchAPI }) {
+      if (url.pathname !== METRICS_PATH || !['GET', 'HEAD'].includes(request.method)) return;
+      const { contentType, body } = await metrics.render();
+      endResponse(new fetchAPI.Response(body, { headers: { 'content-type': contentType, 'cache-control': 'no-store' } }));
+    },
+  };
+}

@@ -1,0 +1,58 @@
+// One pino logger per process: JSON lines to stdout or LOG_FILE, with every field that could hold a
+// key redacted. Log objects are built from named fields only (never a request or its headers), so
+// redaction is the second line of defence, not the first.
+import { AsyncLocalStorage } from 'node:async_hooks';
+import { pino, type DestinationStream, type Logger } from 'pino';
+import { loadLoggingConfig, type LogLevel } from '../config.ts';
+
+export type { Logger } from 'pino';
+
+export interface LoggerSettings {
+  /** @default 'info' */
+  logLevel?: LogLevel;
+  /** Append to this file (created with its directory); unset: stdout. */
+  logFile?: string;
+}
+
+const SECRET_NAMES = ['authorization', 'cookie', 'set-cookie', 'key', 'apiKey', 'token', 'accessToken', 'password', 'secret'];
+
+/** Secret-named fields at the top level and up to two levels down, and any `headers.authorization`/`cookie`. */
+export const REDACTED_PATHS = [
+  ...SECRET_NAMES.map((name) => (/^\w+$/.test(name) ? name : `["${name}"]`)).flatMap((name) => [name, `*.${name}`, `*.*.${name}`]),
+  'headers.authorization',
+  'headers.cookie',
+  '*.headers.authorization',
+  '*.headers.cookie',
+  '*.*.headers.authorization',
+  '*.*.headers.cookie',
+];
+
+/** The request a log line belongs to, so lines logged deep inside (Yoga, masked errors) carry its id. */
+export const requestScope = new AsyncLocalStorage<{ requestId?: string }>();
+
+export function createLogger(settings: LoggerSettings = {}, destination?: DestinationStream): Logger {
+  return pino(
+    {
+      level: settings.logLevel ?? 'info',
+      base: { pid: process.pid },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
+      serializers: { err: pino.stdSerializers.err },
+      mixin() {
+        const requestId = requestScope.getStore()?.requestId;
+        return requestId ? { requestId } : {};
+      },
+    },
+    // Written synchronously: a log line is never lost to an exit, a crash or a forced shutdown.
+    destination ?? pino.destination({ dest: settings.logFile ?? 1, append: true, mkdir: true, sync: true }),
+  );
+}
+
+let processLogger: Logger | undefined;
+
+/** The process's logger from LOG_LEVEL/LOG_FILE, for gateways built without one (tests, scripts). */
+export function defaultLogger(): Logger {
+  processLogger ??= createLogger(loadLoggingConfig());
+  return processLogger;
+}

@@ -1,0 +1,115 @@
+// Prometheus metrics (prom-client). Each gateway has its own Registry, so tests can build many; the
+// process metrics (CPU, memory, event loop, GC) live in one registry per process and are merged in
+// at scrape time.
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { CircuitState, GuardedTransport } from '../rest/circuit-breaker.ts';
+import type { UpstreamCall } from '../rest/request-transport.ts';
+import { safeRoute } from './routes.ts';
+import type { OperationSummary } from './request-log.ts';
+
+export interface GatewayMetrics {
+  readonly registry: Registry;
+  observeOperation(summary: OperationSummary): void;
+  observeUpstreamCall(call: UpstreamCall): void;
+  /** Follows the circuit breaker's state in `gateway_upstream_circuit_state`. */
+  trackCircuit(transport: Pick<GuardedTransport, 'state' | 'onStateChange'>): void;
+  /** The text exposition of this gateway's and the process's metrics. */
+  render(): Promise<{ contentType: string; body: string }>;
+}
+
+const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+const CIRCUIT_VALUES: Record<CircuitState, number> = { closed: 0, 'half-open': 1, open: 2 };
+/** Operation names are chosen by clients: past this many distinct ones, new names count as `other`. */
+const MAX_OPERATION_NAMES = 200;
+
+let processRegistry: Registry | undefined;
+
+export function createMetrics(): GatewayMetrics {
+  const registry = new Registry();
+  const registers = [registry];
+  const operations = new Counter({
+    name: 'gateway_graphql_operations_total',
+    help: 'GraphQL operations by operation name and outcome (ok, or error when the response carries errors).',
+    labelNames: ['operation', 'outcome'],
+    registers,
+  });
+  const operationSeconds = new Histogram({
+    name: 'gateway_graphql_operation_duration_seconds',
+    help: 'Time from receiving a GraphQL request to its response.',
+    labelNames: ['operation', 'outcome'],
+    buckets: SECONDS_BUCKETS,
+    registers,
+  });
+  const errors = new Counter({
+    name: 'gateway_graphql_errors_total',
+    help: 'Errors in GraphQL responses by extensions.code.',
+    labelNames: ['code'],
+    registers,
+  });
+  const upstreamCalls = new Counter({
+    name: 'gateway_upstream_requests_total',
+    help: 'Upstream REST calls by method, route template and status (the HTTP status, or the failure kind when there was none).',
+    labelNames: ['method', 'route', 'status'],
+    registers,
+  });
+  const upstreamSeconds = new Histogram({
+    name: 'gateway_upstream_request_duration_seconds',
+    help: 'Duration of upstream REST calls, retries included.',
+    labelNames: ['method', 'route', 'status'],
+    buckets: SECONDS_BUCKETS,
+    registers,
+  });
+  const retries = new Counter({
+    name: 'gateway_upstream_retries_total',
+    help: 'Upstream calls sent again (attempts - 1) by method and route template.',
+    labelNames: ['method', 'route'],
+    registers,
+  });
+  const circuit = new Gauge({
+    name: 'gateway_upstream_circuit_state',
+    help: 'The upstream circuit breaker: 0 closed, 1 half-open, 2 open.',
+    registers,
+  });
+  const operationNames = new Set<string>();
+
+  const operationLabel = (name: string | null): string => {
+    if (!name) return 'anonymous';
+    if (operationNames.has(name)) return name;
+    if (operationNames.size >= MAX_OPERATION_NAMES) return 'other';
+    operationNames.add(name);
+    return name;
+  };
+
+  return {
+    registry,
+    observeOperation(summary) {
+      const labels = { operation: operationLabel(summary.operation), outcome: summary.outcome };
+      operations.inc(labels);
+      operationSeconds.observe(labels, summary.durationMs / 1000);
+      for (const code of summary.errorCodes) errors.inc({ code });
+    },
+    observeUpstreamCall(call) {
+      const route = safeRoute(call.route);
+      const labels = { method: call.method, route, status: String(call.status ?? call.outcome) };
+      upstreamCalls.inc(labels);
+      upstreamSeconds.observe(labels, call.durationMs / 1000);
+      if (call.attempts > 1) retries.inc({ method: call.method, route }, call.attempts - 1);
+    },
+    trackCircuit(transport) {
+      circuit.set(CIRCUIT_VALUES[transport.state()]);
+      transport.onStateChange((state) => circuit.set(CIRCUIT_VALUES[state]));
+    },
+    async render() {
+      const merged = Registry.merge([processMetrics(), registry]);
+      return { contentType: merged.contentType, body: await merged.metrics() };
+    },
+  };
+}
+
+function processMetrics(): Registry {
+  if (!processRegistry) {
+    processRegistry = new Registry();
+    collectDefaultMetrics({ register: processRegistry });
+  }
+  return processRegistry;
+}

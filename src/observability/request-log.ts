@@ -1,0 +1,121 @@
+// One summary per GraphQL request (request id, operation, duration, upstream calls, outcome), handed
+// to the log line and the metrics. Also scopes every log line made while handling a request to its
+// request id.
+import { getOperationAST } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+import type { UpstreamCall } from '../rest/request-transport.ts';
+import { type Logger, requestScope } from './logger.ts';
+
+export interface OperationSummary {
+  requestId: string;
+  /** The executed operation's name; null when anonymous or when the request never got that far. */
+  operation: string | null;
+  operationType: 'query' | 'mutation' | 'subscription' | null;
+  /** The HTTP status of the response. */
+  status: number;
+  durationMs: number;
+  upstreamCalls: number;
+  /** Sends beyond the first (GET retries) over all upstream calls. */
+  upstreamRetries: number;
+  outcome: 'ok' | 'error';
+  /** `extensions.code` of each distinct error in the response, sorted. */
+  errorCodes: string[];
+}
+
+export interface RequestLogOptions {
+  logger: Logger;
+  /** The id the request-id plugin gave this request (that plugin runs first). */
+  requestIdOf(request: Request): string | undefined;
+  /** Told of every finished GraphQL request after it is logged (metrics). */
+  onSummary?(summary: OperationSummary): void;
+  /** @default '/graphql' */
+  graphqlEndpoint?: string;
+}
+
+interface Pending {
+  startedAt: number;
+  requestId: string;
+  operation: string | null;
+  operationType: OperationSummary['operationType'];
+  calls: readonly UpstreamCall[];
+  errorCodes: Set<string>;
+}
+
+const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,99}$/;
+
+export function requestLogPlugin(options: RequestLogOptions): Plugin {
+  const endpoint = options.graphqlEndpoint ?? '/graphql';
+  const pending = new WeakMap<Request, Pending>();
+
+  return {
+    instrumentation: {
+      request: (_payload, wrapped) => requestScope.run({}, wrapped),
+    },
+    onRequest({ request, url }) {
+      const requestId = options.requestIdOf(request) ?? '';
+      const scope = requestScope.getStore();
+      if (scope) scope.requestId = requestId;
+      if (url.pathname !== endpoint || request.method === 'OPTIONS') return;
+      pending.set(request, {
+        startedAt: performance.now(),
+        requestId,
+        operation: null,
+        operationType: null,
+        calls: [],
+        errorCodes: new Set(),
+      });
+    },
+    onParams({ request, params }) {
+      const entry = pending.get(request);
+      if (!entry) return;
+      // The name the client asked for, until execution knows the real one (kept only if it is a name).
+      if (typeof params.operationName === 'string' && GRAPHQL_NAME.test(params.operationName)) entry.operation = params.operationName;
+    },
+    onExecute({ args }) {
+      const context = args.contextValue as { request?: Request; upstreamCalls?: readonly UpstreamCall[] };
+      const entry = context.request && pending.get(context.request);
+      if (!entry) return;
+      const operation = getOperationAST(args.document, args.operationName);
+      entry.operation = operation?.name?.value ?? null;
+      entry.operationType = operation?.operation ?? null;
+      if (context.upstreamCalls) entry.calls = context.upstreamCalls;
+    },
+    onResultProcess({ request, result }) {
+      const entry = pending.get(request);
+      if (!entry) return;
+      const results = Array.isArray(result) ? result : [result];
+      for (const single of results) {
+        if (!single || Symbol.asyncIterator in single) continue;
+        for (const error of single.errors ?? []) entry.errorCodes.add(errorCode(error));
+      }
+    },
+    onResponse({ request, response }) {
+      const entry = pending.get(request);
+      if (!entry) return;
+      pending.delete(request);
+      if (response.headers.get('content-type')?.startsWith('text/html')) return; // GraphiQL, not an operation
+      const errorCodes = [...entry.errorCodes].sort();
+      const summary: OperationSummary = {
+        requestId: entry.requestId,
+        operation: entry.operation,
+        operationType: entry.operationType,
+        status: response.status,
+        durationMs: Math.round((performance.now() - entry.startedAt) * 10) / 10,
+        upstreamCalls: entry.calls.length,
+        upstreamRetries: entry.calls.reduce((sum, call) => sum + call.attempts - 1, 0),
+        outcome: errorCodes.length === 0 && response.status < 400 ? 'ok' : 'error',
+        errorCodes,
+      };
+      options.logger.info(summary, 'graphql request');
+      options.onSummary?.(summary);
+    },
+  };
+}
+
+/** `extensions.code`, or what kind of failure an error without one is (Yoga's own request errors). */
+function errorCode(error: { extensions?: Record<string, unknown> }): string {
+  const code = error.extensions?.code;
+  if (typeof code === 'string') return code;
+  const status = (error.extensions?.http as { status?: number } | undefined)?.status;
+  return status ? `HTTP_${status}` : 'UNKNOWN';
+}

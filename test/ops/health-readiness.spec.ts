@@ -1,0 +1,107 @@
+// /health answers while the process is up; /readiness only while the upstream answers (any status,
+// probed without a key) and the circuit breaker is not open, and not once shutdown has begun.
+import { afterAll, describe, expect, it } from 'vitest';
+import type { Gateway } from '../../src/gateway.ts';
+import { startReferenceApi } from '../../src/reference-api/index.ts';
+import { refusedUrl, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
+import { gatewayFactory, postGraphQL } from './support.ts';
+
+const api = await startReferenceApi();
+const gateways = gatewayFactory({ upstreamUrl: api.url });
+const fake = await startFakeUpstream();
+
+const gateway = gateways.build;
+
+async function get(target: Gateway, path: string) {
+  const response = await target.yoga.fetch(`http://gateway.test${path}`);
+  const text = await response.text();
+  return { status: response.status, body: (text ? JSON.parse(text) : {}) as { status?: string; reason?: string }, headers: response.headers };
+}
+
+afterAll(async () => {
+  await gateways.closeAll();
+  await api.close();
+  await fake.close();
+});
+
+describe('/health', () => {
+  it('answers 200 even when the upstream is down', async () => {
+    const target = gateway({ upstreamUrl: await refusedUrl() });
+    expect((await get(target, '/health')).status).toBe(200);
+  });
+});
+
+describe('/readiness', () => {
+  it('is ready when the upstream answers, and probes it without any key', async () => {
+    const target = gateway();
+    // A caller's request first, so a key has been seen by this gateway.
+    await postGraphQL(target.yoga.fetch as (url: string, init: RequestInit) => Promise<Response>, '{ organizations { totalCount } }', {
+      key: api.keys.demo,
+    });
+    api.clearRequests();
+    const response = await get(target, '/readiness');
+    expect(response).toMatchObject({ status: 200, body: { status: 'ready' } });
+    expect(response.headers.get('cache-control')).toBe('no-store');
+    expect(api.requests).toHaveLength(1);
+    expect(api.requests[0]).toMatchObject({ method: 'GET', path: '/api/organizations/' });
+    expect(api.requests[0]?.headers.authorization).toBeUndefined();
+    expect(JSON.stringify(api.requests[0]?.headers)).not.toContain(api.keys.demo);
+  });
+
+  it('counts any answer as reachable, a 5xx included (the circuit breaker judges failures)', async () => {
+    fake.handle((_req, res) => sendJson(res, 503, { detail: 'maintenance' }));
+    expect((await get(gateway({ upstreamUrl: fake.url }), '/readiness')).status).toBe(200);
+  });
+
+  it('keeps a path prefix of UPSTREAM_URL', async () => {
+    fake.requests.length = 0;
+    fake.handle((_req, res) => sendJson(res, 401, { detail: 'no key' }));
+    expect((await get(gateway({ upstreamUrl: `${fake.url}/prefix` }), '/readiness')).status).toBe(200);
+    expect(fake.requests.map((r) => r.path)).toEqual(['/prefix/api/organizations/']);
+  });
+
+  it('is 503 when the upstream cannot be reached', async () => {
+    const response = await get(gateway({ upstreamUrl: await refusedUrl() }), '/readiness');
+    expect(response).toEqual({ status: 503, body: { status: 'unavailable', reason: 'the upstream could not be reached' }, headers: expect.anything() });
+  });
+
+  it('is 503 when the upstream does not answer in time', async () => {
+    fake.handle((_req, res) => setTimeout(() => sendJson(res, 401, {}), 1000));
+    const response = await get(gateway({ upstreamUrl: fake.url, readinessTimeoutMs: 100 }), '/readiness');
+    expect(response.status).toBe(503);
+    expect(response.body.reason).toBe('the upstream did not answer within 100 ms');
+  });
+
+  it('shares one probe between requests that arrive together', async () => {
+    fake.requests.length = 0;
+    fake.handle((_req, res) => setTimeout(() => sendJson(res, 401, {}), 50));
+    const target = gateway({ upstreamUrl: fake.url });
+    const answers = await Promise.all([1, 2, 3].map(() => get(target, '/readiness')));
+    expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
+    expect(fake.requests).toHaveLength(1);
+  });
+
+  it('is 503 while the circuit breaker is open, without probing', async () => {
+    fake.handle((_req, res) => sendJson(res, 500, {}));
+    const target = gateway({
+      upstreamUrl: fake.url,
+      upstreamGetRetries: 0,
+      circuitBreaker: { volumeThreshold: 1, errorThresholdPercentage: 1, resetTimeoutMs: 60_000 },
+    });
+    await postGraphQL(target.yoga.fetch as (url: string, init: RequestInit) => Promise<Response>, '{ organizations { totalCount } }', {
+      key: 'phx_readiness_test_key',
+    });
+    fake.requests.length = 0;
+    expect(await get(target, '/readiness')).toMatchObject({ status: 503, body: { reason: 'the upstream circuit breaker is open' } });
+    expect(fake.requests).toHaveLength(0);
+  });
+
+  it('is 503 once shutdown has begun, and responses then close their connection', async () => {
+    const target = gateway();
+    target.beginShutdown();
+    const response = await get(target, '/readiness');
+    expect(response).toMatchObject({ status: 503, body: { reason: 'the gateway is shutting down' } });
+    expect(response.headers.get('connection')).toBe('close');
+    expect((await get(target, '/health')).status).toBe(200);
+  });
+});

@@ -1,0 +1,109 @@
+// Prometheus metrics at /metrics: operations, upstream calls by route template, retries, the circuit
+// breaker's state and the process metrics, each gateway in its own registry.
+import { afterAll, describe, expect, it } from 'vitest';
+import { EXAMPLE_QUERY } from '../../src/example-query.ts';
+import type { Gateway } from '../../src/gateway.ts';
+import type { UpstreamCall } from '../../src/rest/request-transport.ts';
+import { startReferenceApi } from '../../src/reference-api/index.ts';
+import { sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
+import { gatewayFactory, postGraphQL } from './support.ts';
+
+const api = await startReferenceApi();
+const gateways = gatewayFactory({ upstreamUrl: api.url });
+const fake = await startFakeUpstream();
+const page = (results: unknown[]) => ({ count: results.length, next: null, previous: null, results });
+
+const gateway = gateways.build;
+
+async function scrape(target: Gateway): Promise<string> {
+  const response = await target.yoga.fetch('http://gateway.test/metrics');
+  expect(response.status).toBe(200);
+  expect(response.headers.get('content-type')).toContain('text/plain');
+  return response.text();
+}
+
+const run = (target: Gateway, query: string, key?: string) =>
+  postGraphQL(target.yoga.fetch as (url: string, init: RequestInit) => Promise<Response>, query, { key });
+
+afterAll(async () => {
+  await gateways.closeAll();
+  await api.close();
+  await fake.close();
+});
+
+describe('/metrics', () => {
+  it('counts operations by name and outcome, and upstream calls by method, route template and status', async () => {
+    const calls: UpstreamCall[] = [];
+    const target = gateway({ onUpstreamCall: (call) => calls.push(call) });
+    expect((await run(target, EXAMPLE_QUERY, api.keys.demo)).body.errors).toBeUndefined();
+    await run(target, '{ organizations { totalCount } }');
+
+    const text = await scrape(target);
+    expect(text).toContain('gateway_graphql_operations_total{operation="Dashboard",outcome="ok"} 1');
+    expect(text).toContain('gateway_graphql_operation_duration_seconds_count{operation="Dashboard",outcome="ok"} 1');
+    expect(text).toContain('gateway_graphql_operations_total{operation="anonymous",outcome="error"} 1');
+    expect(text).toContain('gateway_graphql_errors_total{code="UNAUTHENTICATED"} 1');
+    expect(text).toContain('gateway_upstream_requests_total{method="GET",route="/api/organizations/",status="200"} 1');
+    expect(text).toContain('gateway_upstream_requests_total{method="GET",route="/api/organizations/:organization_id/batch_exports/",status="200"} 2');
+    expect(text).toMatch(/gateway_upstream_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/api\/organizations\/",status="200"\} \d/);
+    expect(text).toContain('gateway_upstream_circuit_state 0');
+    // The process's own metrics ride along.
+    expect(text).toContain('process_cpu_user_seconds_total');
+    expect(text).toContain('nodejs_eventloop_lag_seconds');
+    // Only templates: no concrete id, no host, no key.
+    expect(text).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-/);
+    expect(text).not.toContain(api.url);
+    expect(text).not.toContain(api.keys.demo);
+    // The onUpstreamCall option sees the same calls.
+    expect(calls.length).toBeGreaterThan(5);
+    expect(calls[0]).toMatchObject({ method: 'GET', route: '/api/organizations/', status: 200, attempts: 1, outcome: 'ok' });
+  });
+
+  it('counts GET retries by route, and the status of the final answer', async () => {
+    let sent = 0;
+    fake.handle((req, res) => {
+      sent += 1;
+      if (sent === 1) return sendJson(res, 503, { detail: 'try again' });
+      return sendJson(res, 200, page([]));
+    });
+    const target = gateway({ upstreamUrl: fake.url, upstreamGetRetries: 1 });
+    const result = await run(target, '{ organizations { totalCount } }', 'phx_metrics_test_key');
+    expect(result.body.data.organizations.totalCount).toBe(0);
+
+    const text = await scrape(target);
+    expect(text).toContain('gateway_upstream_retries_total{method="GET",route="/api/organizations/"} 1');
+    expect(text).toContain('gateway_upstream_requests_total{method="GET",route="/api/organizations/",status="200"} 1');
+  });
+
+  it('follows the circuit breaker: 0 closed, 2 open', async () => {
+    fake.handle((_req, res) => sendJson(res, 500, { detail: 'down' }));
+    const target = gateway({
+      upstreamUrl: fake.url,
+      upstreamGetRetries: 0,
+      circuitBreaker: { volumeThreshold: 1, errorThresholdPercentage: 1, resetTimeoutMs: 60_000 },
+    });
+    expect(await scrape(target)).toContain('gateway_upstream_circuit_state 0');
+    await run(target, '{ organizations { totalCount } }', 'phx_metrics_test_key');
+    expect(target.transport.state()).toBe('open');
+    const text = await scrape(target);
+    expect(text).toContain('gateway_upstream_circuit_state 2');
+    expect(text).toContain('gateway_upstream_requests_total{method="GET",route="/api/organizations/",status="500"} 1');
+
+    // Calls refused by the open circuit have no status: they count under their failure kind.
+    await run(target, '{ organizations { totalCount } }', 'phx_metrics_test_key');
+    expect(await scrape(target)).toContain('gateway_upstream_requests_total{method="GET",route="/api/organizations/",status="circuit-open"} 1');
+  });
+
+  it('keeps each gateway in its own registry', async () => {
+    const first = gateway();
+    const second = gateway();
+    await run(first, 'query One { organizations { totalCount } }', api.keys.demo);
+    expect(await scrape(first)).toContain('gateway_graphql_operations_total{operation="One",outcome="ok"} 1');
+    expect(await scrape(second)).not.toContain('operation="One"');
+  });
+
+  it('is not served when METRICS_ENABLED is off', async () => {
+    const target = gateway({ metricsEnabled: false });
+    expect((await target.yoga.fetch('http://gateway.test/metrics')).status).toBe(404);
+  });
+});

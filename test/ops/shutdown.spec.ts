@@ -1,0 +1,95 @@
+// SIGTERM: `src/main.ts` stops accepting connections, finishes the requests in flight, releases the
+// upstream pool (and the embedded API) and exits 0; requests still running after SHUTDOWN_GRACE_MS
+// do not hold it up (exit 1). The processes log to the suite's LOG_FILE, checked for keys at the end.
+import type { ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
+import { startMain } from '../support/main-process.ts';
+
+const KEY = 'phx_shutdown_test_key';
+const fake = await startFakeUpstream();
+const children: ChildProcess[] = [];
+const page = (results: unknown[]) => ({ count: results.length, next: null, previous: null, results });
+
+// The upstream answers after `delay` ms, named in the request's path prefix.
+fake.handle((req, res) => {
+  const delay = Number(/^\/slow-(\d+)\//.exec(req.path)?.[1] ?? 0);
+  setTimeout(() => sendJson(res, 200, page([{ id: '0b0e7a52-3a55-4d5e-9a43-6f6d2a1f0001', name: 'Acme', slug: 'acme', teams: [] }])), delay);
+});
+
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  await fake.close();
+});
+
+function start(env: Record<string, string>) {
+  const main = startMain(env);
+  children.push(main.child);
+  return { ...main, ready: main.ready.then(({ url }) => url) };
+}
+
+function post(url: string) {
+  return fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+    body: JSON.stringify({ query: 'query Slow { organizations { nodes { name } } }' }),
+  });
+}
+
+async function untilUpstreamReceived(prefix: string): Promise<void> {
+  while (!fake.requests.some((r) => r.path.startsWith(prefix))) await new Promise((resolve) => setTimeout(resolve, 10));
+}
+
+/** The lines this process wrote to the suite's log file. */
+function logLinesOf(pid: number | undefined): { msg: string; [field: string]: unknown }[] {
+  const file = process.env.LOG_FILE;
+  if (!file) return [];
+  return readFileSync(file, 'utf8')
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => JSON.parse(line))
+    .filter((line) => line.pid === pid);
+}
+
+describe.concurrent('SIGTERM', () => {
+  it('lets a request in flight finish with its data, then exits 0', async () => {
+    const gateway = start({ UPSTREAM_URL: `${fake.url}/slow-500`, SHUTDOWN_GRACE_MS: '10000' });
+    const url = await gateway.ready;
+    const response = post(url);
+    await untilUpstreamReceived('/slow-500/');
+    gateway.child.kill('SIGTERM');
+
+    const answer = await response;
+    expect(answer.status).toBe(200);
+    expect(await answer.json()).toEqual({ data: { organizations: { nodes: [{ name: 'Acme' }] } } });
+    expect(await gateway.exited).toBe(0);
+
+    // No new connections once shutdown has begun.
+    await expect(fetch(url.replace('/graphql', '/health'))).rejects.toThrow();
+    if (process.env.LOG_FILE) {
+      const messages = logLinesOf(gateway.child.pid).map((line) => line.msg);
+      expect(messages).toEqual(expect.arrayContaining(['gateway listening', 'shutting down: no new connections; finishing the requests in flight', 'graphql request', 'shut down cleanly']));
+      expect(messages.indexOf('graphql request')).toBeGreaterThan(messages.indexOf('shutting down: no new connections; finishing the requests in flight'));
+    }
+  });
+
+  it('exits 1 after SHUTDOWN_GRACE_MS when a request is still running', async () => {
+    const gateway = start({ UPSTREAM_URL: `${fake.url}/slow-5000`, SHUTDOWN_GRACE_MS: '300' });
+    const url = await gateway.ready;
+    const response = post(url).catch((error: unknown) => error);
+    await untilUpstreamReceived('/slow-5000/');
+    const signalledAt = performance.now();
+    gateway.child.kill('SIGTERM');
+    expect(await gateway.exited).toBe(1);
+    expect(performance.now() - signalledAt).toBeLessThan(3000);
+    expect(await response).toBeInstanceOf(Error); // the connection went down with the process
+  });
+
+  it('closes the embedded reference API too, and exits 0 when idle', async () => {
+    const gateway = start({});
+    await gateway.ready;
+    gateway.child.kill('SIGTERM');
+    expect(await gateway.exited).toBe(0);
+  });
+});
