@@ -1,8 +1,8 @@
 import { type BatchExportRecord, type BatchExportRunRecord, tagRun } from '../loaders/records.ts';
 import type { BatchExportDestination } from '../rest/types.ts';
 import { builder } from './builder.ts';
+import { nodeType } from './node-type.ts';
 import { listFields } from './connection-types.ts';
-import { joinIdParts } from './global-id.ts';
 import { requiresScope } from './naming.ts';
 import { registerNode } from './node-registry.ts';
 import { BatchExportDestinationRef, BatchExportRef, BatchExportRunRef, OrganizationRef } from './refs.ts';
@@ -10,9 +10,9 @@ import { restFields } from './rest-fields.ts';
 
 const READ = requiresScope('batch_export:read');
 
-builder.node(BatchExportRef, {
+nodeType(BatchExportRef, {
   description: `A scheduled export of events or persons to a destination. ${READ}`,
-  id: { resolve: (e) => joinIdParts(e.$org, e.id) },
+  idParts: (e) => [e.$org, e.id],
   fields: (t) => ({
     databaseId: t.field({ type: 'UUID', nullable: false, description: 'The REST `id`.', resolve: (e) => e.id }),
     ...restFields<BatchExportRecord>(t, {
@@ -53,9 +53,9 @@ builder.objectType(BatchExportDestinationRef, {
   }),
 });
 
-builder.node(BatchExportRunRef, {
+nodeType(BatchExportRunRef, {
   description: `One run of a batch export; reached through \`BatchExport.latestRuns\`. ${READ}`,
-  id: { resolve: (run) => joinIdParts(run.$org, run.$export, run.id) },
+  idParts: (run) => [run.$org, run.$export, run.id],
   fields: (t) => ({
     databaseId: t.field({ type: 'UUID', nullable: false, description: 'The REST `id`.', resolve: (run) => run.id }),
     ...restFields<BatchExportRunRecord>(t, {

@@ -1,7 +1,7 @@
 import type { DomainRecord } from '../loaders/records.ts';
 import { builder } from './builder.ts';
+import { nodeType } from './node-type.ts';
 import { listFields } from './connection-types.ts';
-import { joinIdParts } from './global-id.ts';
 import { requiresScope } from './naming.ts';
 import { registerNode } from './node-registry.ts';
 import { DomainRef, OrganizationRef } from './refs.ts';
@@ -9,9 +9,9 @@ import { restFields } from './rest-fields.ts';
 
 const READ = requiresScope('organization:read');
 
-builder.node(DomainRef, {
+nodeType(DomainRef, {
   description: `An e-mail domain of the organization, with its single sign-on settings. ${READ}`,
-  id: { resolve: (d) => joinIdParts(d.$org, d.id) },
+  idParts: (d) => [d.$org, d.id],
   fields: (t) => ({
     databaseId: t.field({ type: 'UUID', nullable: false, description: 'The REST `id`.', resolve: (d) => d.id }),
     ...restFields<DomainRecord>(t, {

@@ -1,7 +1,7 @@
 import type { InviteRecord } from '../loaders/records.ts';
 import { builder } from './builder.ts';
+import { nodeType } from './node-type.ts';
 import { listFields } from './connection-types.ts';
-import { joinIdParts } from './global-id.ts';
 import { requiresScope } from './naming.ts';
 import { registerNode } from './node-registry.ts';
 import { InviteRef, OrganizationRef, UserRef } from './refs.ts';
@@ -9,9 +9,9 @@ import { restFields } from './rest-fields.ts';
 
 const READ = requiresScope('organization_member:read');
 
-builder.node(InviteRef, {
+nodeType(InviteRef, {
   description: `An invitation to join the organization. ${READ}`,
-  id: { resolve: (i) => joinIdParts(i.$org, i.id) },
+  idParts: (i) => [i.$org, i.id],
   fields: (t) => ({
     databaseId: t.field({ type: 'UUID', nullable: false, description: 'The REST `id`.', resolve: (i) => i.id }),
     ...restFields<InviteRecord>(t, {

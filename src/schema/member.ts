@@ -1,7 +1,7 @@
 import type { MemberRecord } from '../loaders/records.ts';
 import { builder } from './builder.ts';
+import { nodeType } from './node-type.ts';
 import { listFields } from './connection-types.ts';
-import { joinIdParts } from './global-id.ts';
 import { requiresScope } from './naming.ts';
 import { registerNode } from './node-registry.ts';
 import { MemberRef, OrganizationRef, UserRef } from './refs.ts';
@@ -9,10 +9,10 @@ import { restFields } from './rest-fields.ts';
 
 const READ = requiresScope('organization_member:read');
 
-builder.node(MemberRef, {
+nodeType(MemberRef, {
   description: `A member of the organization. ${READ}`,
   // The id carries the user's uuid too: REST addresses a member by it (PATCH/DELETE .../members/:user__uuid).
-  id: { resolve: (m) => joinIdParts(m.$org, m.id, m.user?.uuid ?? '') },
+  idParts: (m) => [m.$org, m.id, m.user?.uuid ?? ''],
   fields: (t) => ({
     databaseId: t.field({ type: 'UUID', nullable: false, description: 'The REST `id` of the membership.', resolve: (m) => m.id }),
     ...restFields<MemberRecord>(t, {

@@ -1,8 +1,8 @@
 import type { OrganizationRecord, ProjectRecord } from '../loaders/records.ts';
 import { builder } from './builder.ts';
+import { nodeType } from './node-type.ts';
 import { resolveRestConnection } from './connection.ts';
 import { connectionType } from './connection-types.ts';
-import { joinIdParts } from './global-id.ts';
 import { requiresScope } from './naming.ts';
 import { registerNode } from './node-registry.ts';
 import { OrganizationRef, ProjectRef } from './refs.ts';
@@ -10,9 +10,9 @@ import { restFields } from './rest-fields.ts';
 
 const READ = requiresScope('organization:read');
 
-builder.node(OrganizationRef, {
+nodeType(OrganizationRef, {
   description: `An organization the caller's key can see. ${READ}`,
-  id: { resolve: (org) => joinIdParts(org.id) },
+  idParts: (org) => [org.id],
   fields: (t) => ({
     databaseId: t.field({ type: 'UUID', nullable: false, description: 'The REST `id`.', resolve: (org) => org.id }),
     ...restFields<OrganizationRecord>(t, {

@@ -1,13 +1,13 @@
 import { builder } from './builder.ts';
-import { joinIdParts } from './global-id.ts';
+import { nodeType } from './node-type.ts';
 import { requiresScope } from './naming.ts';
 import { registerNode } from './node-registry.ts';
 import { ProjectRef } from './refs.ts';
 
-builder.node(ProjectRef, {
+nodeType(ProjectRef, {
   description:
     "A project (an organization's team). It has no REST record of its own: it is known from `Organization.projects` or by its id, and holds the surveys.",
-  id: { resolve: (p) => joinIdParts(p.projectId) },
+  idParts: (p) => [p.projectId],
   fields: (t) => ({
     databaseId: t.field({ type: 'String', nullable: false, description: 'The REST project id.', resolve: (p) => p.projectId }),
     name: t.field({

@@ -1,7 +1,7 @@
 import type { SurveyRecord } from '../loaders/records.ts';
 import { builder } from './builder.ts';
+import { nodeType } from './node-type.ts';
 import { listFields } from './connection-types.ts';
-import { joinIdParts } from './global-id.ts';
 import { requiresScope } from './naming.ts';
 import { registerNode } from './node-registry.ts';
 import { FeatureFlagRef, ProjectRef, SurveyRef, UserRef } from './refs.ts';
@@ -25,9 +25,9 @@ export const SURVEY_CONTENT_FIELDS = {
   current_iteration_start_date: ['DateTime', 'When the current iteration started.'],
 } satisfies Partial<Record<keyof SurveyRecord, RestFieldSpec>>;
 
-builder.node(SurveyRef, {
+nodeType(SurveyRef, {
   description: `A survey shown to users of a project. ${READ}`,
-  id: { resolve: (s) => joinIdParts(s.$project, s.id) },
+  idParts: (s) => [s.$project, s.id],
   fields: (t) => ({
     databaseId: t.field({ type: 'UUID', nullable: false, description: 'The REST `id`.', resolve: (s) => s.id }),
     ...restFields<SurveyRecord>(t, {

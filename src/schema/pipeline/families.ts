@@ -5,8 +5,8 @@ import type { PipelineItemRecord } from '../../loaders/records.ts';
 import type { RestClient } from '../../rest/client.ts';
 import type { PipelineFamily } from '../../rest/types.ts';
 import { builder } from '../builder.ts';
+import { nodeType } from '../node-type.ts';
 import { listFields } from '../connection-types.ts';
-import { joinIdParts } from '../global-id.ts';
 import { requiresScope } from '../naming.ts';
 import { registerNode } from '../node-registry.ts';
 import {
@@ -55,10 +55,10 @@ const ORG_EXTRAS: [suffix: string, description: string, get: (rest: RestClient, 
 ];
 
 for (const { family, typeName, ref, plural, what, hasExtras } of FAMILIES) {
-  builder.node(ref, {
+  nodeType(ref, {
     description: `A pipeline ${what}. ${READ}`,
     interfaces: [PipelineItemRef],
-    id: { resolve: (item) => joinIdParts(item.$org, item.id) },
+    idParts: (item) => [item.$org, item.id],
     fields: (t) => ({
       checkForUpdates: t.field({
         type: ref,

@@ -1,0 +1,34 @@
+// Declares a Node type: an object implementing `Node` whose `id` is its global id. The relay
+// plugin's `builder.node` resolves every `id` through an async function; a list page of records
+// then costs a promise per id, so ids are computed synchronously here.
+import type { FieldMap, InterfaceRef, ObjectRef, SchemaTypes } from '@pothos/core';
+import { builder } from './builder.ts';
+import { globalId } from './global-id.ts';
+
+type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T extends SchemaTypes> ? T : never;
+type FieldBuilder<T> = PothosSchemaTypes.ObjectFieldBuilder<Types, T>;
+
+export interface NodeTypeOptions<T> {
+  description: string;
+  /** The REST ids `node(id:)` needs to fetch the record again, parent first. */
+  idParts: (record: T) => (string | number)[];
+  interfaces?: InterfaceRef<any, T>[];
+  fields: (t: FieldBuilder<T>) => FieldMap;
+}
+
+export function nodeType<T>(ref: ObjectRef<any, T>, { description, idParts, interfaces = [], fields }: NodeTypeOptions<T>): void {
+  const typename = ref.name;
+  builder.objectType(ref, {
+    description,
+    interfaces: [builder.nodeInterfaceRef(), ...interfaces],
+    fields: (t) => ({
+      id: t.field({
+        type: 'ID',
+        nullable: false,
+        description: 'Opaque global id; `Query.node(id:)` resolves it.',
+        resolve: (record) => globalId(typename, ...idParts(record)),
+      }),
+      ...fields(t),
+    }),
+  });
+}
