@@ -1,6 +1,7 @@
 // The per-request context: the caller's key (never logged, only handed to the REST client), the
 // request id, and a fresh set of loaders built from them.
 import { randomUUID } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import { gatewayError } from './errors.ts';
 import { createLoaders, type Loaders } from './loaders/index.ts';
 import { createRestClient, type RestClient } from './rest/client.ts';
@@ -52,11 +53,12 @@ export function createContext(
   const rest = () => {
     if (key === null) throw gatewayError('UNAUTHENTICATED', 'This field needs an `Authorization: Bearer <personal API key>` header.');
     // The deadline starts with the first upstream call; the client's disconnect also cancels calls.
-    client ??= createRestClient(requestTransport, {
-      key,
-      requestId,
-      signal: AbortSignal.any([request.signal, AbortSignal.timeout(limits.deadlineMs)]),
-    });
+    if (!client) {
+      const signal = AbortSignal.any([request.signal, AbortSignal.timeout(limits.deadlineMs)]);
+      // Every upstream call of the request listens to this one signal: dozens is normal, not a leak.
+      setMaxListeners(0, signal);
+      client = createRestClient(requestTransport, { key, requestId, signal });
+    }
     return client;
   };
   return { requestId, authenticated: key !== null, rest, loaders: createLoaders(rest), upstreamCalls: requestTransport.calls };
