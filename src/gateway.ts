@@ -1,7 +1,7 @@
 // createGateway(options): the Yoga instance (schema, per-request context, error masking, request
 // ids, health) over one shared upstream transport.
 import { GraphQLError } from 'graphql';
-import { createYoga, type GraphiQLOptions, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { createContext, type GatewayContext, type RequestLimits, requestIdOf } from './context.ts';
 import { type CircuitBreakerOptions, type GuardedTransport, withCircuitBreaker } from './rest/circuit-breaker.ts';
 import { toGraphQLError } from './errors.ts';
@@ -11,6 +11,8 @@ import { DEFAULT_QUERY_LIMITS, type QueryLimits, queryLimitPlugins } from './lim
 import { createUpstreamTransport, type UpstreamTransport } from './rest/transport.ts';
 import { subgraphSchema as schema } from './schema/subgraph.ts'; // the public schema plus _service and _entities
 import { EXAMPLE_QUERY } from './example-query.ts';
+import { createLocalGraphiQL } from './graphiql/index.ts';
+import { type OperationManifest, persistedOperationPlugins } from './persisted/index.ts';
 import { createHttpSurface, type HttpOptions } from './http/index.ts';
 import { createObservability, type ObservabilityOptions } from './observability/index.ts';
 import type { Logger } from './observability/logger.ts';
@@ -42,6 +44,8 @@ export interface GatewayOptions extends OperationsOptions {
   maxRequestBytes?: number;
   /** Filled into GraphiQL's headers: only for the embedded demo API, never for a real upstream. */
   demoKey?: string;
+  /** Run only these operations, by id (PERSISTED_OPERATIONS). @default undefined: any operation, and APQ */
+  persistedOperations?: OperationManifest;
   /** A transport to use instead of building one (tests). */
   transport?: UpstreamTransport;
   /** Told of every finished upstream call, after the metrics. */
@@ -83,6 +87,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
   };
 
+  const graphiql = createLocalGraphiQL({ title: 'Organization GraphQL gateway', defaultQuery: EXAMPLE_QUERY, demoKey: options.demoKey });
+
   const yoga = createYoga<Record<string, never>, GatewayContext>({
     schema,
     graphqlEndpoint: '/graphql',
@@ -91,21 +97,18 @@ export function createGateway(options: GatewayOptions): Gateway {
     cors: http.cors,
     context: ({ request }) => createContext(transport, request, limits, requestIds.get(request)),
     maskedErrors: { maskError: callerFacingError },
-    renderGraphiQL: renderLocalGraphiQL,
-    graphiql: {
-      title: 'Organization GraphQL gateway',
-      defaultQuery: EXAMPLE_QUERY,
-      headers: options.demoKey ? JSON.stringify({ Authorization: `Bearer ${options.demoKey}` }, null, 2) : undefined,
-      shouldPersistHeaders: false,
-    },
+    renderGraphiQL: graphiql.render,
+    graphiql: graphiql.options,
     // Batched operations (a JSON array of operations) stay off: Yoga's default.
     batching: false,
     plugins: [
       requestIdPlugin(requestIds),
       healthPlugin(),
+      graphiql.plugin,
       ...observability.plugins,
       ...http.plugins,
       bodyLimitPlugin(options.maxRequestBytes ?? 102_400),
+      ...persistedOperationPlugins(options.persistedOperations),
       ...queryLimitPlugins({ ...DEFAULT_QUERY_LIMITS, ...options.queryLimits }),
       fanOutBudgetPlugin(limits.maxCalls),
     ],
@@ -122,21 +125,6 @@ export function createGateway(options: GatewayOptions): Gateway {
       await http.close();
     },
   };
-}
-
-/**
- * GraphiQL with its scripts and styles served by the gateway itself (no CDN), loaded on the first
- * browser visit so the 9 MB bundle costs nothing to processes that never serve it.
- */
-const graphiqlPages = new Map<string, Promise<string>>();
-function renderLocalGraphiQL(options?: GraphiQLOptions): Promise<string> {
-  const key = JSON.stringify(options ?? {});
-  let page = graphiqlPages.get(key);
-  if (!page) {
-    page = import('@graphql-yoga/render-graphiql').then(({ renderGraphiQL }) => renderGraphiQL(options));
-    graphiqlPages.set(key, page);
-  }
-  return page;
 }
 
 /** Every error leaves through here: upstream failures get contract codes, anything else is masked. */

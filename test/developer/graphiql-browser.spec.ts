@@ -1,0 +1,127 @@
+// A newcomer's first minutes in a real browser: `npm start` with no configuration, GraphiQL at
+// /graphql runs its example query with the demo key, shows the schema's descriptions, and says
+// UNAUTHENTICATED without a key. All of it under the page's strict Content-Security-Policy (no
+// violation reported) and with no request leaving localhost. Debian's Chromium, driven by
+// playwright-core; screenshots go to test-artifacts/.
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type GatewayProcess, repositoryRoot, startGatewayProcess } from './gateway-process.ts';
+
+const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+const artifacts = fileURLToPath(new URL('test-artifacts/', repositoryRoot));
+
+/** What a locator shows, with the editor's non-breaking spaces and line breaks as single spaces. */
+const shown = async (locator: Locator) => ((await locator.textContent()) ?? '').replace(/\s+/g, ' ');
+
+describe.skipIf(process.env.SKIP_BROWSER_TESTS === '1')('GraphiQL in Chromium', { timeout: 40_000 }, () => {
+  let gateway: GatewayProcess;
+  let context: BrowserContext;
+  let page: Page;
+  let profile: string;
+  const violations: string[] = [];
+  const pageErrors: string[] = [];
+  const requests: string[] = [];
+
+  beforeAll(async () => {
+    if (!existsSync(CHROMIUM)) {
+      throw new Error(
+        `No Chromium at ${CHROMIUM}. Install it (Debian: apt-get install -y chromium; .ci/run does), ` +
+          'point CHROMIUM_PATH at one, or set SKIP_BROWSER_TESTS=1 to skip the browser tests.',
+      );
+    }
+    mkdirSync(artifacts, { recursive: true });
+    gateway = await startGatewayProcess();
+    profile = mkdtempSync(join(tmpdir(), 'graphiql-chromium-'));
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      viewport: { width: 1400, height: 900 },
+      args: [
+        '--no-sandbox',
+        '--disable-gpu',
+        '--disable-quic',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
+    });
+    context.on('request', (request) => requests.push(request.url()));
+    await context.exposeFunction('reportCspViolation', (text: string) => violations.push(text));
+    await context.addInitScript(() => {
+      document.addEventListener('securitypolicyviolation', (event) => {
+        const report = (window as unknown as { reportCspViolation(text: string): void }).reportCspViolation;
+        report(`${event.effectiveDirective} blocked ${event.blockedURI || 'inline'} (${event.sourceFile}:${event.lineNumber})`);
+      });
+    });
+    page = context.pages()[0] ?? (await context.newPage());
+    page.on('pageerror', (error) => pageErrors.push(error.message));
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await context?.close();
+    await gateway?.stop();
+    if (profile) rmSync(profile, { recursive: true, force: true });
+  });
+
+  it('runs the example query with the demo key and shows the demo data', async () => {
+    const response = await page.goto(gateway.url);
+    const policy = response?.headers()['content-security-policy'] ?? '';
+    expect(policy).toContain("script-src 'self'");
+    expect(policy).not.toMatch(/script-src[^;]*unsafe/);
+
+    const queryEditor = page.locator('.graphiql-query-editor');
+    await expect.poll(() => shown(queryEditor), { timeout: 20_000 }).toContain('query Dashboard');
+    const headersEditor = page.locator('.graphiql-editor-tool');
+    await expect.poll(() => shown(headersEditor)).toContain(`Bearer ${gateway.demoKey}`);
+
+    await page.getByRole('button', { name: /execute query/i }).click();
+    const result = page.locator('.graphiql-response');
+    await expect.poll(() => shown(result), { timeout: 15_000 }).toContain('Hedgehog Analytics');
+    await page.screenshot({ path: join(artifacts, 'graphiql-demo-data.png') });
+
+    expect(violations).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('shows the descriptions, with the scope each field needs, in the docs explorer', async () => {
+    await page.getByRole('button', { name: /documentation explorer/i }).click();
+    await page.locator('.graphiql-doc-explorer').getByText('Query', { exact: true }).first().click();
+    const docs = page.locator('.graphiql-doc-explorer');
+    await expect.poll(() => shown(docs), { timeout: 10_000 }).toContain('Requires scope organization:read');
+    await page.screenshot({ path: join(artifacts, 'graphiql-docs.png') });
+    await page.getByRole('button', { name: /documentation explorer/i }).click();
+    expect(violations).toEqual([]);
+  });
+
+  it('answers UNAUTHENTICATED when the headers carry no key', async () => {
+    await page.locator('.graphiql-editor-tool .monaco-editor').filter({ visible: true }).click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.press('Delete');
+    await expect.poll(() => shown(page.locator('.graphiql-editor-tool'))).not.toContain('Bearer');
+
+    await page.locator('.graphiql-query-editor .monaco-editor').first().click();
+    await page.keyboard.press('Control+Enter');
+    const result = page.locator('.graphiql-response');
+    await expect.poll(() => shown(result), { timeout: 15_000 }).toContain('UNAUTHENTICATED');
+    await page.screenshot({ path: join(artifacts, 'graphiql-unauthenticated.png') });
+
+    expect(violations).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('loaded everything from the gateway: no request left localhost, the editor workers came by URL', () => {
+    const origin = new URL(gateway.url).origin;
+    expect(requests.filter((url) => !url.startsWith(`${origin}/`))).toEqual([]);
+    const files = requests.map((url) => new URL(url).pathname);
+    expect(files).toEqual(expect.arrayContaining(['/graphiql/graphiql.js', '/graphiql/graphiql.css', '/graphiql/bootstrap.js']));
+    expect(files.some((file) => /^\/graphiql\/\w+\.worker\.js$/.test(file))).toBe(true);
+  });
+});
