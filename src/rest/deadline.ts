@@ -1,37 +1,25 @@
-// One upstream call's time budget: our timeout and the caller's signal as a single AbortSignal.
-// A plain controller + timer (not AbortSignal.any/timeout) so both are released the moment the call ends.
+// One upstream call's time budget. No timer or AbortController of its own per call (a dashboard
+// makes dozens of calls, and those cost more than the calls' own bookkeeping): the remaining budget
+// becomes undici's headers/body timeouts for each attempt, and the caller's signal (the request's
+// deadline and its client going away) is handed to undici as it is.
 
 export interface CallDeadline {
-  readonly signal: AbortSignal;
+  /** The caller's signal, passed to undici unchanged. */
+  readonly signal: AbortSignal | undefined;
   remainingMs(): number;
-  /** Why `signal` aborted: our timeout or a caller deadline is `'timeout'`, any other caller abort `'aborted'`. */
+  /** Why the call was cut short: our budget or a caller deadline is `'timeout'`, any other caller abort `'aborted'`. */
   abortKind(): 'timeout' | 'aborted' | undefined;
-  dispose(): void;
 }
 
 export function startDeadline(timeoutMs: number, callerSignal?: AbortSignal): CallDeadline {
-  const controller = new AbortController();
   const endsAt = performance.now() + timeoutMs;
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort(new DOMException('Upstream call timed out.', 'TimeoutError'));
-  }, timeoutMs);
-  const onCallerAbort = (): void => controller.abort(callerSignal?.reason);
-  if (callerSignal?.aborted) onCallerAbort();
-  else callerSignal?.addEventListener('abort', onCallerAbort, { once: true });
-
+  const remainingMs = () => Math.max(0, endsAt - performance.now());
   return {
-    signal: controller.signal,
-    remainingMs: () => Math.max(0, endsAt - performance.now()),
+    signal: callerSignal,
+    remainingMs,
     abortKind() {
-      if (timedOut) return 'timeout';
-      if (!callerSignal?.aborted) return undefined;
-      return isTimeoutReason(callerSignal.reason) ? 'timeout' : 'aborted';
-    },
-    dispose() {
-      clearTimeout(timer);
-      callerSignal?.removeEventListener('abort', onCallerAbort);
+      if (callerSignal?.aborted) return isTimeoutReason(callerSignal.reason) ? 'timeout' : 'aborted';
+      return remainingMs() <= 0 ? 'timeout' : undefined;
     },
   };
 }

@@ -116,28 +116,24 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
       attempt: 0,
       secrets: [req.key, ...upstreamNames],
     };
-    try {
-      for (;;) {
-        ctx.attempt += 1;
-        let error: UpstreamError;
-        try {
-          const { status, body } = await send(ctx);
-          return { status, body: body as T, durationMs: elapsed(ctx), attempts: ctx.attempt };
-        } catch (caught) {
-          error = toUpstreamError(caught, ctx);
-        }
-        if (ctx.attempt >= maxAttempts || !isRetryable(error)) throw error;
-        const delay = retryDelayMs(error, ctx.attempt, retryBaseDelayMs);
-        // Waiting past the deadline would only turn this answer into a timeout.
-        if (delay >= ctx.deadline.remainingMs()) throw error;
-        try {
-          await sleep(delay, undefined, { signal: ctx.deadline.signal });
-        } catch (caught) {
-          throw toUpstreamError(caught, ctx);
-        }
+    for (;;) {
+      ctx.attempt += 1;
+      let error: UpstreamError;
+      try {
+        const { status, body } = await send(ctx);
+        return { status, body: body as T, durationMs: elapsed(ctx), attempts: ctx.attempt };
+      } catch (caught) {
+        error = toUpstreamError(caught, ctx);
       }
-    } finally {
-      ctx.deadline.dispose();
+      if (ctx.attempt >= maxAttempts || !isRetryable(error)) throw error;
+      const delay = retryDelayMs(error, ctx.attempt, retryBaseDelayMs);
+      // Waiting past the deadline would only turn this answer into a timeout.
+      if (delay >= ctx.deadline.remainingMs()) throw error;
+      try {
+        await sleep(delay, undefined, ctx.deadline.signal ? { signal: ctx.deadline.signal } : undefined);
+      } catch (caught) {
+        throw toUpstreamError(caught, ctx);
+      }
     }
   }
 
@@ -151,9 +147,9 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
       headers: outgoingHeaders(req),
       body: req.body === undefined ? null : JSON.stringify(req.body),
       signal: deadline.signal,
-      // Backstops for a foreign dispatcher; the deadline signal normally fires first.
-      headersTimeout: timeoutMs,
-      bodyTimeout: timeoutMs,
+      // What is left of the call's budget bounds this attempt (undici's own cheap timers).
+      headersTimeout: Math.max(1, Math.ceil(deadline.remainingMs())),
+      bodyTimeout: Math.max(1, Math.ceil(deadline.remainingMs())),
     });
     const { statusCode: status, headers } = response;
     if (status >= 300 && status < 400) {
