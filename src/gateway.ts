@@ -92,6 +92,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   const yoga = createYoga<Record<string, never>, GatewayContext>({
     schema,
     graphqlEndpoint: '/graphql',
+    // GET /health: Yoga's own check answers 200 while the process is up.
+    healthCheckEndpoint: '/health',
     landingPage: false,
     logging: observability.yogaLogger,
     cors: http.cors,
@@ -103,7 +105,6 @@ export function createGateway(options: GatewayOptions): Gateway {
     batching: false,
     plugins: [
       requestIdPlugin(requestIds),
-      healthPlugin(),
       graphiql.plugin,
       ...observability.plugins,
       ...http.plugins,
@@ -145,14 +146,6 @@ function requestIdPlugin(requestIds: WeakMap<Request, string>): Plugin {
     onResponse({ request, response }) {
       const id = requestIds.get(request);
       if (id) response.headers.set('x-request-id', id);
-    },
-  };
-}
-
-function healthPlugin(): Plugin {
-  return {
-    onRequest({ url, endResponse, fetchAPI }) {
-      if (url.pathname === '/health') endResponse(fetchAPI.Response.json({ status: 'ok' }));
     },
   };
 }

@@ -7,7 +7,7 @@ import { debugExtensionPlugin } from './debug-extension.ts';
 import { defaultLogger, type Logger } from './logger.ts';
 import { createMetrics, type GatewayMetrics } from './metrics.ts';
 import { requestLogPlugin } from './request-log.ts';
-import { yogaLogger } from './yoga-logger.ts';
+import { isExpected, yogaLogger } from './yoga-logger.ts';
 
 export interface ObservabilityOptions {
   /** @default the process logger (LOG_LEVEL, LOG_FILE) */
@@ -38,15 +38,22 @@ export function createObservability(options: ObservabilityOptions): Observabilit
   metrics.trackCircuit(options.transport);
   options.transport.onStateChange((state) => logger[state === 'open' ? 'warn' : 'info']({ circuit: state }, `upstream circuit breaker ${state}`));
 
+  const logged = new WeakSet<Error>();
   const plugins: Plugin[] = [
-    requestLogPlugin({ logger, requestIdOf: options.requestIdOf, onSummary: (summary) => metrics.observeOperation(summary) }),
+    requestLogPlugin({
+      logger,
+      requestIdOf: options.requestIdOf,
+      onSummary: (summary) => metrics.observeOperation(summary),
+      isUnexpected: (error) => !isExpected(error),
+      logged,
+    }),
   ];
   if (options.metricsEnabled ?? true) plugins.push(metricsEndpointPlugin(metrics));
   if (options.debugUpstreamCalls ?? true) plugins.push(debugExtensionPlugin());
 
   return {
     logger,
-    yogaLogger: yogaLogger(logger),
+    yogaLogger: yogaLogger(logger, logged),
     metrics,
     onUpstreamCall: (call) => metrics.observeUpstreamCall(call),
     plugins,

@@ -1,7 +1,6 @@
 // One pino logger per process: JSON lines to stdout or LOG_FILE, with every field that could hold a
 // key redacted. Log objects are built from named fields only (never a request or its headers), so
 // redaction is the second line of defence, not the first.
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { pino, type DestinationStream, type Logger } from 'pino';
 import { loadLoggingConfig, type LogLevel } from '../config.ts';
 
@@ -27,9 +26,6 @@ export const REDACTED_PATHS = [
   '*.*.headers.cookie',
 ];
 
-/** The request a log line belongs to, so lines logged deep inside (Yoga, masked errors) carry its id. */
-export const requestScope = new AsyncLocalStorage<{ requestId?: string }>();
-
 export function createLogger(settings: LoggerSettings = {}, destination?: DestinationStream): Logger {
   return pino(
     {
@@ -39,10 +35,6 @@ export function createLogger(settings: LoggerSettings = {}, destination?: Destin
       formatters: { level: (label) => ({ level: label }) },
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       serializers: { err: pino.stdSerializers.err },
-      mixin() {
-        const requestId = requestScope.getStore()?.requestId;
-        return requestId ? { requestId } : {};
-      },
     },
     // Written synchronously: a log line is never lost to an exit, a crash or a forced shutdown.
     destination ?? pino.destination({ dest: settings.logFile ?? 1, append: true, mkdir: true, sync: true }),

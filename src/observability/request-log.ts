@@ -1,10 +1,11 @@
 // One summary per GraphQL request (request id, operation, duration, upstream calls, outcome), handed
-// to the log line and the metrics. Also scopes every log line made while handling a request to its
-// request id.
-import { getOperationAST } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+// to the log line and the metrics; and each unexpected error of an operation, with its request id.
+// The request id is passed along explicitly: an AsyncLocalStorage would turn on Node's promise
+// hooks for every promise of every request, which cost about a tenth of the gateway's CPU.
+import { getOperationAST, GraphQLError } from 'graphql';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { UpstreamCall } from '../rest/request-transport.ts';
-import { type Logger, requestScope } from './logger.ts';
+import type { Logger } from './logger.ts';
 
 export interface OperationSummary {
   requestId: string;
@@ -28,6 +29,10 @@ export interface RequestLogOptions {
   requestIdOf(request: Request): string | undefined;
   /** Told of every finished GraphQL request after it is logged (metrics). */
   onSummary?(summary: OperationSummary): void;
+  /** Whether an error is a bug (the caller sees "Unexpected error."), as opposed to a contract code. */
+  isUnexpected(error: Error): boolean;
+  /** Original errors logged here, so Yoga's own masking log does not report them again. */
+  logged: WeakSet<Error>;
   /** @default '/graphql' */
   graphqlEndpoint?: string;
 }
@@ -48,13 +53,8 @@ export function requestLogPlugin(options: RequestLogOptions): Plugin {
   const pending = new WeakMap<Request, Pending>();
 
   return {
-    instrumentation: {
-      request: (_payload, wrapped) => requestScope.run({}, wrapped),
-    },
     onRequest({ request, url }) {
       const requestId = options.requestIdOf(request) ?? '';
-      const scope = requestScope.getStore();
-      if (scope) scope.requestId = requestId;
       if (url.pathname !== endpoint || request.method === 'OPTIONS') return;
       pending.set(request, {
         startedAt: performance.now(),
@@ -79,6 +79,21 @@ export function requestLogPlugin(options: RequestLogOptions): Plugin {
       entry.operation = operation?.name?.value ?? null;
       entry.operationType = operation?.operation ?? null;
       if (context.upstreamCalls) entry.calls = context.upstreamCalls;
+      return {
+        // Before Yoga masks them (its masking plugin runs after ours): the original errors are here.
+        onExecuteDone({ result }) {
+          if (isAsyncIterable(result)) return;
+          for (const error of result.errors ?? []) {
+            const original = error.originalError;
+            if (!original || original instanceof GraphQLError || !options.isUnexpected(original)) continue;
+            options.logged.add(original);
+            options.logger.error(
+              { requestId: entry.requestId, err: original, path: error.path?.join('.') },
+              'unexpected error (the caller saw "Unexpected error.")',
+            );
+          }
+        },
+      };
     },
     onResultProcess({ request, result }) {
       const entry = pending.get(request);

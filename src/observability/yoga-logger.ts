@@ -7,14 +7,14 @@ import type { YogaLogger } from 'graphql-yoga';
 import { toGraphQLError } from '../errors.ts';
 import type { Logger } from './logger.ts';
 
-export function yogaLogger(logger: Logger): YogaLogger {
+export function yogaLogger(logger: Logger, alreadyLogged: WeakSet<Error>): YogaLogger {
   const forward = (level: 'debug' | 'info' | 'warn' | 'error') => (...args: unknown[]) => {
     const error = args.find((arg): arg is Error => arg instanceof Error);
     const message = args.filter((arg) => typeof arg === 'string').join(' ');
     if (!error) return logger[level](message || 'graphql-yoga');
     const original = error instanceof GraphQLError && error.originalError ? error.originalError : error;
     const path = error instanceof GraphQLError ? error.path?.join('.') : undefined;
-    if (level === 'error' && isExpected(original)) {
+    if (level === 'error' && (isExpected(original) || alreadyLogged.has(original))) {
       logger.debug({ err: original, path }, 'upstream failure returned to the caller');
     } else if (level === 'error') {
       logger.error({ err: original, path }, 'unexpected error (the caller saw "Unexpected error.")');
@@ -26,6 +26,6 @@ export function yogaLogger(logger: Logger): YogaLogger {
 }
 
 /** Errors that become a contract code (UpstreamError, bad path segments, ...), as opposed to bugs. */
-function isExpected(error: Error): boolean {
+export function isExpected(error: Error): boolean {
   return toGraphQLError(error).extensions.code !== 'INTERNAL_SERVER_ERROR';
 }

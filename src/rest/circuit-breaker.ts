@@ -33,6 +33,9 @@ function isUpstreamFailure(error: unknown): boolean {
 export function withCircuitBreaker(transport: UpstreamTransport, options: CircuitBreakerOptions = {}): GuardedTransport {
   const breaker = new CircuitBreaker((req: UpstreamRequest) => transport.request(req), {
     timeout: false, // the transport has its own deadline
+    // Only the failure ratio matters here: no latency percentiles or periodic snapshots per call.
+    rollingPercentilesEnabled: false,
+    enableSnapshots: false,
     errorThresholdPercentage: options.errorThresholdPercentage ?? 50,
     volumeThreshold: options.volumeThreshold ?? 10,
     resetTimeout: options.resetTimeoutMs ?? 5000,
