@@ -4,6 +4,7 @@ import { GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { createContext, type GatewayContext, type RequestLimits, requestIdOf } from './context.ts';
 import { type CircuitBreakerOptions, type GuardedTransport, withCircuitBreaker } from './rest/circuit-breaker.ts';
+import { useGraphQlJit } from '@envelop/graphql-jit';
 import { toGraphQLError } from './errors.ts';
 import { bodyLimitPlugin } from './limits/body-limit.ts';
 import { fanOutBudgetPlugin } from './limits/fan-out-plugin.ts';
@@ -104,6 +105,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     // Batched operations (a JSON array of operations) stay off: Yoga's default.
     batching: false,
     plugins: [
+      useGraphQlJit(),
       requestIdPlugin(requestIds),
       graphiql.plugin,
       ...observability.plugins,

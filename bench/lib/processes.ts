@@ -90,16 +90,26 @@ export interface GatewayProcessOptions {
   logFile: string;
 }
 
+let built = false;
+
+/** `npm run build` once per bench run: the gateway runs compiled, as in production. */
+function buildGateway(): void {
+  if (built) return;
+  execFileSync(process.execPath, [resolve(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: REPO_ROOT, stdio: 'inherit' });
+  built = true;
+}
+
 /**
- * The gateway as production runs it: `NODE_ENV=production node --import tsx src/main.ts` with
- * UPSTREAM_URL set. Ready when `/health` answers 200.
+ * The gateway as production runs it: `npm run build`, then `NODE_ENV=production node dist/main.js`
+ * (no tsx loader) with UPSTREAM_URL set. Ready when `/health` answers 200.
  */
 export async function startGateway(options: GatewayProcessOptions): Promise<Child> {
+  buildGateway();
   const port = await freePort();
   const log = openSync(options.logFile, 'a');
   // BENCH_GATEWAY_NODE_ARGS: V8/Node flags for the gateway alone, e.g. "--max-old-space-size=96".
   const extraArgs = process.env.BENCH_GATEWAY_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...extraArgs, ...(options.nodeArgs ?? []), '--import', 'tsx', 'src/main.ts'], {
+  const child = spawn(process.execPath, [...extraArgs, ...(options.nodeArgs ?? []), 'dist/main.js'], {
     cwd: REPO_ROOT,
     stdio: ['ignore', log, log],
     env: {

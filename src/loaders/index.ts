@@ -1,98 +1,146 @@
 // One set of loaders per GraphQL request, built from that request's REST client (its caller's key).
+// Each list's loader is made on first use: a request touches a few of the eleven lists, and making
+// the others (two DataLoaders and three maps each) for every request would be waste.
 import type { RestClient } from '../rest/client.ts';
+import type { BatchExport, Domain, Invite, Member, Organization, PipelineFamily, PipelineItem, Survey } from '../rest/types.ts';
 import {
-  type BatchExport,
-  type Domain,
-  type Invite,
-  type Member,
-  type Organization,
-  PIPELINE_FAMILIES,
-  type PipelineFamily,
-  type PipelineItem,
-  type Survey,
-} from '../rest/types.ts';
-import type {
-  BatchExportRecord,
-  DomainRecord,
-  InviteRecord,
-  MemberRecord,
-  OrganizationRecord,
-  PipelineItemRecord,
-  SurveyRecord,
+  type BatchExportRecord,
+  type DomainRecord,
+  type InviteRecord,
+  type MemberRecord,
+  type OrganizationRecord,
+  PIPELINE_TYPENAMES,
+  type PipelineItemRecord,
+  type SurveyRecord,
 } from './records.ts';
-import { PIPELINE_TYPENAMES } from './records.ts';
 import { ResourceLoader } from './resource-loader.ts';
 
-export type Loaders = ReturnType<typeof createLoaders>;
+type Rest = () => RestClient;
 
-/** `rest` throws UNAUTHENTICATED when the request has no key, so nothing is called without one. */
-export function createLoaders(rest: () => RestClient) {
-  const underOrg =
-    <T extends string>($type: T) =>
-    <Raw extends object>(record: Raw, orgId: string) =>
-      Object.assign(record, { $type, $org: orgId });
+const underOrg =
+  <T extends string>($type: T) =>
+  <Raw extends object>(record: Raw, orgId: string) =>
+    Object.assign(record, { $type, $org: orgId });
 
-  const pipelineLoader = (family: PipelineFamily) =>
-    new ResourceLoader<PipelineItem, PipelineItemRecord>({
-      list: (orgId, p) => rest().listPipelineItems(family, orgId, p),
-      retrieve: (orgId, id) => rest().getPipelineItem(family, orgId, Number(id)),
-      tag: (record, orgId) => Object.assign(record, { $type: PIPELINE_TYPENAMES[family], $org: orgId, $family: family }),
-      idOf: (record) => String(record.id),
-    });
+export class Loaders {
+  #organizations?: ResourceLoader<Organization, OrganizationRecord>;
+  #batchExports?: ResourceLoader<BatchExport, BatchExportRecord>;
+  #domains?: ResourceLoader<Domain, DomainRecord>;
+  #invites?: ResourceLoader<Invite, InviteRecord>;
+  #members?: ResourceLoader<Member, MemberRecord>;
+  #surveys?: ResourceLoader<Survey, SurveyRecord>;
+  #memo?: Map<string, Promise<unknown>>;
+  /** The three pipeline families' loaders, by REST path segment. */
+  readonly pipeline: PipelineLoaders;
 
-  const memo = new Map<string, Promise<unknown>>();
+  /** `rest` throws UNAUTHENTICATED when the request has no key, so nothing is called without one. */
+  constructor(private readonly rest: Rest) {
+    this.pipeline = new PipelineLoaders(rest);
+  }
 
-  return {
-    organizations: new ResourceLoader<Organization, OrganizationRecord>({
+  get organizations() {
+    const rest = this.rest;
+    return (this.#organizations ??= new ResourceLoader({
       list: (_, p) => rest().listOrganizations(p),
       retrieve: (_, id) => rest().getOrganization(id),
       tag: (record) => Object.assign(record, { $type: 'Organization' as const }),
       idOf: (record) => record.id,
-    }),
-    batchExports: new ResourceLoader<BatchExport, BatchExportRecord>({
+    }));
+  }
+
+  get batchExports() {
+    const rest = this.rest;
+    return (this.#batchExports ??= new ResourceLoader({
       list: (orgId, p) => rest().listBatchExports(orgId, p),
       retrieve: (orgId, id) => rest().getBatchExport(orgId, id),
       tag: underOrg('BatchExport'),
       idOf: (record) => record.id,
-    }),
-    domains: new ResourceLoader<Domain, DomainRecord>({
+    }));
+  }
+
+  get domains() {
+    const rest = this.rest;
+    return (this.#domains ??= new ResourceLoader({
       list: (orgId, p) => rest().listDomains(orgId, p),
       retrieve: (orgId, id) => rest().getDomain(orgId, id),
       tag: underOrg('Domain'),
       idOf: (record) => record.id,
-    }),
-    invites: new ResourceLoader<Invite, InviteRecord>({
+    }));
+  }
+
+  get invites() {
+    const rest = this.rest;
+    return (this.#invites ??= new ResourceLoader({
       list: (orgId, p) => rest().listInvites(orgId, p),
       tag: underOrg('Invite'),
       idOf: (record) => record.id,
-    }),
-    members: new ResourceLoader<Member, MemberRecord>({
+    }));
+  }
+
+  get members() {
+    const rest = this.rest;
+    return (this.#members ??= new ResourceLoader({
       list: (orgId, p) => rest().listMembers(orgId, p),
       tag: underOrg('Member'),
       idOf: (record) => record.id,
-    }),
-    pipeline: Object.fromEntries(PIPELINE_FAMILIES.map((family) => [family, pipelineLoader(family)])) as Record<
-      PipelineFamily,
-      ResourceLoader<PipelineItem, PipelineItemRecord>
-    >,
-    surveys: new ResourceLoader<Survey, SurveyRecord>({
+    }));
+  }
+
+  get surveys() {
+    const rest = this.rest;
+    return (this.#surveys ??= new ResourceLoader({
       list: (projectId, p) => rest().listSurveys(projectId, p),
       retrieve: (projectId, id) => rest().getSurvey(projectId, id),
       tag: (record, projectId) => Object.assign(record, { $type: 'Survey' as const, $project: projectId }),
       idOf: (record) => record.id,
-    }),
-    /** Any other GET, made once per request however many fields ask for it. */
-    once<T>(key: string, fetch: (client: RestClient) => Promise<T>): Promise<T> {
-      let pending = memo.get(key) as Promise<T> | undefined;
-      if (!pending) {
-        pending = Promise.resolve().then(() => fetch(rest()));
-        memo.set(key, pending);
-      }
-      return pending;
-    },
-    /** Forgets every memoised GET (after a write). */
-    forgetOnce(): void {
-      memo.clear();
-    },
-  };
+    }));
+  }
+
+  /** Any other GET, made once per request however many fields ask for it. */
+  once<T>(key: string, fetch: (client: RestClient) => Promise<T>): Promise<T> {
+    const memo = (this.#memo ??= new Map());
+    let pending = memo.get(key) as Promise<T> | undefined;
+    if (!pending) {
+      pending = Promise.resolve().then(() => fetch(this.rest()));
+      memo.set(key, pending);
+    }
+    return pending;
+  }
+
+  /** Forgets every memoised GET (after a write). */
+  forgetOnce(): void {
+    this.#memo?.clear();
+  }
+}
+
+class PipelineLoaders {
+  #loaders: Partial<Record<PipelineFamily, ResourceLoader<PipelineItem, PipelineItemRecord>>> = {};
+
+  constructor(private readonly rest: Rest) {}
+
+  get pipeline_destinations() {
+    return this.of('pipeline_destinations');
+  }
+
+  get pipeline_frontend_apps() {
+    return this.of('pipeline_frontend_apps');
+  }
+
+  get pipeline_import_apps() {
+    return this.of('pipeline_import_apps');
+  }
+
+  private of(family: PipelineFamily): ResourceLoader<PipelineItem, PipelineItemRecord> {
+    const rest = this.rest;
+    return (this.#loaders[family] ??= new ResourceLoader<PipelineItem, PipelineItemRecord>({
+      list: (orgId, p) => rest().listPipelineItems(family, orgId, p),
+      retrieve: (orgId, id) => rest().getPipelineItem(family, orgId, Number(id)),
+      tag: (record, orgId) => Object.assign(record, { $type: PIPELINE_TYPENAMES[family], $org: orgId, $family: family }),
+      idOf: (record) => String(record.id),
+    }));
+  }
+}
+
+export function createLoaders(rest: Rest): Loaders {
+  return new Loaders(rest);
 }

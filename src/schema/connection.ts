@@ -101,7 +101,7 @@ export async function resolveRestConnection<R>(
   }
 
   const hi = needsRecords ? lo + records.length : Math.max(lo, Math.min(end, count));
-  const edges = records.map((node, i) => ({ cursor: encodeCursor(connectionKey, lo + i), node }));
+  const edges = records.map((node, i) => new Edge(node, connectionKey, lo + i));
   return {
     edges,
     totalCount: count,
@@ -112,6 +112,19 @@ export async function resolveRestConnection<R>(
       endCursor: hi > lo ? encodeCursor(connectionKey, hi - 1) : null,
     },
   };
+}
+
+/** An edge whose cursor is encoded only when a query selects it (`nodes { … }` never does). */
+class Edge<R> {
+  constructor(
+    readonly node: R,
+    private readonly connectionKey: string,
+    private readonly offset: number,
+  ) {}
+
+  get cursor(): string {
+    return encodeCursor(this.connectionKey, this.offset);
+  }
 }
 
 function windowStart(start: number, end: number, last: number | undefined): number {

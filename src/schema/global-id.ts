@@ -17,7 +17,14 @@ const PART_CHECKS: Record<IdPart, (value: string) => boolean> = {
 
 /** The raw id the relay plugin encodes into `id` (it adds the type name and base64). */
 export function joinIdParts(...parts: (string | number)[]): string {
-  return parts.map((part) => encodeURIComponent(String(part))).join(':');
+  return parts.map(encodePart).join(':');
+}
+
+/** UUIDs and integers, nearly every part, need no escaping: skip encodeURIComponent's copy for them. */
+const PLAIN_PART = /^[\w.-]*$/;
+function encodePart(part: string | number): string {
+  const text = String(part);
+  return PLAIN_PART.test(text) ? text : encodeURIComponent(text);
 }
 
 export function globalId(typename: string, ...parts: (string | number)[]): string {
