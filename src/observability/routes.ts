@@ -2,10 +2,19 @@
 // carry its concrete path, so any segment that is neither a fixed word nor a `:param` becomes `:id`.
 import { routeTemplate } from '../rest/paths.ts';
 
+/** Templates are a few dozen strings, asked for on every upstream call: each is worked out once. */
+const known = new Map<string, string>();
+const MAX_KNOWN = 1000;
+
 export function safeRoute(route: string): string {
-  return route
-    .split('?')[0]!
-    .split('/')
-    .map((part) => (part.startsWith(':') ? part : routeTemplate(part)))
-    .join('/');
+  let safe = known.get(route);
+  if (safe === undefined) {
+    safe = route
+      .split('?')[0]!
+      .split('/')
+      .map((part) => (part.startsWith(':') ? part : routeTemplate(part)))
+      .join('/');
+    if (known.size < MAX_KNOWN) known.set(route, safe);
+  }
+  return safe;
 }
