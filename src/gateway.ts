@@ -107,6 +107,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     plugins: [
       useGraphQlJit(),
       requestIdPlugin(requestIds),
+      withoutOriginalErrors(),
       graphiql.plugin,
       ...observability.plugins,
       ...http.plugins,
@@ -137,6 +138,27 @@ function callerFacingError(error: unknown): Error {
   const converted = toGraphQLError(cause);
   if (located && converted === cause) return located.originalError ? located : converted;
   return new GraphQLError(converted.message, { nodes: located?.nodes, path: located?.path, extensions: converted.extensions });
+}
+
+/**
+ * Yoga attaches `extensions.originalError` (name and message) to the errors of a request it could
+ * not parse, even in production: for a malformed JSON body the message quotes the body back. No
+ * internal detail reaches the caller, so it is dropped from every error.
+ */
+function withoutOriginalErrors(): Plugin {
+  return {
+    onResultProcess({ result, setResult }) {
+      if (Array.isArray(result) || !('errors' in result) || !result.errors?.some((e) => e.extensions?.originalError)) return;
+      setResult({
+        ...result,
+        errors: result.errors.map((error) => {
+          if (!error.extensions?.originalError) return error;
+          const { originalError: _dropped, ...extensions } = error.extensions;
+          return new GraphQLError(error.message, { nodes: error.nodes, path: error.path, extensions });
+        }),
+      });
+    },
+  };
 }
 
 /** An incoming `x-request-id` (or a new one) goes upstream with every call and back in the response. */

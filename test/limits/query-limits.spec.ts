@@ -89,3 +89,18 @@ describe('request limits', () => {
     expect(h.api.requests).toHaveLength(0);
   });
 });
+
+describe('malformed requests', () => {
+  it('answer a clear error without quoting the body back or any internal detail', async () => {
+    const response = await h.gateway.yoga.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', authorization: `Bearer ${h.api.keys.demo}` },
+      body: '{"query": "{ secret_phx_abc',
+    });
+    const text = await response.text();
+    expect(response.status).toBe(400);
+    expect(JSON.parse(text).errors[0].message).toBe('POST body sent invalid JSON.');
+    expect(text).not.toContain('secret_phx_abc');
+    expect(text).not.toContain('originalError');
+  });
+});
