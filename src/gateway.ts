@@ -147,16 +147,15 @@ function callerFacingError(error: unknown): Error {
  */
 function withoutOriginalErrors(): Plugin {
   return {
-    onResultProcess({ result, setResult }) {
-      if (Array.isArray(result) || !('errors' in result) || !result.errors?.some((e) => e.extensions?.originalError)) return;
-      setResult({
-        ...result,
-        errors: result.errors.map((error) => {
-          if (!error.extensions?.originalError) return error;
-          const { originalError: _dropped, ...extensions } = error.extensions;
-          return new GraphQLError(error.message, { nodes: error.nodes, path: error.path, extensions });
-        }),
-      });
+    onResultProcess({ result }) {
+      if (Array.isArray(result) || !('errors' in result)) return;
+      for (const error of result.errors ?? []) {
+        const extensions = error.extensions as Record<string, unknown> | undefined;
+        if (!extensions?.originalError) continue;
+        // Hidden, not deleted: Yoga still reads it to choose 400 over 200 for a request it could not
+        // parse. These errors are made per request while parsing it, never cached.
+        Object.defineProperty(extensions, 'originalError', { value: extensions.originalError, enumerable: false });
+      }
     },
   };
 }
