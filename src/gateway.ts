@@ -143,7 +143,7 @@ function callerFacingError(error: unknown): Error {
 /**
  * Yoga attaches `extensions.originalError` (name and message) to the errors of a request it could
  * not parse, even in production: for a malformed JSON body the message quotes the body back. No
- * internal detail reaches the caller, so it is dropped from every error.
+ * internal detail reaches the caller, so it is hidden from every response.
  */
 function withoutOriginalErrors(): Plugin {
   return {
