@@ -92,7 +92,6 @@ interface CallContext {
   deadline: CallDeadline;
   startedAt: number;
   attempt: number;
-  secrets: readonly string[];
 }
 
 export function createUpstreamTransport(options: UpstreamTransportOptions): UpstreamTransport {
@@ -114,7 +113,6 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
       deadline: startDeadline(timeoutMs, req.signal),
       startedAt: performance.now(),
       attempt: 0,
-      secrets: [req.key, ...upstreamNames],
     };
     for (;;) {
       ctx.attempt += 1;
@@ -158,7 +156,8 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
     }
     const text = await response.body.text(); // always consumed, so the socket goes back to the pool
     if (status >= 200 && status < 300) return { status, body: parseSuccessBody(ctx, status, headers['content-type'], text) };
-    const parsed = redactBody(parseErrorBody(text), ctx.secrets);
+    // Only an error answer is shown to callers, so only then are the key and host blanked out of it.
+    const parsed = redactBody(parseErrorBody(text), [req.key, ...upstreamNames]);
     const retryAfterSeconds = parseRetryAfter(headers['retry-after']) ?? (status === 429 ? retryAfterFromDetail(parsed.detail) : undefined);
     throw failure(ctx, { kind: 'http', status, ...parsed, retryAfterSeconds });
   }

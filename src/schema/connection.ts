@@ -73,7 +73,6 @@ export async function resolveRestConnection<R>(
   info: GraphQLResolveInfo,
   list: ListSource<R>,
 ): Promise<ConnectionResult<R>> {
-  const fetchPage = list.page;
   const { start, end, last } = pageWindow(connectionKey, args);
   const needsRecords = selectsAny(info, ['edges', 'nodes']);
 
@@ -86,17 +85,17 @@ export async function resolveRestConnection<R>(
     lo = windowStart(start, Math.min(end, count), last);
   } else if (end !== Infinity) {
     lo = windowStart(start, end, last);
-    ({ count, records } = await fetchRange(fetchPage, lo, end - lo));
+    ({ count, records } = await fetchRange(list, lo, end - lo));
   } else {
     // `last` without an upper bound: the window's place depends on `count`, which the first
     // answer tells. Ask for the first `last` records after `start`; when they reach the end they
     // are the window, else one more call fetches the tail.
     const wanted = last ?? DEFAULT_PAGE_SIZE;
-    ({ count, records } = await fetchRange(fetchPage, start, wanted));
+    ({ count, records } = await fetchRange(list, start, wanted));
     lo = start;
     if (count - start > wanted) {
       lo = count - wanted;
-      ({ count, records } = await fetchRange(fetchPage, lo, wanted));
+      ({ count, records } = await fetchRange(list, lo, wanted));
     }
   }
 
@@ -135,12 +134,13 @@ function windowStart(start: number, end: number, last: number | undefined): numb
  * Fetches `size` records from `offset`. An upstream that caps its page size answers with fewer
  * records than asked while `count` says more exist: keep asking from where it stopped.
  */
-async function fetchRange<R>(fetchPage: PageFetcher<R>, offset: number, size: number) {
-  if (size <= 0) return { count: (await fetchPage(1, 0)).count, records: [] as R[] };
+async function fetchRange<R>(list: ListSource<R>, offset: number, size: number) {
+  // An empty window (`first: 0`) needs only the count, which a sibling page may already have.
+  if (size <= 0) return { count: await list.count(), records: [] as R[] };
   const records: R[] = [];
   let count = 0;
   while (records.length < size) {
-    const page = await fetchPage(size - records.length, offset + records.length);
+    const page = await list.page(size - records.length, offset + records.length);
     count = page.count;
     records.push(...page.results.slice(0, size - records.length));
     if (page.results.length === 0 || offset + records.length >= count) break;
