@@ -51,6 +51,10 @@ const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,99}$/;
 export function requestLogPlugin(options: RequestLogOptions): Plugin {
   const endpoint = options.graphqlEndpoint ?? '/graphql';
   const pending = new WeakMap<Request, Pending>();
+  // The summary line holds only the named fields above (ids, numbers, codes), so it skips pino's
+  // redaction, which cost ~110 KB of garbage per request walking its wildcard paths. Error lines,
+  // which carry arbitrary objects, still go through the redacting logger.
+  const summaryLog = options.logger.child({}, { redact: [] });
 
   return {
     onRequest({ request, url }) {
@@ -121,7 +125,7 @@ export function requestLogPlugin(options: RequestLogOptions): Plugin {
         outcome: errorCodes.length === 0 && response.status < 400 ? 'ok' : 'error',
         errorCodes,
       };
-      options.logger.info(summary, 'graphql request');
+      summaryLog.info(summary, 'graphql request');
       options.onSummary?.(summary);
     },
   };
