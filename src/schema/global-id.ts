@@ -1,7 +1,6 @@
 // Global ids: `base64("<Type>:<part>:<part>...")`, where the parts are the REST ids needed to fetch
 // the record again (the parent organization or project first). Parts are URI-encoded, so `:`
 // inside a part cannot shift the others.
-import { encodeGlobalID } from '@pothos/plugin-relay';
 import { gatewayError } from '../errors.ts';
 
 export type IdPart = 'uuid' | 'int' | 'string';
@@ -15,20 +14,26 @@ const PART_CHECKS: Record<IdPart, (value: string) => boolean> = {
   string: (value) => value.length > 0 && value !== '.' && value !== '..',
 };
 
-/** The raw id the relay plugin encodes into `id` (it adds the type name and base64). */
-export function joinIdParts(...parts: (string | number)[]): string {
-  return parts.map(encodePart).join(':');
-}
-
 /** UUIDs and integers, nearly every part, need no escaping: skip encodeURIComponent's copy for them. */
 const PLAIN_PART = /^[\w.-]*$/;
 function encodePart(part: string | number): string {
-  const text = String(part);
-  return PLAIN_PART.test(text) ? text : encodeURIComponent(text);
+  if (typeof part === 'number') return String(part);
+  return PLAIN_PART.test(part) ? part : encodeURIComponent(part);
 }
 
 export function globalId(typename: string, ...parts: (string | number)[]): string {
-  return encodeGlobalID(typename, joinIdParts(...parts));
+  return globalIdOf(typename, parts);
+}
+
+/**
+ * The same as `globalId`, from an array: a list page computes one per record, so this builds the
+ * string in one pass. Every part is ASCII once encoded, so `btoa` (a third of the time of a Buffer
+ * round trip) gives what the relay plugin's `encodeGlobalID` gives: base64 of `<Type>:<id>` in UTF-8.
+ */
+export function globalIdOf(typename: string, parts: readonly (string | number)[]): string {
+  let raw = typename;
+  for (const part of parts) raw += `:${encodePart(part)}`;
+  return btoa(raw);
 }
 
 export interface DecodedId {

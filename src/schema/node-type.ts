@@ -3,7 +3,7 @@
 // then costs a promise per id, so ids are computed synchronously here.
 import type { FieldMap, InterfaceRef, ObjectRef, SchemaTypes } from '@pothos/core';
 import { builder } from './builder.ts';
-import { globalId } from './global-id.ts';
+import { globalIdOf } from './global-id.ts';
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T extends SchemaTypes> ? T : never;
 type FieldBuilder<T> = PothosSchemaTypes.ObjectFieldBuilder<Types, T>;
@@ -26,7 +26,7 @@ export function nodeType<T>(ref: ObjectRef<any, T>, { description, idParts, inte
         type: 'ID',
         nullable: false,
         description: 'Opaque global id; `Query.node(id:)` resolves it.',
-        resolve: (record) => globalId(typename, ...idParts(record)),
+        resolve: (record) => globalIdOf(typename, idParts(record)),
       }),
       ...fields(t),
     }),
