@@ -1,5 +1,5 @@
-// Per-request loaders for one REST resource: list pages and records by id, deduplicated, with
-// records primed from every list page so a lookup after a list costs no upstream call.
+// Per-request loaders for one REST resource: list pages and records by id, deduplicated; a record
+// any list page brought is answered from that page, so a lookup after a list costs no upstream call.
 import DataLoader from 'dataloader';
 import { isNotFound } from '../errors.ts';
 import type { Page } from '../rest/types.ts';
@@ -62,7 +62,9 @@ export class ResourceLoader<Raw, R extends Raw = Raw> {
 
   /** The record, or null when the upstream does not have it. */
   byId(parentId: string, id: string): Promise<R | null> {
-    return this.records.load(recordKey(parentId, id));
+    const key = recordKey(parentId, id);
+    const listed = this.listed.get(key);
+    return listed ? Promise.resolve(listed) : this.records.load(key);
   }
 
   /** Makes later loads in this request see the record as given (after a write). */
@@ -92,11 +94,10 @@ export class ResourceLoader<Raw, R extends Raw = Raw> {
     try {
       const page = await pending;
       this.counts.set(parentId, page.count);
+      // Not primed into `records` (a promise per record, for lookups most queries never make):
+      // loadRecords consults `listed` first.
       for (const record of page.results) {
-        const key = recordKey(parentId, this.resource.idOf(record));
-        const tagged = this.resource.tag(record, parentId);
-        this.listed.set(key, tagged);
-        this.records.prime(key, tagged);
+        this.listed.set(recordKey(parentId, this.resource.idOf(record)), this.resource.tag(record, parentId));
       }
       // Tagging is in place, so the page now holds tagged records.
       return page as Page<R>;
