@@ -137,12 +137,15 @@ function windowStart(start: number, end: number, last: number | undefined): numb
 async function fetchRange<R>(list: ListSource<R>, offset: number, size: number) {
   // An empty window (`first: 0`) needs only the count, which a sibling page may already have.
   if (size <= 0) return { count: await list.count(), records: [] as R[] };
-  const records: R[] = [];
+  let records: R[] = [];
   let count = 0;
   while (records.length < size) {
     const page = await list.page(size - records.length, offset + records.length);
     count = page.count;
-    records.push(...page.results.slice(0, size - records.length));
+    const wanted = size - records.length;
+    const taken = page.results.length <= wanted ? page.results : page.results.slice(0, wanted);
+    // Nearly always the first page is the whole window: use its array as it is.
+    records = records.length === 0 ? taken : records.concat(taken);
     if (page.results.length === 0 || offset + records.length >= count) break;
   }
   return { count, records };
