@@ -1,5 +1,6 @@
 // A typed method per seed endpoint (section 4), bound to one caller's key. Every method is a route
-// template plus one generic call(); lists never follow the upstream's next/previous URLs.
+// template plus one generic call(); lists never follow the upstream's next/previous URLs. A client is
+// made per GraphQL request, so the methods live on a class prototype: nothing to build per request.
 import { buildPath, segment, type PathParams } from './paths.ts';
 import type { HttpMethod, UpstreamTransport } from './transport.ts';
 import type {
@@ -91,111 +92,209 @@ export interface RestClient {
   getSurveysResponsesCount(projectId: string): Promise<unknown>;
 }
 
-const ORGANIZATIONS = '/api/organizations/';
-const ORGANIZATION = `${ORGANIZATIONS}:organization_id/`;
-const SURVEYS = '/api/projects/:project_id/surveys/';
-
-interface CallOptions {
-  query?: Record<string, number | undefined>;
-  body?: unknown;
+/** The route templates of one REST collection and of one record in it (`:id`). */
+interface Collection {
+  list: string;
+  item: string;
 }
 
+const collection = (list: string): Collection => ({ list, item: `${list}:id/` });
+
+const ORGANIZATION = '/api/organizations/:organization_id/';
+const ORGANIZATIONS = collection('/api/organizations/');
+const BATCH_EXPORTS = collection(`${ORGANIZATION}batch_exports/`);
+const DOMAINS = collection(`${ORGANIZATION}domains/`);
+const INVITES = collection(`${ORGANIZATION}invites/`);
+const MEMBERS = collection(`${ORGANIZATION}members/`);
+const SURVEYS = collection('/api/projects/:project_id/surveys/');
+// The family is a fixed word of the route, so it stays in the template that errors and metrics name.
+const PIPELINE: Record<PipelineFamily, Collection> = {
+  pipeline_destinations: collection(`${ORGANIZATION}${segment('pipeline_destinations')}/`),
+  pipeline_frontend_apps: collection(`${ORGANIZATION}${segment('pipeline_frontend_apps')}/`),
+  pipeline_import_apps: collection(`${ORGANIZATION}${segment('pipeline_import_apps')}/`),
+};
+/** An extra endpoint below one record (e.g. `pause`) or on the collection itself (e.g. `bulk`). */
+const below = (template: string, name: string) => `${template}${name}/`;
+
+const org = (orgId: string): PathParams => ({ organization_id: orgId });
+const inOrg = (orgId: string, id: string | number): PathParams => ({ organization_id: orgId, id });
+const project = (projectId: string): PathParams => ({ project_id: projectId });
+const inProject = (projectId: string, id: string): PathParams => ({ project_id: projectId, id });
+
 export function createRestClient(transport: UpstreamTransport, caller: RestCaller): RestClient {
-  async function call<T>(method: HttpMethod, template: string, params: PathParams, options: CallOptions = {}): Promise<T> {
-    const response = await transport.request<T>({
+  return new CallerRestClient(transport, caller);
+}
+
+class CallerRestClient implements RestClient {
+  constructor(
+    private readonly transport: UpstreamTransport,
+    private readonly caller: RestCaller,
+  ) {}
+
+  async #call<T>(method: HttpMethod, template: string, params: PathParams, body?: unknown, query?: Record<string, number | undefined>): Promise<T> {
+    const response = await this.transport.request<T>({
       method,
       path: buildPath(template, params),
       route: template,
-      query: options.query,
-      body: options.body,
-      key: caller.key,
-      requestId: caller.requestId,
-      signal: caller.signal,
+      query,
+      body,
+      key: this.caller.key,
+      requestId: this.caller.requestId,
+      signal: this.caller.signal,
     });
     return response.body;
   }
 
-  /** The five CRUD calls of a collection; `:id` addresses one record below it. */
-  function collection<T>(template: string) {
-    const item = `${template}:id/`;
-    return {
-      list: (params: PathParams, p: ListParams = {}) => call<Page<T>>('GET', template, params, { query: { limit: p.limit, offset: p.offset } }),
-      get: (params: PathParams) => call<T>('GET', item, params),
-      create: (params: PathParams, body: unknown) => call<T>('POST', template, params, { body }),
-      update: (params: PathParams, body: RestBody) => call<T>('PATCH', item, params, { body }),
-      remove: (params: PathParams) => call<void>('DELETE', item, params),
-      /** An extra endpoint below one record, e.g. `pause`. */
-      action: <R>(method: HttpMethod, name: string, params: PathParams, body?: unknown) => call<R>(method, `${item}${name}/`, params, { body }),
-      /** An extra endpoint on the collection itself, e.g. `bulk`. */
-      extra: <R>(method: HttpMethod, name: string, params: PathParams, body?: unknown) => call<R>(method, `${template}${name}/`, params, { body }),
-    };
+  #list<T>(collection: Collection, params: PathParams, p: ListParams = {}): Promise<Page<T>> {
+    return this.#call<Page<T>>('GET', collection.list, params, undefined, { limit: p.limit, offset: p.offset });
   }
 
-  const organizations = collection<Organization>(ORGANIZATIONS);
-  const batchExports = collection<BatchExport>(`${ORGANIZATION}batch_exports/`);
-  const domains = collection<Domain>(`${ORGANIZATION}domains/`);
-  const invites = collection<Invite>(`${ORGANIZATION}invites/`);
-  const members = collection<Member>(`${ORGANIZATION}members/`);
-  const surveys = collection<Survey>(SURVEYS);
-  // The family is a fixed word of the route, so it stays in the template that errors and metrics name.
-  const pipeline = (family: PipelineFamily) => collection<PipelineItem>(`${ORGANIZATION}${segment(family)}/`);
+  // 4.1
+  listOrganizations(p?: ListParams) {
+    return this.#list<Organization>(ORGANIZATIONS, {}, p);
+  }
+  getOrganization(id: string) {
+    return this.#call<Organization>('GET', ORGANIZATIONS.item, { id });
+  }
+  createOrganization(body: RestBody) {
+    return this.#call<Organization>('POST', ORGANIZATIONS.list, {}, body);
+  }
+  updateOrganization(id: string, body: RestBody) {
+    return this.#call<Organization>('PATCH', ORGANIZATIONS.item, { id }, body);
+  }
+  deleteOrganization(id: string) {
+    return this.#call<void>('DELETE', ORGANIZATIONS.item, { id });
+  }
 
-  const org = (orgId: string) => ({ organization_id: orgId });
-  const inOrg = (orgId: string, id: string | number) => ({ ...org(orgId), id });
-  const project = (projectId: string) => ({ project_id: projectId });
-  const inProject = (projectId: string, id: string) => ({ ...project(projectId), id });
+  // 4.2
+  listBatchExports(orgId: string, p?: ListParams) {
+    return this.#list<BatchExport>(BATCH_EXPORTS, org(orgId), p);
+  }
+  getBatchExport(orgId: string, id: string) {
+    return this.#call<BatchExport>('GET', BATCH_EXPORTS.item, inOrg(orgId, id));
+  }
+  createBatchExport(orgId: string, body: RestBody) {
+    return this.#call<BatchExport>('POST', BATCH_EXPORTS.list, org(orgId), body);
+  }
+  updateBatchExport(orgId: string, id: string, body: RestBody) {
+    return this.#call<BatchExport>('PATCH', BATCH_EXPORTS.item, inOrg(orgId, id), body);
+  }
+  deleteBatchExport(orgId: string, id: string) {
+    return this.#call<void>('DELETE', BATCH_EXPORTS.item, inOrg(orgId, id));
+  }
+  pauseBatchExport(orgId: string, id: string, body?: RestBody) {
+    return this.#call<PauseAnswer>('POST', below(BATCH_EXPORTS.item, 'pause'), inOrg(orgId, id), body);
+  }
+  unpauseBatchExport(orgId: string, id: string, body?: RestBody) {
+    return this.#call<PauseAnswer>('POST', below(BATCH_EXPORTS.item, 'unpause'), inOrg(orgId, id), body);
+  }
+  backfillBatchExport(orgId: string, id: string, body: RestBody) {
+    return this.#call<BackfillAnswer>('POST', below(BATCH_EXPORTS.item, 'backfill'), inOrg(orgId, id), body);
+  }
 
-  return {
-    listOrganizations: (p) => organizations.list({}, p),
-    getOrganization: (id) => organizations.get({ id }),
-    createOrganization: (body) => organizations.create({}, body),
-    updateOrganization: (id, body) => organizations.update({ id }, body),
-    deleteOrganization: (id) => organizations.remove({ id }),
+  // 4.3
+  listDomains(orgId: string, p?: ListParams) {
+    return this.#list<Domain>(DOMAINS, org(orgId), p);
+  }
+  getDomain(orgId: string, id: string) {
+    return this.#call<Domain>('GET', DOMAINS.item, inOrg(orgId, id));
+  }
+  createDomain(orgId: string, body: RestBody) {
+    return this.#call<Domain>('POST', DOMAINS.list, org(orgId), body);
+  }
+  updateDomain(orgId: string, id: string, body: RestBody) {
+    return this.#call<Domain>('PATCH', DOMAINS.item, inOrg(orgId, id), body);
+  }
+  deleteDomain(orgId: string, id: string) {
+    return this.#call<void>('DELETE', DOMAINS.item, inOrg(orgId, id));
+  }
+  verifyDomain(orgId: string, id: string) {
+    return this.#call<Domain>('POST', below(DOMAINS.item, 'verify'), inOrg(orgId, id));
+  }
 
-    listBatchExports: (orgId, p) => batchExports.list(org(orgId), p),
-    getBatchExport: (orgId, id) => batchExports.get(inOrg(orgId, id)),
-    createBatchExport: (orgId, body) => batchExports.create(org(orgId), body),
-    updateBatchExport: (orgId, id, body) => batchExports.update(inOrg(orgId, id), body),
-    deleteBatchExport: (orgId, id) => batchExports.remove(inOrg(orgId, id)),
-    pauseBatchExport: (orgId, id, body) => batchExports.action('POST', 'pause', inOrg(orgId, id), body),
-    unpauseBatchExport: (orgId, id, body) => batchExports.action('POST', 'unpause', inOrg(orgId, id), body),
-    backfillBatchExport: (orgId, id, body) => batchExports.action('POST', 'backfill', inOrg(orgId, id), body),
+  // 4.4
+  listInvites(orgId: string, p?: ListParams) {
+    return this.#list<Invite>(INVITES, org(orgId), p);
+  }
+  createInvite(orgId: string, body: RestBody) {
+    return this.#call<Invite>('POST', INVITES.list, org(orgId), body);
+  }
+  deleteInvite(orgId: string, id: string) {
+    return this.#call<void>('DELETE', INVITES.item, inOrg(orgId, id));
+  }
+  bulkCreateInvites(orgId: string, invites: object[]) {
+    return this.#call<BulkInvitesAnswer>('POST', below(INVITES.list, 'bulk'), org(orgId), invites);
+  }
 
-    listDomains: (orgId, p) => domains.list(org(orgId), p),
-    getDomain: (orgId, id) => domains.get(inOrg(orgId, id)),
-    createDomain: (orgId, body) => domains.create(org(orgId), body),
-    updateDomain: (orgId, id, body) => domains.update(inOrg(orgId, id), body),
-    deleteDomain: (orgId, id) => domains.remove(inOrg(orgId, id)),
-    verifyDomain: (orgId, id) => domains.action('POST', 'verify', inOrg(orgId, id)),
+  // 4.5: members are addressed by their user's uuid
+  listMembers(orgId: string, p?: ListParams) {
+    return this.#list<Member>(MEMBERS, org(orgId), p);
+  }
+  updateMember(orgId: string, userUuid: string, body: RestBody) {
+    return this.#call<Member>('PATCH', MEMBERS.item, inOrg(orgId, userUuid), body);
+  }
+  removeMember(orgId: string, userUuid: string) {
+    return this.#call<void>('DELETE', MEMBERS.item, inOrg(orgId, userUuid));
+  }
 
-    listInvites: (orgId, p) => invites.list(org(orgId), p),
-    createInvite: (orgId, body) => invites.create(org(orgId), body),
-    deleteInvite: (orgId, id) => invites.remove(inOrg(orgId, id)),
-    bulkCreateInvites: (orgId, list) => invites.extra('POST', 'bulk', org(orgId), list),
+  // 4.6
+  listPipelineItems(family: PipelineFamily, orgId: string, p?: ListParams) {
+    return this.#list<PipelineItem>(PIPELINE[family], org(orgId), p);
+  }
+  getPipelineItem(family: PipelineFamily, orgId: string, id: number) {
+    return this.#call<PipelineItem>('GET', PIPELINE[family].item, inOrg(orgId, id));
+  }
+  createPipelineItem(family: PipelineFamily, orgId: string, body: RestBody) {
+    return this.#call<PipelineItem>('POST', PIPELINE[family].list, org(orgId), body);
+  }
+  updatePipelineItem(family: PipelineFamily, orgId: string, id: number, body: RestBody) {
+    return this.#call<PipelineItem>('PATCH', PIPELINE[family].item, inOrg(orgId, id), body);
+  }
+  deletePipelineItem(family: PipelineFamily, orgId: string, id: number) {
+    return this.#call<void>('DELETE', PIPELINE[family].item, inOrg(orgId, id));
+  }
+  checkPipelineItemForUpdates(family: PipelineFamily, orgId: string, id: number) {
+    return this.#call<CheckForUpdatesAnswer>('GET', below(PIPELINE[family].item, 'check_for_updates'), inOrg(orgId, id));
+  }
+  getPipelineItemSource(family: PipelineFamily, orgId: string, id: number) {
+    return this.#call<unknown>('GET', below(PIPELINE[family].item, 'source'), inOrg(orgId, id));
+  }
+  updatePipelineItemSource(family: PipelineFamily, orgId: string, id: number, body: RestBody) {
+    return this.#call<unknown>('PATCH', below(PIPELINE[family].item, 'update_source'), inOrg(orgId, id), body);
+  }
+  upgradePipelineItem(family: PipelineFamily, orgId: string, id: number, body: RestBody) {
+    return this.#call<unknown>('POST', below(PIPELINE[family].item, 'upgrade'), inOrg(orgId, id), body);
+  }
+  getPipelineFamilyActivity(family: PipelineFamily, orgId: string) {
+    return this.#call<unknown>('GET', below(PIPELINE[family].list, 'activity'), org(orgId));
+  }
+  getPipelineFamilyExportsUnsubscribeConfigs(family: PipelineFamily, orgId: string) {
+    return this.#call<unknown>('GET', below(PIPELINE[family].list, 'exports_unsubscribe_configs'), org(orgId));
+  }
+  getPipelineFamilyRepository(family: PipelineFamily, orgId: string) {
+    return this.#call<unknown>('GET', below(PIPELINE[family].list, 'repository'), org(orgId));
+  }
+  getPipelineFamilyUnused(family: PipelineFamily, orgId: string) {
+    return this.#call<unknown>('GET', below(PIPELINE[family].list, 'unused'), org(orgId));
+  }
 
-    listMembers: (orgId, p) => members.list(org(orgId), p),
-    updateMember: (orgId, userUuid, body) => members.update(inOrg(orgId, userUuid), body),
-    removeMember: (orgId, userUuid) => members.remove(inOrg(orgId, userUuid)),
-
-    listPipelineItems: (family, orgId, p) => pipeline(family).list(org(orgId), p),
-    getPipelineItem: (family, orgId, id) => pipeline(family).get(inOrg(orgId, id)),
-    createPipelineItem: (family, orgId, body) => pipeline(family).create(org(orgId), body),
-    updatePipelineItem: (family, orgId, id, body) => pipeline(family).update(inOrg(orgId, id), body),
-    deletePipelineItem: (family, orgId, id) => pipeline(family).remove(inOrg(orgId, id)),
-    checkPipelineItemForUpdates: (family, orgId, id) => pipeline(family).action('GET', 'check_for_updates', inOrg(orgId, id)),
-    getPipelineItemSource: (family, orgId, id) => pipeline(family).action('GET', 'source', inOrg(orgId, id)),
-    updatePipelineItemSource: (family, orgId, id, body) => pipeline(family).action('PATCH', 'update_source', inOrg(orgId, id), body),
-    upgradePipelineItem: (family, orgId, id, body) => pipeline(family).action('POST', 'upgrade', inOrg(orgId, id), body),
-    getPipelineFamilyActivity: (family, orgId) => pipeline(family).extra('GET', 'activity', org(orgId)),
-    getPipelineFamilyExportsUnsubscribeConfigs: (family, orgId) => pipeline(family).extra('GET', 'exports_unsubscribe_configs', org(orgId)),
-    getPipelineFamilyRepository: (family, orgId) => pipeline(family).extra('GET', 'repository', org(orgId)),
-    getPipelineFamilyUnused: (family, orgId) => pipeline(family).extra('GET', 'unused', org(orgId)),
-
-    listSurveys: (projectId, p) => surveys.list(project(projectId), p),
-    getSurvey: (projectId, id) => surveys.get(inProject(projectId, id)),
-    createSurvey: (projectId, body) => surveys.create(project(projectId), body),
-    updateSurvey: (projectId, id, body) => surveys.update(inProject(projectId, id), body),
-    deleteSurvey: (projectId, id) => surveys.remove(inProject(projectId, id)),
-    getSurveysResponsesCount: (projectId) => surveys.extra('GET', 'responses_count', project(projectId)),
-  };
+  // 4.7
+  listSurveys(projectId: string, p?: ListParams) {
+    return this.#list<Survey>(SURVEYS, project(projectId), p);
+  }
+  getSurvey(projectId: string, id: string) {
+    return this.#call<Survey>('GET', SURVEYS.item, inProject(projectId, id));
+  }
+  createSurvey(projectId: string, body: RestBody) {
+    return this.#call<Survey>('POST', SURVEYS.list, project(projectId), body);
+  }
+  updateSurvey(projectId: string, id: string, body: RestBody) {
+    return this.#call<Survey>('PATCH', SURVEYS.item, inProject(projectId, id), body);
+  }
+  deleteSurvey(projectId: string, id: string) {
+    return this.#call<void>('DELETE', SURVEYS.item, inProject(projectId, id));
+  }
+  getSurveysResponsesCount(projectId: string) {
+    return this.#call<unknown>('GET', below(SURVEYS.list, 'responses_count'), project(projectId));
+  }
 }
