@@ -99,17 +99,26 @@ function buildGateway(): void {
   built = true;
 }
 
+/** The Node flags of `npm run start:prod` (`node <flags> dist/main.js`): the bench runs what production runs. */
+export function productionNodeArgs(): string[] {
+  const scripts = (JSON.parse(readFileSync(resolve(REPO_ROOT, 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  const flags = /^node\s+(.*?)\s*dist\/main\.js$/.exec(scripts['start:prod'] ?? '')?.[1];
+  if (flags === undefined) throw new Error('package.json: start:prod is not `node [flags] dist/main.js`');
+  return flags.split(/\s+/).filter(Boolean);
+}
+
 /**
- * The gateway as production runs it: `npm run build`, then `NODE_ENV=production node dist/main.js`
+ * The gateway as production runs it: `npm run build`, then `NODE_ENV=production node <the flags of start:prod> dist/main.js`
  * (no tsx loader) with UPSTREAM_URL set. Ready when `/health` answers 200.
  */
 export async function startGateway(options: GatewayProcessOptions): Promise<Child> {
   buildGateway();
   const port = await freePort();
   const log = openSync(options.logFile, 'a');
-  // BENCH_GATEWAY_NODE_ARGS: V8/Node flags for the gateway alone, e.g. "--max-old-space-size=96".
+  // BENCH_GATEWAY_NODE_ARGS: V8/Node flags for the gateway alone, after production's (a later flag
+  // wins), e.g. "--max-semi-space-size=16" for V8's default young generation.
   const extraArgs = process.env.BENCH_GATEWAY_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...extraArgs, ...(options.nodeArgs ?? []), 'dist/main.js'], {
+  const child = spawn(process.execPath, [...productionNodeArgs(), ...extraArgs, ...(options.nodeArgs ?? []), 'dist/main.js'], {
     cwd: REPO_ROOT,
     stdio: ['ignore', log, log],
     env: {

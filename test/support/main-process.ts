@@ -1,5 +1,5 @@
-// `src/main.ts` as a child process, started the way `npm start` does, with its output collected
-// until it is ready (the whole banner printed) or exits.
+// The gateway's entry as a child process, started the way `npm start` (or `npm run start:prod`)
+// does, with its output collected until it is ready (the whole banner printed) or exits.
 import { type ChildProcess, spawn } from 'node:child_process';
 
 const root = new URL('../../', import.meta.url);
@@ -13,8 +13,9 @@ export interface MainProcess {
   output(): string;
 }
 
-export function startMain(env: Record<string, string>): MainProcess {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+/** `args`: what follows `node`; by default what `npm start` runs (tsx, the sources). */
+export function startMain(env: Record<string, string>, args = ['--import', 'tsx', 'src/main.ts']): MainProcess {
+  const child = spawn(process.execPath, args, {
     cwd: root,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', UPSTREAM_URL: '', ...env },
   });

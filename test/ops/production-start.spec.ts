@@ -1,0 +1,39 @@
+// `npm run build` then `npm run start:prod`, as the README tells operators: the compiled gateway,
+// with the Node flags of the start:prod script, serves the same answers as `npm start`.
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { startReferenceApi } from '../../src/reference-api/index.ts';
+import { startMain } from '../support/main-process.ts';
+
+const root = new URL('../../', import.meta.url);
+const scripts = (JSON.parse(readFileSync(new URL('package.json', root), 'utf8')) as { scripts: Record<string, string> }).scripts;
+const api = await startReferenceApi();
+afterAll(() => api.close());
+
+describe('npm run build && npm run start:prod', () => {
+  it('runs the compiled gateway with the production Node flags and answers like npm start', async () => {
+    execFileSync('npm', ['run', 'build'], { cwd: root, stdio: 'pipe' });
+    // What npm would run for start:prod, with this test's own node binary.
+    const command = /^node\s+(.*)$/.exec(scripts['start:prod'] ?? '')?.[1]?.split(/\s+/) ?? [];
+    expect(command.at(-1)).toBe('dist/main.js');
+    expect(command).toContain('--max-semi-space-size=32');
+
+    const main = startMain({ UPSTREAM_URL: api.url }, command);
+    try {
+      const { url } = await main.ready;
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${api.keys.demo}` },
+        body: JSON.stringify({ query: '{ organizations(first: 2) { totalCount nodes { name } } }' }),
+      });
+      const result = (await response.json()) as { data?: { organizations: { totalCount: number; nodes: { name: string }[] } }; errors?: unknown };
+      expect(result.errors).toBeUndefined();
+      expect(result.data?.organizations.nodes).toHaveLength(2);
+      expect(result.data?.organizations.totalCount).toBeGreaterThan(0);
+    } finally {
+      main.child.kill('SIGTERM');
+      expect(await main.exited).toBe(0);
+    }
+  }, 60_000);
+});
