@@ -14,12 +14,6 @@ export interface RestResource<Raw, R extends Raw> {
   idOf(record: Raw): string;
 }
 
-export interface PageRequest {
-  parentId: string;
-  limit: number;
-  offset: number;
-}
-
 /** The page size used when scanning a list to find records by id. */
 const SCAN_PAGE_SIZE = 100;
 
@@ -27,7 +21,11 @@ const SEP = '\u0000';
 const recordKey = (parentId: string, id: string) => parentId + SEP + id;
 
 export class ResourceLoader<Raw, R extends Raw = Raw> {
-  private readonly pages: DataLoader<PageRequest, Page<R>, string>;
+  /**
+   * List pages by parent, size and offset. A plain map of promises, not a DataLoader: REST has no
+   * batch endpoint, so each page is its own call and batching them would only add a tick and garbage.
+   */
+  private readonly pages = new Map<string, Promise<Page<R>>>();
   private readonly records: DataLoader<string, R | null>;
   /** Every record a list page brought in this request, by record key. */
   private readonly listed = new Map<string, R>();
@@ -37,17 +35,20 @@ export class ResourceLoader<Raw, R extends Raw = Raw> {
   private readonly counts = new Map<string, number>();
 
   constructor(private readonly resource: RestResource<Raw, R>) {
-    this.pages = new DataLoader((requests) => settleEach(requests, (r) => this.fetchPage(r)), {
-      cacheKeyFn: (r) => r.parentId + SEP + r.limit + SEP + r.offset,
-    });
-    // Lookups dispatch after this tick's list pages have started (setImmediate runs after the
-    // promise jobs in which DataLoader dispatches), so a sibling list can answer them.
+    // Lookups dispatch on setImmediate, after the list pages this tick's resolvers asked for have
+    // started, so a sibling list can answer them.
     this.records = new DataLoader((keys) => this.loadRecords(keys), { batchScheduleFn: (dispatch) => setImmediate(dispatch) });
   }
 
   /** One page of the parent's list; identical page requests in one GraphQL request are made once. */
   page(parentId: string, limit: number, offset: number): Promise<Page<R>> {
-    return this.pages.load({ parentId, limit, offset });
+    const key = parentId + SEP + limit + SEP + offset;
+    let page = this.pages.get(key);
+    if (!page) {
+      page = this.fetchPage(parentId, limit, offset);
+      this.pages.set(key, page);
+    }
+    return page;
   }
 
   /**
@@ -73,7 +74,7 @@ export class ResourceLoader<Raw, R extends Raw = Raw> {
     const key = recordKey(parentId, this.resource.idOf(tagged));
     this.records.clear(key).prime(key, tagged);
     this.listed.set(key, tagged);
-    this.pages.clearAll();
+    this.pages.clear();
     this.counts.clear();
     return tagged;
   }
@@ -83,11 +84,11 @@ export class ResourceLoader<Raw, R extends Raw = Raw> {
     const key = recordKey(parentId, id);
     this.records.clear(key);
     this.listed.delete(key);
-    this.pages.clearAll();
+    this.pages.clear();
     this.counts.clear();
   }
 
-  private async fetchPage({ parentId, limit, offset }: PageRequest): Promise<Page<R>> {
+  private async fetchPage(parentId: string, limit: number, offset: number): Promise<Page<R>> {
     const pending = this.resource.list(parentId, { limit, offset });
     const inFlight = this.pagesInFlight.get(parentId) ?? new Set();
     this.pagesInFlight.set(parentId, inFlight.add(pending));
@@ -164,11 +165,6 @@ export class ResourceLoader<Raw, R extends Raw = Raw> {
       return ids.map(() => asError(error));
     }
   }
-}
-
-/** Runs one async job per key concurrently; a failure becomes that key's Error (DataLoader's contract). */
-export function settleEach<K, V>(keys: readonly K[], job: (key: K) => Promise<V>): Promise<(V | Error)[]> {
-  return Promise.all(keys.map((key) => job(key).catch(asError)));
 }
 
 function asError(error: unknown): Error {
