@@ -29,12 +29,30 @@ export type PathParams = Record<string, string | number>;
  * segments. The template itself is what errors and metrics name.
  */
 export function buildPath(template: string, params: PathParams = {}): string {
-  const path = template.replace(/:(\w+)/g, (_, name: string) => {
-    const value = params[name];
-    if (value === undefined) throw new Error(`buildPath: no value for :${name} in ${template}`);
-    return segment(value, name);
-  });
+  let path = '';
+  for (const piece of compiled(template)) {
+    if (piece.param === undefined) {
+      path += piece.text;
+      continue;
+    }
+    const value = params[piece.param];
+    if (value === undefined) throw new Error(`buildPath: no value for :${piece.param} in ${template}`);
+    path += segment(value, piece.param);
+  }
   return path.endsWith('/') ? path : `${path}/`;
+}
+
+/** A template split into fixed text and `:param` pieces, once per template (a few dozen exist). */
+type Piece = { text: string; param?: undefined } | { param: string };
+const compiledTemplates = new Map<string, Piece[]>();
+
+function compiled(template: string): Piece[] {
+  let pieces = compiledTemplates.get(template);
+  if (!pieces) {
+    pieces = template.split(/(:\w+)/).map((text): Piece => (text.startsWith(':') ? { param: text.slice(1) } : { text }));
+    if (compiledTemplates.size < 1000) compiledTemplates.set(template, pieces);
+  }
+  return pieces;
 }
 
 /** The fixed words of the seed's paths; any other segment is an id. */
