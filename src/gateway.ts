@@ -104,6 +104,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     graphiql: graphiql.options,
     // Batched operations (a JSON array of operations) stay off: Yoga's default.
     batching: false,
+    // bodyLimitPlugin enforces MAX_REQUEST_BYTES (by Content-Length, and by counting a chunked
+    // body), and Node's parser holds a body to its Content-Length. Yoga's own 25 MB check would pipe
+    // every request body through a TransformStream and build a second Request: ~1% of the CPU.
+    maxRequestBodySize: false,
     plugins: [
       useGraphQlJit(),
       requestIdPlugin(requestIds),

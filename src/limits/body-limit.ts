@@ -9,12 +9,16 @@ const tooLargeExtensions = (maxBytes: number) => ({ code: 'QUERY_TOO_COMPLEX', l
 async function readLimited(request: Request, maxBytes: number): Promise<string> {
   const chunks: Uint8Array[] = [];
   let size = 0;
-  for await (const chunk of request.body as unknown as AsyncIterable<Uint8Array>) {
-    size += chunk.byteLength;
+  // Iterated by hand: leaving a `for await` early would call the iterator's return(), which
+  // destroys Node's request stream and with it the socket, so the 413 would never be sent.
+  // Node's server discards the rest of the body once the answer is out.
+  const iterator = (request.body as unknown as AsyncIterable<Uint8Array>)[Symbol.asyncIterator]();
+  for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
+    size += next.value.byteLength;
     if (size > maxBytes) {
       throw new GraphQLError(tooLargeMessage(maxBytes), { extensions: { ...tooLargeExtensions(maxBytes), http: { status: 413 } } });
     }
-    chunks.push(chunk);
+    chunks.push(next.value);
   }
   return Buffer.concat(chunks).toString('utf8');
 }

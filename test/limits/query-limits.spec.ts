@@ -1,9 +1,13 @@
 // Query shape limits (GraphQL Armor) and request limits: each refusal is QUERY_TOO_COMPLEX naming
 // its limit, and none reaches the upstream.
+import { createServer } from 'node:http';
+import { connect, type AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../support/harness.ts';
 
 let h: Harness;
+/** A body over the 2048 bytes this file's gateway allows. */
+const big = JSON.stringify({ query: `{ organizations { totalCount } }`, variables: { pad: 'x'.repeat(4000) } });
 beforeAll(async () => {
   h = await startHarness({}, { queryLimits: { maxDepth: 5, maxAliases: 3, maxTokens: 120, maxDirectives: 2 }, maxRequestBytes: 2048 });
 });
@@ -45,7 +49,6 @@ describe('request limits', () => {
       // A ReadableStream body is sent without Content-Length.
       ...(body instanceof ReadableStream ? { duplex: 'half' } : {}),
     } as RequestInit);
-  const big = JSON.stringify({ query: `{ organizations { totalCount } }`, variables: { pad: 'x'.repeat(4000) } });
 
   it('refuses a body over MAX_REQUEST_BYTES by its Content-Length with 413', async () => {
     h.api.clearRequests();
@@ -102,5 +105,38 @@ describe('malformed requests', () => {
     expect(JSON.parse(text).errors[0].message).toBe('POST body sent invalid JSON.');
     expect(text).not.toContain('secret_phx_abc');
     expect(text).not.toContain('originalError');
+  });
+
+  // Over a real socket (Yoga's own body-size check is off: ours and Node's HTTP parser cover it).
+  describe('over HTTP', () => {
+    const server = createServer((req, res) => void h.gateway.yoga(req, res));
+    beforeAll(() => new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve)));
+    afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
+
+    /** Sends raw HTTP/1.1 bytes and returns the status line of the answer. */
+    const raw = (head: string, body: string) =>
+      new Promise<string>((resolve, reject) => {
+        const socket = connect((server.address() as AddressInfo).port, '127.0.0.1');
+        let answer = '';
+        socket.on('data', (chunk) => (answer += chunk));
+        socket.on('close', () => resolve(answer.split('\r\n')[0] ?? ''));
+        socket.on('error', reject);
+        socket.write(`POST /graphql HTTP/1.1\r\nHost: gateway.test\r\nContent-Type: application/json\r\nAuthorization: Bearer ${h.api.keys.demo}\r\nConnection: close\r\n${head}\r\n${body}`);
+      });
+
+    it.each(['abc', '-1', '10, 10'])('answers 400 to Content-Length %j, with no upstream call', async (length) => {
+      h.api.clearRequests();
+      expect(await raw(`Content-Length: ${length}\r\n`, '{"query":"{ organizations { totalCount } }"}')).toBe('HTTP/1.1 400 Bad Request');
+      expect(h.api.requests).toHaveLength(0);
+    });
+
+    it('answers 413 to a chunked body past the limit, and 200 to one within it', async () => {
+      h.api.clearRequests();
+      const chunked = (text: string) => `${Buffer.byteLength(text).toString(16)}\r\n${text}\r\n0\r\n\r\n`;
+      expect(await raw('Transfer-Encoding: chunked\r\n', chunked(big))).toBe('HTTP/1.1 413 Payload Too Large');
+      expect(h.api.requests).toHaveLength(0);
+      const small = JSON.stringify({ query: '{ organizations { totalCount } }' });
+      expect(await raw('Transfer-Encoding: chunked\r\n', chunked(small))).toBe('HTTP/1.1 200 OK');
+    });
   });
 });
