@@ -101,16 +101,31 @@ export async function resolveRestConnection<R>(
 
   const hi = needsRecords ? lo + records.length : Math.max(lo, Math.min(end, count));
   const edges = records.map((node, i) => new Edge(node, connectionKey, lo + i));
-  return {
-    edges,
-    totalCount: count,
-    pageInfo: {
-      hasPreviousPage: lo > 0 && count > 0,
-      hasNextPage: hi < count,
-      startCursor: hi > lo ? encodeCursor(connectionKey, lo) : null,
-      endCursor: hi > lo ? encodeCursor(connectionKey, hi - 1) : null,
-    },
-  };
+  return { edges, totalCount: count, pageInfo: new PageInfo(connectionKey, lo, hi, count) };
+}
+
+/** The window's place in the list; like an edge's, its cursors are encoded only when selected. */
+class PageInfo {
+  readonly hasPreviousPage: boolean;
+  readonly hasNextPage: boolean;
+
+  constructor(
+    private readonly connectionKey: string,
+    private readonly lo: number,
+    private readonly hi: number,
+    count: number,
+  ) {
+    this.hasPreviousPage = lo > 0 && count > 0;
+    this.hasNextPage = hi < count;
+  }
+
+  get startCursor(): string | null {
+    return this.hi > this.lo ? encodeCursor(this.connectionKey, this.lo) : null;
+  }
+
+  get endCursor(): string | null {
+    return this.hi > this.lo ? encodeCursor(this.connectionKey, this.hi - 1) : null;
+  }
 }
 
 /** An edge whose cursor is encoded only when a query selects it (`nodes { … }` never does). */
