@@ -27,8 +27,8 @@ export class ResourceLoader<Raw, R extends Raw = Raw> {
    */
   private readonly pages = new Map<string, Promise<Page<R>>>();
   private readonly records: DataLoader<string, R | null>;
-  /** Every record a list page brought in this request, by record key. */
-  private readonly listed = new Map<string, R>();
+  /** Every record a list page brought in this request, by parent and then id (no joined key to build per record). */
+  private readonly listed = new Map<string, Map<string, R>>();
   /** List pages on their way, by parent: a lookup waits for them before calling on its own. */
   private readonly pagesInFlight = new Map<string, Set<Promise<unknown>>>();
   /** The list's `count` as the latest page of each parent told it. */
@@ -63,17 +63,17 @@ export class ResourceLoader<Raw, R extends Raw = Raw> {
 
   /** The record, or null when the upstream does not have it. */
   byId(parentId: string, id: string): Promise<R | null> {
-    const key = recordKey(parentId, id);
-    const listed = this.listed.get(key);
-    return listed ? Promise.resolve(listed) : this.records.load(key);
+    const listed = this.listed.get(parentId)?.get(id);
+    return listed ? Promise.resolve(listed) : this.records.load(recordKey(parentId, id));
   }
 
   /** Makes later loads in this request see the record as given (after a write). */
   replace(parentId: string, record: Raw): R {
     const tagged = this.resource.tag(record, parentId);
-    const key = recordKey(parentId, this.resource.idOf(tagged));
+    const id = this.resource.idOf(tagged);
+    const key = recordKey(parentId, id);
     this.records.clear(key).prime(key, tagged);
-    this.listed.set(key, tagged);
+    this.listedUnder(parentId).set(id, tagged);
     this.pages.clear();
     this.counts.clear();
     return tagged;
@@ -81,11 +81,19 @@ export class ResourceLoader<Raw, R extends Raw = Raw> {
 
   /** Forgets the record and every cached page (after a write changed or removed it). */
   forget(parentId: string, id: string): void {
-    const key = recordKey(parentId, id);
-    this.records.clear(key);
-    this.listed.delete(key);
+    this.records.clear(recordKey(parentId, id));
+    this.listed.get(parentId)?.delete(id);
     this.pages.clear();
     this.counts.clear();
+  }
+
+  private listedUnder(parentId: string): Map<string, R> {
+    let listed = this.listed.get(parentId);
+    if (!listed) {
+      listed = new Map();
+      this.listed.set(parentId, listed);
+    }
+    return listed;
   }
 
   private async fetchPage(parentId: string, limit: number, offset: number): Promise<Page<R>> {
@@ -97,9 +105,8 @@ export class ResourceLoader<Raw, R extends Raw = Raw> {
       this.counts.set(parentId, page.count);
       // Not primed into `records` (a promise per record, for lookups most queries never make):
       // loadRecords consults `listed` first.
-      for (const record of page.results) {
-        this.listed.set(recordKey(parentId, this.resource.idOf(record)), this.resource.tag(record, parentId));
-      }
+      const listed = this.listedUnder(parentId);
+      for (const record of page.results) listed.set(this.resource.idOf(record), this.resource.tag(record, parentId));
       // Tagging is in place, so the page now holds tagged records.
       return page as Page<R>;
     } finally {
@@ -119,12 +126,13 @@ export class ResourceLoader<Raw, R extends Raw = Raw> {
     await Promise.all(
       [...idsByParent].map(async ([parentId, ids]) => {
         await Promise.allSettled(this.pagesInFlight.get(parentId) ?? []);
-        const unlisted = ids.filter((id) => !this.listed.has(recordKey(parentId, id)));
+        const listed = this.listed.get(parentId);
+        const unlisted = ids.filter((id) => !listed?.has(id));
         const results = unlisted.length > 0 ? await this.loadUnderParent(parentId, unlisted) : [];
         unlisted.forEach((id, i) => found.set(recordKey(parentId, id), results[i] as R | null | Error));
         for (const id of ids) {
-          const listed = this.listed.get(recordKey(parentId, id));
-          if (listed) found.set(recordKey(parentId, id), listed);
+          const record = this.listed.get(parentId)?.get(id);
+          if (record) found.set(recordKey(parentId, id), record);
         }
       }),
     );
