@@ -52,12 +52,12 @@ export function createContext(
   let client: RestClient | undefined;
   const rest = () => {
     if (key === null) throw gatewayError('UNAUTHENTICATED', 'This field needs an `Authorization: Bearer <personal API key>` header.');
-    // The deadline starts with the first upstream call; the client's disconnect also cancels calls.
+    // The deadline starts with the first upstream call, and bounds each call's timeouts (no timer
+    // or combined signal per request); the client's disconnect cancels calls through its signal.
     if (!client) {
-      const signal = AbortSignal.any([request.signal, AbortSignal.timeout(limits.deadlineMs)]);
       // Every upstream call of the request listens to this one signal: dozens is normal, not a leak.
-      setMaxListeners(0, signal);
-      client = createRestClient(requestTransport, { key, requestId, signal });
+      setMaxListeners(0, request.signal);
+      client = createRestClient(requestTransport, { key, requestId, signal: request.signal, deadlineAt: performance.now() + limits.deadlineMs });
     }
     return client;
   };

@@ -31,6 +31,8 @@ export interface RestCaller {
   key: string;
   requestId?: string;
   signal?: AbortSignal;
+  /** The request's deadline as a `performance.now()` time (see UpstreamRequest.deadlineAt). */
+  deadlineAt?: number;
 }
 
 export interface RestClient {
@@ -141,6 +143,7 @@ class CallerRestClient implements RestClient {
       key: this.caller.key,
       requestId: this.caller.requestId,
       signal: this.caller.signal,
+      deadlineAt: this.caller.deadlineAt,
     });
     return response.body;
   }

@@ -1,7 +1,8 @@
-// One upstream call's time budget. No timer or AbortController of its own per call (a dashboard
-// makes dozens of calls, and those cost more than the calls' own bookkeeping): the remaining budget
-// becomes undici's headers/body timeouts for each attempt, and the caller's signal (the request's
-// deadline and its client going away) is handed to undici as it is.
+// One upstream call's time budget: its own timeout, cut short by the GraphQL request's deadline. No
+// timer or AbortController of its own, per call or per request (a dashboard makes dozens of calls,
+// and those cost more than the calls' own bookkeeping): the remaining budget becomes undici's
+// headers/body timeouts for each attempt, and the caller's signal (its client going away) is handed
+// to undici as it is.
 
 export interface CallDeadline {
   /** The caller's signal, passed to undici unchanged. */
@@ -11,8 +12,9 @@ export interface CallDeadline {
   abortKind(): 'timeout' | 'aborted' | undefined;
 }
 
-export function startDeadline(timeoutMs: number, callerSignal?: AbortSignal): CallDeadline {
-  const endsAt = performance.now() + timeoutMs;
+/** `deadlineAt`: a `performance.now()` time the caller's own budget ends. */
+export function startDeadline(timeoutMs: number, callerSignal?: AbortSignal, deadlineAt = Infinity): CallDeadline {
+  const endsAt = Math.min(performance.now() + timeoutMs, deadlineAt);
   const remainingMs = () => Math.max(0, endsAt - performance.now());
   return {
     signal: callerSignal,

@@ -54,8 +54,13 @@ export interface UpstreamRequest {
   key: string;
   /** Sent as `x-request-id`. */
   requestId?: string;
-  /** The GraphQL request's abort signal or deadline. */
+  /** The GraphQL request's abort signal (its client going away). */
   signal?: AbortSignal;
+  /**
+   * When the GraphQL request's upstream budget ends (REQUEST_DEADLINE_MS), as a `performance.now()`
+   * time: an attempt's timeouts end there too, and a call that starts later sends nothing.
+   */
+  deadlineAt?: number;
 }
 
 export interface UpstreamResponse<T = unknown> {
@@ -110,7 +115,7 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
     const ctx: CallContext = {
       req,
       route: req.route ?? routeTemplate(req.path),
-      deadline: startDeadline(timeoutMs, req.signal),
+      deadline: startDeadline(timeoutMs, req.signal, req.deadlineAt),
       startedAt: performance.now(),
       attempt: 0,
     };
@@ -138,6 +143,8 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
   /** One attempt: resolves with a 2xx answer's parsed body, throws UpstreamError for any other answer. */
   async function send(ctx: CallContext): Promise<{ status: number; body: unknown }> {
     const { req, deadline } = ctx;
+    // Queued behind the request's other calls until its deadline passed: nothing left to send with.
+    if (deadline.remainingMs() <= 0) throw failure(ctx, { kind: 'timeout' });
     const response = await dispatcher.request({
       origin: target.origin,
       path: target.pathPrefix + req.path + queryString(req.query),

@@ -1,6 +1,8 @@
 // Resilience against a misbehaving upstream the test controls: the circuit breaker fails fast while
 // the upstream is down and probes it back, 4xx answers never trip it, the per-request deadline
 // bounds a slow upstream, and one request runs only so many calls at once.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway.ts';
 import { type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
@@ -64,12 +66,45 @@ describe('the circuit breaker', () => {
 
 describe('per-request bounds', () => {
   it('a slow upstream past REQUEST_DEADLINE_MS is UPSTREAM_TIMEOUT', async () => {
-    const { upstream, gateway } = await setUp({ requestDeadlineMs: 200, upstreamTimeoutMs: 5000 });
-    upstream.handle((_req, res) => setTimeout(() => sendJson(res, 200, page([])), 1000));
+    const { upstream, gateway } = await setUp({ requestDeadlineMs: 200, upstreamTimeoutMs: 10_000 });
+    upstream.handle((_req, res) => setTimeout(() => sendJson(res, 200, page([])), 4000));
     const started = Date.now();
     const { errors } = await run(gateway, '{ organizations { totalCount } }');
     expect(errors?.[0]?.extensions?.code).toBe('UPSTREAM_TIMEOUT');
-    expect(Date.now() - started).toBeLessThan(900);
+    // undici's headers/body timers tick every ~0.5 s: the deadline holds to within about a second.
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
+  it('cancels the upstream call in flight when the client goes away (over HTTP)', async () => {
+    const { upstream, gateway } = await setUp({});
+    let upstreamClosed!: () => void;
+    const closed = new Promise<void>((resolve) => (upstreamClosed = resolve));
+    let received!: () => void;
+    const arrived = new Promise<void>((resolve) => (received = resolve));
+    upstream.handle((_req, res) => {
+      res.on('close', upstreamClosed); // never answered: only the gateway can end it (or its 10 s timeout)
+      received();
+    });
+    const server = createServer((req, res) => void gateway.yoga(req, res));
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const client = new AbortController();
+      const call = fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer phx_resilience_key' },
+        body: JSON.stringify({ query: '{ organizations { totalCount } }' }),
+        signal: client.signal,
+      }).catch(() => 'aborted');
+      await arrived;
+      const abortedAt = performance.now();
+      client.abort();
+      expect(await call).toBe('aborted');
+      await closed;
+      expect(performance.now() - abortedAt).toBeLessThan(1000); // not the 10 s upstream timeout
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 
   it('runs at most UPSTREAM_CONCURRENCY_PER_REQUEST calls of one request at once', async () => {

@@ -187,6 +187,17 @@ describe('failures', () => {
     expect(upstream.requests).toHaveLength(2); // an already aborted call sends nothing
   });
 
+  it("ends an attempt at the request's deadline, and sends nothing once it has passed", async () => {
+    const t = connect({ timeoutMs: 5000 });
+    upstream.handle(() => undefined);
+    const started = performance.now();
+    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY, deadlineAt: started + 100 }))).toMatchObject({ kind: 'timeout' });
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(upstream.requests).toHaveLength(1); // not retried past the deadline
+    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY, deadlineAt: performance.now() - 1 }))).toMatchObject({ kind: 'timeout' });
+    expect(upstream.requests).toHaveLength(1);
+  });
+
   it('accepts an injected dispatcher (undici MockAgent) and leaves closing it to its owner', async () => {
     const agent = new MockAgent();
     agent.disableNetConnect();
