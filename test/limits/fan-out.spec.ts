@@ -74,6 +74,10 @@ describe('over HTTP', () => {
     const { errors, calls } = await h.runCounting(wide, { n: 2 });
     expect(errors).toBeUndefined();
     expect(calls.length).toBeGreaterThan(0);
+    // Estimates are remembered per document and variables: the wide variables are still refused.
+    const again = await h.runCounting(wide, { n: 100 });
+    expect(again.errors?.[0]?.extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', estimate: 301 });
+    expect(again.calls).toHaveLength(0);
   });
 
   it('stops at the runtime cap when the estimate was low (projects are counted once)', async () => {
