@@ -53,13 +53,25 @@ export function createContext(
   const rest = () => {
     if (key === null) throw gatewayError('UNAUTHENTICATED', 'This field needs an `Authorization: Bearer <personal API key>` header.');
     // The deadline starts with the first upstream call, and bounds each call's timeouts (no timer
-    // or combined signal per request); the client's disconnect cancels calls through its signal.
+    // per request); the client's disconnect cancels calls through the signal below.
     if (!client) {
-      // Every upstream call of the request listens to this one signal: dozens is normal, not a leak.
-      setMaxListeners(0, request.signal);
-      client = createRestClient(requestTransport, { key, requestId, signal: request.signal, deadlineAt: performance.now() + limits.deadlineMs });
+      client = createRestClient(requestTransport, { key, requestId, signal: disconnectSignal(request), deadlineAt: performance.now() + limits.deadlineMs });
     }
     return client;
   };
   return { requestId, authenticated: key !== null, rest, loaders: createLoaders(rest), upstreamCalls: requestTransport.calls };
+}
+
+/**
+ * A plain AbortSignal that aborts when the request's does. Yoga's request signal is a Proxy whose
+ * every property read runs a trap, and each upstream call reads it several times; this one is read
+ * through the Proxy once. Every call of the request listens to it: dozens is normal, not a leak.
+ */
+function disconnectSignal(request: Request): AbortSignal {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  const incoming = request.signal;
+  if (incoming.aborted) controller.abort(incoming.reason);
+  else incoming.addEventListener('abort', () => controller.abort(incoming.reason), { once: true });
+  return controller.signal;
 }
