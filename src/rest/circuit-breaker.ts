@@ -51,15 +51,14 @@ export function withCircuitBreaker(transport: UpstreamTransport, options: Circui
   breaker.on('close', notify);
 
   return {
-    async request<T>(req: UpstreamRequest): Promise<UpstreamResponse<T>> {
-      try {
-        return (await breaker.fire(req)) as UpstreamResponse<T>;
-      } catch (error) {
+    request<T>(req: UpstreamRequest): Promise<UpstreamResponse<T>> {
+      // A plain .catch, not an async wrapper: this runs for every upstream call.
+      return (breaker.fire(req) as Promise<UpstreamResponse<T>>).catch((error: unknown) => {
         if ((error as { code?: string }).code === 'EOPENBREAKER') {
           throw new UpstreamError({ kind: 'circuit-open', method: req.method, route: req.route ?? req.path });
         }
         throw error;
-      }
+      });
     },
     async close() {
       breaker.shutdown();
