@@ -17,7 +17,7 @@ describe('npm run build && npm run start:prod', () => {
     // What npm would run for start:prod, with this test's own node binary.
     const command = /^node\s+(.*)$/.exec(scripts['start:prod'] ?? '')?.[1]?.split(/\s+/) ?? [];
     expect(command.at(-1)).toBe('dist/main.js');
-    expect(command).toContain('--max-semi-space-size=32');
+    expect(command).toContain('--max-semi-space-size=64');
 
     const main = startMain({ UPSTREAM_URL: api.url }, command);
     try {
