@@ -17,7 +17,7 @@ import { globalId as gatewayGlobalId } from '../src/schema/global-id.ts';
 import { readFlags } from './lib/cli.ts';
 import { drive, type DriveResult, postOnce } from './lib/drive.ts';
 import { environment, loadAverage } from './lib/environment.ts';
-import { type Child, cpuSeconds, REPO_ROOT, RssSampler, startGateway, startScript, tail } from './lib/processes.ts';
+import { type Child, cpuSeconds, productionNodeArgs, REPO_ROOT, RssSampler, startGateway, startScript, tail } from './lib/processes.ts';
 import { DASHBOARD, DASHBOARD_CALLS, globalId, graphqlBody, THREE_LEVEL, THREE_LEVEL_CALLS } from './lib/queries.ts';
 import { fileStamp, fixed, markdownTable, max, median, min, spread, table } from './lib/stats.ts';
 import { callsPerAnsweredQuery, upstreamControl } from './lib/upstream-control.ts';
@@ -71,7 +71,9 @@ console.log(
 const upstream = await startScript('bench/fake-upstream.ts', ['--key', key]);
 const control = upstreamControl(upstream.url);
 const gateway = await startGateway({ upstreamUrl: upstream.url, logFile });
-const floor = await startScript('bench/floor.ts', ['--upstream', upstream.url]);
+// The floor runs on the same V8 settings as the gateway (start:prod's flags): a ratio compares the
+// code, not a tuned runtime against an untuned one.
+const floor = await startScript('bench/floor.ts', ['--upstream', upstream.url], productionNodeArgs());
 const samplers = { gateway: new RssSampler(gateway.pid, 250), floor: new RssSampler(floor.pid, 250) };
 let badAuthTotal = 0;
 let callsTotal = 0;
@@ -331,7 +333,7 @@ writeFileSync(
       kind: 'bench',
       date,
       quick,
-      settings: { rounds, roundSec, warmupSec, connections: lists.connections, delaysMs: lists.delays, threeLevelSec: numbers['three-level-sec'], gatewayEnv: { NODE_ENV: 'production' } },
+      settings: { rounds, roundSec, warmupSec, connections: lists.connections, delaysMs: lists.delays, threeLevelSec: numbers['three-level-sec'], gatewayEnv: { NODE_ENV: 'production' }, nodeFlags: { both: productionNodeArgs(), gatewayExtra: process.env.BENCH_GATEWAY_NODE_ARGS ?? '' } },
       environment: { ...env, loadAverageAtEnd: loadAverage(), sharedMachine: 'other agents ran their tests on the same 2-core machine during this run' },
       correctness: { before, after, badAuthTotal, callsTotal, gatewayAlive, gatewayExit },
       memory: { gatewayPeakSinceStartMb, floorPeakSinceStartMb },

@@ -51,8 +51,9 @@ function track(child: ChildProcess, url: string): Child {
 }
 
 /** Runs a bench script (fake-upstream.ts, floor.ts) that prints `{"url": ...}` as its first stdout line. */
-export async function startScript(script: string, args: string[]): Promise<Child> {
-  const child = spawn(process.execPath, ['--import', 'tsx', resolve(REPO_ROOT, script), ...args], {
+/** `nodeArgs`: Node/V8 flags before the script (the floor gets the gateway's production flags). */
+export async function startScript(script: string, args: string[], nodeArgs: string[] = []): Promise<Child> {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', resolve(REPO_ROOT, script), ...args], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, NODE_ENV: 'production' },
