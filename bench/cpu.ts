@@ -1,7 +1,10 @@
 // `npm run bench:cpu`: the gateway's own CPU time per dashboard, in one process through
 // `yoga.fetch` (no HTTP server, no autocannon), against the fake upstream in a child process.
 // Quick and steady enough to compare one change with the next; `npm run bench` is the real measure.
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createGateway } from '../src/gateway.ts';
+import { createLogger } from '../src/observability/logger.ts';
 import { startScript } from './lib/processes.ts';
 import { DASHBOARD } from './lib/queries.ts';
 
@@ -10,7 +13,8 @@ const queries = Number(process.env.BENCH_QUERIES ?? 2000);
 const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 20);
 
 const upstream = await startScript('bench/fake-upstream.ts', ['--key', KEY]);
-const gateway = createGateway({ upstreamUrl: upstream.url });
+// Logs at info to a temporary file, as production logs, instead of flooding this script's output.
+const gateway = createGateway({ upstreamUrl: upstream.url, logger: createLogger({ logFile: join(tmpdir(), `bench-cpu-${process.pid}.log`) }) });
 const body = JSON.stringify({ query: DASHBOARD });
 
 async function dashboard(): Promise<void> {
