@@ -80,23 +80,6 @@ export function createMetrics(): GatewayMetrics {
     return name;
   };
 
-  // A dashboard makes ~20 calls: prom-client would hash each call's label object again, so each
-  // series' children are looked up once and kept (keyed by the safe route template and status, so the map stays small).
-  const seriesByKey = new Map<string, { calls: Counter.Internal; seconds: Histogram.Internal<string>; retries: Counter.Internal }>();
-  const upstreamSeries = (method: string, route: string, status: string) => {
-    const key = `${method} ${route} ${status}`;
-    let series = seriesByKey.get(key);
-    if (!series) {
-      series = {
-        calls: upstreamCalls.labels({ method, route, status }),
-        seconds: upstreamSeconds.labels({ method, route, status }),
-        retries: retries.labels({ method, route }),
-      };
-      seriesByKey.set(key, series);
-    }
-    return series;
-  };
-
   return {
     registry,
     observeOperation(summary) {
@@ -106,11 +89,11 @@ export function createMetrics(): GatewayMetrics {
       for (const code of summary.errorCodes) errors.inc({ code });
     },
     observeUpstreamCall(call) {
-      const status = String(call.status ?? call.outcome);
-      const series = upstreamSeries(call.method, safeRoute(call.route), status);
-      series.calls.inc();
-      series.seconds.observe(call.durationMs / 1000);
-      if (call.attempts > 1) series.retries.inc(call.attempts - 1);
+      const route = safeRoute(call.route);
+      const labels = { method: call.method, route, status: String(call.status ?? call.outcome) };
+      upstreamCalls.inc(labels);
+      upstreamSeconds.observe(labels, call.durationMs / 1000);
+      if (call.attempts > 1) retries.inc({ method: call.method, route }, call.attempts - 1);
     },
     trackCircuit(transport) {
       circuit.set(CIRCUIT_VALUES[transport.state()]);
