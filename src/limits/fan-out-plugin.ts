@@ -5,8 +5,10 @@ import type { Plugin } from 'graphql-yoga';
 import { gatewayError } from '../errors.ts';
 import { estimateUpstreamCalls } from './fan-out.ts';
 
-/** Distinct operation names and variables remembered per document. */
+/** Distinct operation names and variables remembered per document, and the longest key kept: the
+ * cache must stay small whatever variables callers send (Yoga keeps up to 1000 documents). */
 const MAX_ESTIMATES_PER_DOCUMENT = 100;
+const MAX_KEY_LENGTH = 512;
 
 export function fanOutBudgetPlugin(budget: number): Plugin {
   // Yoga's parser cache hands the same document to every request with the same text, and the
@@ -25,7 +27,7 @@ export function fanOutBudgetPlugin(budget: number): Plugin {
       let estimate = byArguments.get(key);
       if (estimate === undefined) {
         estimate = estimateUpstreamCalls(args.schema, args.document, args.operationName, args.variableValues);
-        if (byArguments.size < MAX_ESTIMATES_PER_DOCUMENT) byArguments.set(key, estimate);
+        if (byArguments.size < MAX_ESTIMATES_PER_DOCUMENT && key.length <= MAX_KEY_LENGTH) byArguments.set(key, estimate);
       }
       if (estimate > budget) {
         setResultAndStopExecution({
