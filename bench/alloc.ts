@@ -17,6 +17,7 @@ import { createGateway } from '../src/gateway.ts';
 import { createLogger } from '../src/observability/logger.ts';
 import { readFlags } from './lib/cli.ts';
 import { environment } from './lib/environment.ts';
+import { type CallFrame, frameName } from './lib/frames.ts';
 import { REPO_ROOT, startScript } from './lib/processes.ts';
 import { fileStamp, table } from './lib/stats.ts';
 
@@ -28,7 +29,7 @@ const { numbers } = readFlags({
 });
 
 interface SamplingNode {
-  callFrame: { functionName: string; url: string; lineNumber: number };
+  callFrame: CallFrame;
   selfSize: number;
   children: SamplingNode[];
 }
@@ -78,9 +79,7 @@ await upstream.stop();
 const bytesByFunction = new Map<string, number>();
 let totalBytes = 0;
 const visit = (node: SamplingNode) => {
-  const { functionName, url: file, lineNumber } = node.callFrame;
-  const where = file ? `${file.replace(/.*node_modules\//, '').replace(`file://${REPO_ROOT}/`, '')}:${lineNumber + 1}` : '';
-  const name = `${functionName || '(anonymous)'} ${where}`.trim();
+  const name = frameName(node.callFrame);
   bytesByFunction.set(name, (bytesByFunction.get(name) ?? 0) + node.selfSize);
   totalBytes += node.selfSize;
   node.children.forEach(visit);

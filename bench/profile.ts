@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { readFlags } from './lib/cli.ts';
 import { drive } from './lib/drive.ts';
+import { frameName } from './lib/frames.ts';
 import { environment } from './lib/environment.ts';
 import { REPO_ROOT, startGateway, startScript } from './lib/processes.ts';
 import { DASHBOARD, graphqlBody } from './lib/queries.ts';
@@ -66,8 +67,7 @@ let totalUs = 0;
 for (const [nodeId, us] of byNode) {
   const frame = (nodes.get(nodeId) as ProfileNode).callFrame;
   totalUs += us;
-  const where = frame.url ? `${shortUrl(frame.url)}:${frame.lineNumber + 1}` : '';
-  const name = `${frame.functionName || '(anonymous)'}${where ? ` ${where}` : ''}`;
+  const name = frameName(frame);
   byFunction.set(name, (byFunction.get(name) ?? 0) + us);
   const pkg = packageOf(frame.url, frame.functionName);
   byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + us);
@@ -98,13 +98,6 @@ writeFileSync(
 );
 console.log(`\nresults: ${relative(REPO_ROOT, `${base}.json`)}, profile: ${relative(REPO_ROOT, `${base}.cpuprofile`)} (git-ignored)`);
 process.exit(0);
-
-function shortUrl(url: string): string {
-  const path = url.replace(/^file:\/\//, '');
-  const nm = path.lastIndexOf('/node_modules/');
-  if (nm >= 0) return path.slice(nm + '/node_modules/'.length);
-  return path.startsWith(REPO_ROOT) ? path.slice(REPO_ROOT.length + 1) : path;
-}
 
 function packageOf(url: string, functionName: string): string {
   if (!url) return functionName.startsWith('(') ? functionName : '(native)';
