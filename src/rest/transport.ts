@@ -144,7 +144,8 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
   async function send(ctx: CallContext): Promise<{ status: number; body: unknown }> {
     const { req, deadline } = ctx;
     // Queued behind the request's other calls until its deadline passed: nothing left to send with.
-    if (deadline.remainingMs() <= 0) throw failure(ctx, { kind: 'timeout' });
+    const budgetMs = Math.ceil(deadline.remainingMs());
+    if (budgetMs <= 0) throw failure(ctx, { kind: 'timeout' });
     const response = await dispatcher.request({
       origin: target.origin,
       path: target.pathPrefix + req.path + queryString(req.query),
@@ -153,8 +154,8 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
       body: req.body === undefined ? null : JSON.stringify(req.body),
       signal: deadline.signal,
       // What is left of the call's budget bounds this attempt (undici's own cheap timers).
-      headersTimeout: Math.max(1, Math.ceil(deadline.remainingMs())),
-      bodyTimeout: Math.max(1, Math.ceil(deadline.remainingMs())),
+      headersTimeout: budgetMs,
+      bodyTimeout: budgetMs,
     });
     const { statusCode: status, headers } = response;
     if (status >= 300 && status < 400) {
