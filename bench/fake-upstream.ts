@@ -2,9 +2,11 @@
 // gateway reads, with an optional fixed delay and injected faults, and counts what it is sent.
 //   tsx bench/fake-upstream.ts --key <key> [--port 0] [--delay-ms 0] [--fault-rate 0] [--slow-ms 1500] [--seed 1]
 // prints one JSON line {"url": ...} once listening. Control endpoints (not under /api):
-//   GET /__bench/stats[?ids=1]  counters since the last reset (with calls per x-request-id)
+//   GET /__bench/stats[?ids=1]  counters since the last reset (with calls and writes per x-request-id)
 //   POST /__bench/reset         zero the counters
-//   POST /__bench/config        {"delayMs", "faultRate", "slowMs", "seed"}
+//   POST /__bench/config        {"delayMs", "faultRate", "faultKinds", "slowMs", "dripIntervalMs", "seed"}
+// Writes: POST .../batch_exports/:id/pause/ and .../unpause/ answer the export (the chaos run's
+// mutations); every write is counted per x-request-id, so a write sent twice shows.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
@@ -12,16 +14,47 @@ import { parseArgs } from 'node:util';
 import { buildDataset, type Dataset, type OrgList } from './lib/dataset.ts';
 import { type Random, seededRandom } from './lib/prng.ts';
 
-export const FAULT_KINDS = ['http500', 'drop', 'malformed', 'slow'] as const;
+export const FAULT_KINDS = ['http500', 'drop', 'malformed', 'slow', 'drip', 'wrongShape'] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
+/** What `bench:load` injects: failures of the connection or the server, not of the answer's shape. */
+export const CLASSIC_FAULTS: readonly FaultKind[] = ['http500', 'drop', 'malformed', 'slow'];
+
+/**
+ * Well-formed JSON that is not what the REST interface answers (issue 12, section 6), each made from
+ * the right answer: the gateway must turn every one into UPSTREAM_ERROR on the field that asked.
+ */
+const WRONG_SHAPES = [
+  'resultsObject',
+  'resultsNull',
+  'resultsString',
+  'emptyArrayBody',
+  'nullBody',
+  'numberBody',
+  'htmlPage',
+  'emptyBody',
+  'noContent',
+  'idNull',
+  'countMissing',
+  'countNegative',
+  'teamsString',
+  'deepJson',
+] as const;
+type WrongShape = (typeof WRONG_SHAPES)[number];
+const DEEP = '__deep_json__';
+/** A JSON value nested 5,000 arrays deep. */
+const DEEP_JSON_TEXT = `${'['.repeat(5000)}"LEAK"${']'.repeat(5000)}`;
 
 export interface UpstreamBehaviour {
   /** Fixed delay before every answer. @default 0 */
   delayMs: number;
-  /** Share of /api answers replaced by a fault (500, dropped connection, malformed JSON or a slow answer). @default 0 */
+  /** Share of /api answers replaced by a fault, picked from `faultKinds`. @default 0 */
   faultRate: number;
+  /** The faults to pick from. @default CLASSIC_FAULTS (500, dropped connection, malformed JSON, a slow answer) */
+  faultKinds: FaultKind[];
   /** How late a "slow" fault answers; set it past the gateway's UPSTREAM_TIMEOUT_MS. @default 1500 */
   slowMs: number;
+  /** A "drip" fault sends 200 and its headers at once, then one byte of the body every this many ms. @default 200 */
+  dripIntervalMs: number;
   /** Seed of the PRNG that picks the faults. @default 1 */
   seed: number;
 }
@@ -41,6 +74,9 @@ export interface UpstreamStats {
   byRoute: Record<string, number>;
   byStatus: Record<string, number>;
   faults: Record<FaultKind, number>;
+  /** Writes (POST, PATCH, DELETE) received, and how many request ids sent more than one. */
+  writes: number;
+  requestIdsWithRepeatedWrites: number;
   /** Calls per `x-request-id` (only with `?ids=1`); calls without one count under "". */
   perRequestId?: Record<string, number>;
 }
@@ -67,13 +103,16 @@ export async function startFakeUpstream(options: FakeUpstreamOptions) {
   const behaviour: UpstreamBehaviour = {
     delayMs: options.delayMs ?? 0,
     faultRate: options.faultRate ?? 0,
+    faultKinds: options.faultKinds ?? [...CLASSIC_FAULTS],
     slowMs: options.slowMs ?? 1500,
+    dripIntervalMs: options.dripIntervalMs ?? 200,
     seed: options.seed ?? 1,
   };
   let random: Random = seededRandom(behaviour.seed);
   const expectedAuth = `Bearer ${options.key}`;
   let stats = emptyStats();
   let perRequestId = new Map<string, number>();
+  let writesPerRequestId = new Map<string, number>();
   // The data never changes, so each distinct URL is rendered once.
   const answers = new Map<string, Answer>();
   let baseUrl = '';
@@ -92,18 +131,22 @@ export async function startFakeUpstream(options: FakeUpstreamOptions) {
       stats.badAuth += 1;
       return finish(res, { status: 401, route: 'unauthorized', body: errorBody('authentication_error', 'not_authenticated', 'Invalid personal API key.') });
     }
-    if (req.method !== 'GET') {
-      return finish(res, { status: 405, route: 'method', body: errorBody('invalid_request', 'method_not_allowed', `Method "${req.method}" not allowed.`) });
-    }
-    let answer = answers.get(url);
-    if (!answer) {
-      answer = render(dataset, baseUrl, url);
-      answers.set(url, answer);
+    let answer: Answer;
+    if (req.method === 'GET') {
+      answer = answers.get(url) ?? rendered(url);
+    } else {
+      stats.writes += 1;
+      const writes = (writesPerRequestId.get(requestId) ?? 0) + 1;
+      writesPerRequestId.set(requestId, writes);
+      if (writes === 2) stats.requestIdsWithRepeatedWrites += 1;
+      answer = req.method === 'POST' ? renderAction(dataset, url) : methodNotAllowed(req.method ?? '');
+      req.resume(); // the actions ignore their body
     }
     stats.byRoute[answer.route] = (stats.byRoute[answer.route] ?? 0) + 1;
 
     if (behaviour.faultRate > 0 && random() < behaviour.faultRate) {
-      const kind = FAULT_KINDS[Math.floor(random() * FAULT_KINDS.length)] as FaultKind;
+      const kinds = behaviour.faultKinds.length > 0 ? behaviour.faultKinds : CLASSIC_FAULTS;
+      const kind = kinds[Math.floor(random() * kinds.length)] as FaultKind;
       stats.faults[kind] += 1;
       return fault(kind, res, answer);
     }
@@ -111,6 +154,12 @@ export async function startFakeUpstream(options: FakeUpstreamOptions) {
     else finish(res, answer);
   });
   server.keepAliveTimeout = 65_000;
+
+  function rendered(url: string): Answer {
+    const answer = render(dataset, baseUrl, url);
+    answers.set(url, answer);
+    return answer;
+  }
 
   function finish(res: ServerResponse, answer: Answer): void {
     if (res.destroyed) return;
@@ -133,7 +182,36 @@ export async function startFakeUpstream(options: FakeUpstreamOptions) {
       case 'slow':
         setTimeout(() => finish(res, answer), behaviour.slowMs);
         return;
+      case 'drip':
+        return drip(res, answer);
+      case 'wrongShape': {
+        const shape = WRONG_SHAPES[Math.floor(random() * WRONG_SHAPES.length)] as WrongShape;
+        return sendRaw(res, wrongShape(shape, answer));
+      }
     }
+  }
+
+  /** 200 and its headers at once, then the body one byte at a time until it is done or the gateway hangs up. */
+  function drip(res: ServerResponse, answer: Answer): void {
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': answer.body.length });
+    let sent = 0;
+    const timer = setInterval(() => {
+      if (res.destroyed || sent >= answer.body.length) {
+        clearInterval(timer);
+        if (!res.destroyed) res.end();
+        return;
+      }
+      res.write(answer.body.subarray(sent, sent + 1));
+      sent += 1;
+    }, behaviour.dripIntervalMs);
+    res.once('close', () => clearInterval(timer));
+  }
+
+  function sendRaw(res: ServerResponse, raw: RawAnswer): void {
+    if (res.destroyed) return;
+    stats.byStatus[raw.status] = (stats.byStatus[raw.status] ?? 0) + 1;
+    res.writeHead(raw.status, { 'content-type': raw.contentType, 'content-length': raw.body.length });
+    res.end(raw.body);
   }
 
   async function control(req: IncomingMessage, res: ServerResponse, url: string): Promise<void> {
@@ -151,6 +229,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions) {
     if (path === '/__bench/reset' && req.method === 'POST') {
       stats = emptyStats();
       perRequestId = new Map();
+      writesPerRequestId = new Map();
       return send({ ok: true });
     }
     if (path === '/__bench/config' && req.method === 'POST') {
@@ -177,7 +256,73 @@ export async function startFakeUpstream(options: FakeUpstreamOptions) {
 }
 
 function emptyStats(): UpstreamStats {
-  return { calls: 0, badAuth: 0, byRoute: {}, byStatus: {}, faults: { http500: 0, drop: 0, malformed: 0, slow: 0 } };
+  const faults = Object.fromEntries(FAULT_KINDS.map((kind) => [kind, 0])) as Record<FaultKind, number>;
+  return { calls: 0, badAuth: 0, byRoute: {}, byStatus: {}, faults, writes: 0, requestIdsWithRepeatedWrites: 0 };
+}
+
+interface RawAnswer {
+  status: number;
+  contentType: string;
+  body: Buffer;
+}
+
+/** One wrong shape, made from the right answer (a list page or a record). */
+function wrongShape(shape: WrongShape, answer: Answer): RawAnswer {
+  const ok = (value: unknown): RawAnswer => ({ status: 200, contentType: 'application/json', body: json(value) });
+  const right = JSON.parse(answer.body.toString('utf8') || 'null') as Record<string, unknown> | null;
+  const isPage = right !== null && Array.isArray(right.results);
+  const records = (isPage ? (right.results as Record<string, unknown>[]) : [right ?? {}]).map((record) => ({ ...record }));
+  const withRecords = (next: Record<string, unknown>[]) => ok(isPage ? { ...right, results: next } : next[0]);
+  switch (shape) {
+    case 'resultsObject':
+      return ok({ ...right, results: {} });
+    case 'resultsNull':
+      return ok({ ...right, results: null });
+    case 'resultsString':
+      return ok({ ...right, results: '../../x' });
+    case 'emptyArrayBody':
+      return ok([]);
+    case 'nullBody':
+      return ok(null);
+    case 'numberBody':
+      return ok(42);
+    case 'htmlPage':
+      return { status: 200, contentType: 'text/html', body: Buffer.from('<!doctype html><title>Bad gateway</title><p>upstream proxy page</p>') };
+    case 'emptyBody':
+      return { status: 200, contentType: 'application/json', body: Buffer.alloc(0) };
+    case 'noContent':
+      return { status: 204, contentType: 'application/json', body: Buffer.alloc(0) };
+    case 'idNull':
+      return withRecords(records.map((record, i) => (i === 0 ? { ...record, id: null } : record)));
+    case 'countMissing':
+      return isPage ? ok({ ...right, count: undefined }) : ok({ ...right, id: '../../x' });
+    case 'countNegative':
+      return isPage ? ok({ ...right, count: -5 }) : ok({ ...right, id: 42 });
+    case 'teamsString':
+      return withRecords(records.map((record) => ('teams' in record ? { ...record, teams: 'abc' } : { ...record, name: { nested: 'LEAK' } })));
+    case 'deepJson': {
+      // Built as text: JSON.stringify itself overflows the stack on a value this deep.
+      const placeholder = withRecords(records.map((record) => ({ ...record, metadata: DEEP, config_schema: DEEP, destination: { type: 'S3', config: DEEP } })));
+      return { ...placeholder, body: Buffer.from(placeholder.body.toString('utf8').replaceAll(JSON.stringify(DEEP), DEEP_JSON_TEXT)) };
+    }
+  }
+}
+
+const methodNotAllowed = (method: string): Answer => ({
+  status: 405,
+  route: 'method',
+  body: errorBody('invalid_request', 'method_not_allowed', `Method "${method}" not allowed.`),
+});
+
+/** POST .../batch_exports/:id/pause/ or unpause/: the export as the seed answers it, `paused` set. */
+function renderAction(dataset: Dataset, url: string): Answer {
+  const parts = (url.split('?')[0] ?? '').split('/').filter(Boolean).map(decodeURIComponent);
+  const [api, organizations, orgId, batchExports, exportId, action] = parts;
+  if (api !== 'api' || organizations !== 'organizations' || batchExports !== 'batch_exports' || parts.length !== 6) return notFound();
+  if (action !== 'pause' && action !== 'unpause') return notFound();
+  const record = dataset.lists.get(orgId ?? '')?.batch_exports.find((r) => r.id === exportId);
+  if (!record) return notFound();
+  return { status: 200, route: `/api/organizations/:id/batch_exports/:id/${action}/`, body: json({ ...record, paused: action === 'pause' }) };
 }
 
 function headerValue(value: string | string[] | undefined): string {

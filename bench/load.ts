@@ -4,6 +4,10 @@
 //   npm run bench:load                          # 100 connections, 60 s
 //   npm run bench:load -- --quick               # 5 s smoke run
 //   npm run bench:load -- --duration 30 --connections 50 --fault-rate 0.05 --delay-ms 2
+// Issue 12's chaos run (`npm run bench:chaos`, i.e. `--chaos`): 50 connections for 60 s, 15% faults of
+// every kind (slow drips and wrong shapes included), one request in ten a mutation (a write), and
+// REQUEST_DEADLINE_MS set: also no request may end later than its deadline plus the stated
+// precision, no write may reach the upstream twice, and memory must be flat after warm-up.
 // Every flag also reads an environment variable (BENCH_DURATION, BENCH_CONNECTIONS, ...).
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,38 +17,52 @@ import { readFlags } from './lib/cli.ts';
 import { drive, postOnce } from './lib/drive.ts';
 import { environment, loadAverage } from './lib/environment.ts';
 import { cpuSeconds, REPO_ROOT, RssSampler, startGateway, startScript, tail } from './lib/processes.ts';
-import { DASHBOARD, graphqlBody } from './lib/queries.ts';
+import { CLASSIC_FAULTS, FAULT_KINDS } from './fake-upstream.ts';
+import { buildDataset } from './lib/dataset.ts';
+import { DASHBOARD, globalId, graphqlBody, PAUSE_BATCH_EXPORT } from './lib/queries.ts';
 import { fileStamp, fixed, mean, table } from './lib/stats.ts';
 import { upstreamControl } from './lib/upstream-control.ts';
 
+const chaos = process.argv.includes('--chaos') || process.env.BENCH_CHAOS === '1';
 const { quick, numbers, booleans } = readFlags(
   {
     duration: { env: 'BENCH_DURATION', default: 60, quick: 5 },
-    connections: { env: 'BENCH_CONNECTIONS', default: 100 },
+    connections: { env: 'BENCH_CONNECTIONS', default: chaos ? 50 : 100 },
     'delay-ms': { env: 'BENCH_DELAY_MS', default: 0 },
-    'fault-rate': { env: 'BENCH_FAULT_RATE', default: 0.02 },
+    'fault-rate': { env: 'BENCH_FAULT_RATE', default: chaos ? 0.15 : 0.02 },
     'timeout-ms': { env: 'BENCH_UPSTREAM_TIMEOUT_MS', default: 1000 },
+    /** REQUEST_DEADLINE_MS of the gateway; 0 leaves the gateway's default. */
+    'deadline-ms': { env: 'BENCH_REQUEST_DEADLINE_MS', default: chaos ? 3000 : 0 },
+    /** How far past its deadline a request may end (the precision the README states for REQUEST_DEADLINE_MS). */
+    'deadline-precision-ms': { env: 'BENCH_DEADLINE_PRECISION_MS', default: 100 },
+    /** One request in this many is a mutation (pauseBatchExport); 0: only queries. */
+    'mutation-every': { env: 'BENCH_MUTATION_EVERY', default: chaos ? 10 : 0 },
     seed: { env: 'BENCH_SEED', default: 1 },
     /** Memory is "flat" when the last window's mean RSS is within this share of the first's. */
     'flat-tolerance': { env: 'BENCH_FLAT_TOLERANCE', default: 0.15 },
   },
   {},
-  ['keep-log'],
+  ['keep-log', 'chaos'],
 );
+const faultKinds = chaos ? [...FAULT_KINDS] : [...CLASSIC_FAULTS];
+const deadlineMs = numbers['deadline-ms'];
 const durationSec = numbers.duration;
 const key = `bench-${randomUUID()}`;
 const stamp = fileStamp();
 const logFile = join(tmpdir(), `bench-load-gateway-${stamp}.log`);
 const env = environment();
 
+const gatewayEnv: Record<string, string> = { UPSTREAM_TIMEOUT_MS: String(numbers['timeout-ms']) };
+if (deadlineMs > 0) gatewayEnv.REQUEST_DEADLINE_MS = String(deadlineMs);
 console.log(
-  `load: ${numbers.connections} connections, ${durationSec} s, upstream delay ${numbers['delay-ms']} ms, ` +
-    `faults ${(numbers['fault-rate'] * 100).toFixed(1)}%, UPSTREAM_TIMEOUT_MS=${numbers['timeout-ms']}${quick ? ' (quick)' : ''}`,
+  `${chaos ? 'chaos' : 'load'}: ${numbers.connections} connections, ${durationSec} s, upstream delay ${numbers['delay-ms']} ms, ` +
+    `faults ${(numbers['fault-rate'] * 100).toFixed(1)}% (${faultKinds.join(', ')}), ${JSON.stringify(gatewayEnv)}` +
+    `${numbers['mutation-every'] > 0 ? `, one request in ${numbers['mutation-every']} a mutation` : ''}${quick ? ' (quick)' : ''}`,
 );
 
 const upstream = await startScript('bench/fake-upstream.ts', ['--key', key, '--delay-ms', String(numbers['delay-ms']), '--slow-ms', String(numbers['timeout-ms'] + 500)]);
 const control = upstreamControl(upstream.url);
-const gateway = await startGateway({ upstreamUrl: upstream.url, logFile, env: { UPSTREAM_TIMEOUT_MS: String(numbers['timeout-ms']) } });
+const gateway = await startGateway({ upstreamUrl: upstream.url, logFile, env: gatewayEnv });
 const rss = new RssSampler(gateway.pid, 1000);
 let crashedDuringLoad = false;
 void gateway.exited.then(() => {
@@ -53,17 +71,32 @@ void gateway.exited.then(() => {
 
 const failures: string[] = [];
 const body = graphqlBody(DASHBOARD);
+// The writes: pausing the first organization's first export, from 1 in `mutation-every` requests.
+const dataset = buildDataset();
+const firstOrg = dataset.organizations[0]?.id as string;
+const firstExport = dataset.lists.get(firstOrg)?.batch_exports[0]?.id as string;
+const mutation = JSON.stringify({ query: PAUSE_BATCH_EXPORT, variables: { id: globalId('BatchExport', firstOrg, firstExport) } });
+const moreBodies = numbers['mutation-every'] > 0 ? [...Array.from({ length: numbers['mutation-every'] - 2 }, () => body), mutation] : [];
 
 // Before the faults: the dashboard must answer in full.
 const probe = await postOnce(gateway.url, key, body);
 const probeOk = probe.status === 200 && !(probe.json as { errors?: unknown }).errors;
 if (!probeOk) failures.push(`the fault-free probe failed: ${probe.status} ${JSON.stringify(probe.json).slice(0, 300)}`);
 
-await control.configure({ faultRate: numbers['fault-rate'], seed: numbers.seed });
+await control.configure({ faultRate: numbers['fault-rate'], faultKinds, seed: numbers.seed });
 await control.reset();
 const loadStart = rss.now();
 const cpuBefore = await cpuSeconds(gateway.pid);
-const result = await drive({ url: gateway.url, connections: numbers.connections, durationSec, key, body, checkBodies: true });
+const result = await drive({
+  url: gateway.url,
+  connections: numbers.connections,
+  durationSec,
+  key,
+  body,
+  moreBodies,
+  requestIdPrefix: `load-${stamp}`,
+  checkBodies: true,
+});
 const loadEnd = rss.now();
 const gatewayCpuSec = ((await cpuSeconds(gateway.pid)) ?? Number.NaN) - (cpuBefore ?? Number.NaN);
 const upstreamStats = await control.stats();
@@ -100,6 +133,15 @@ if (result.bodyless > 0) failures.push(`${result.bodyless} responses had no Grap
 if (noResponse > 0) failures.push(`${noResponse} requests got no response at all (${result.errors} connection errors, ${result.timeouts} timeouts)`);
 if (result.requests === 0) failures.push('no request was answered');
 if (!flat) console.warn(`warning: RSS grew ${(growth * 100).toFixed(1)}% from the first to the last ${windowSec} s`);
+if (upstreamStats.requestIdsWithRepeatedWrites > 0) failures.push(`${upstreamStats.requestIdsWithRepeatedWrites} requests sent their write to the upstream more than once`);
+// A request ends within its deadline plus the stated precision (the client's own measure includes the HTTP exchange).
+const lateLimitMs = deadlineMs + numbers['deadline-precision-ms'];
+if (deadlineMs > 0 && result.latencyMs.max > lateLimitMs) {
+  failures.push(`${result.over(lateLimitMs)} requests took longer than REQUEST_DEADLINE_MS + precision (${lateLimitMs} ms); the slowest ${fixed(result.latencyMs.max)} ms`);
+}
+if (chaos && durationSec >= 3 * windowSec && Math.abs(afterWarmup) > numbers['flat-tolerance']) {
+  failures.push(`memory is not flat after warm-up: ${fixed(afterWarmup * 100)}% from the second to the last ${windowSec} s`);
+}
 
 /** Least-squares slope of RSS over time, in MB per millisecond. */
 function slope(samples: { t: number; rssMb: number }[]): number {
@@ -112,7 +154,7 @@ function slope(samples: { t: number; rssMb: number }[]): number {
 }
 
 const summary = {
-  kind: 'load',
+  kind: chaos ? 'chaos' : 'load',
   date: new Date().toISOString(),
   quick,
   settings: {
@@ -120,9 +162,12 @@ const summary = {
     durationSec,
     upstreamDelayMs: numbers['delay-ms'],
     faultRate: numbers['fault-rate'],
-    faultKinds: ['http500', 'drop', 'malformed', 'slow (timeout + 500 ms)'],
+    faultKinds,
+    slowFaultMs: numbers['timeout-ms'] + 500,
+    mutationEvery: numbers['mutation-every'],
+    deadlinePrecisionMs: numbers['deadline-precision-ms'],
     seed: numbers.seed,
-    gatewayEnv: { NODE_ENV: 'production', UPSTREAM_TIMEOUT_MS: numbers['timeout-ms'] },
+    gatewayEnv: { NODE_ENV: 'production', ...gatewayEnv },
   },
   environment: { ...env, loadAverageAtEnd: loadAverage(), sharedMachine: 'other agents ran their tests on the same 2-core machine during this run' },
   requests: result.requests,
@@ -135,7 +180,15 @@ const summary = {
   bodylessSamples: result.bodylessSamples,
   noResponse: { errors: result.errors, timeouts: result.timeouts },
   graphqlErrors: { responsesWithErrors: result.withErrors, responsesWithDataNull: result.dataNull, byCode: result.errorCodes },
-  upstream: { calls: upstreamStats.calls, badAuth: upstreamStats.badAuth, faults: upstreamStats.faults, byStatus: upstreamStats.byStatus },
+  upstream: {
+    calls: upstreamStats.calls,
+    badAuth: upstreamStats.badAuth,
+    faults: upstreamStats.faults,
+    byStatus: upstreamStats.byStatus,
+    writes: upstreamStats.writes,
+    requestIdsWithRepeatedWrites: upstreamStats.requestIdsWithRepeatedWrites,
+  },
+  lateRequests: deadlineMs > 0 ? result.over(lateLimitMs) : undefined,
   gateway: {
     aliveAfterLoad,
     answersAfterLoad,
@@ -159,7 +212,7 @@ const summary = {
 };
 
 mkdirSync(resolve(REPO_ROOT, 'bench/results'), { recursive: true });
-const out = resolve(REPO_ROOT, `bench/results/load-${stamp}${quick ? '-quick' : ''}.json`);
+const out = resolve(REPO_ROOT, `bench/results/${chaos ? 'chaos' : 'load'}-${stamp}${quick ? '-quick' : ''}.json`);
 writeFileSync(out, `${JSON.stringify(summary, null, 2)}\n`);
 
 const pct = (n: number) => `${((n / Math.max(1, result.requests)) * 100).toFixed(2)}%`;
@@ -178,6 +231,8 @@ console.log(
       ['gateway CPU', `${fixed(gatewayCpuSec)} s (${fixed((gatewayCpuSec * 1000) / Math.max(1, result.requests), 2)} ms per request)`],
       ['upstream calls / faults', `${upstreamStats.calls} / ${JSON.stringify(upstreamStats.faults)}`],
       ['upstream calls without the key', `${upstreamStats.badAuth}`],
+      ['upstream writes / sent twice', `${upstreamStats.writes} / ${upstreamStats.requestIdsWithRepeatedWrites}`],
+      ...(deadlineMs > 0 ? [[`ended past ${lateLimitMs} ms (deadline + precision)`, `${result.over(lateLimitMs)}`]] : []),
       ['gateway alive after load', `${aliveAfterLoad}, answers after: ${answersAfterLoad}, exit after SIGTERM: ${JSON.stringify(exit)}`],
       [`RSS first / last ${windowSec} s`, `${fixed(firstMb)} / ${fixed(lastMb)} MB (${(growth * 100).toFixed(1)}%, ${flat ? 'flat' : 'NOT flat'}), peak ${fixed(peakRssMb)} MB`],
       [
@@ -194,5 +249,5 @@ if (failures.length > 0) {
   console.error(`\nFAILED:\n- ${failures.join('\n- ')}\n\ngateway log tail:\n${tail(logFile)}`);
   process.exit(1);
 }
-console.log('OK: no crash, every response had a GraphQL body.');
+console.log(chaos ? 'OK: no crash, a GraphQL body on every response, every request within its deadline, no write sent twice, flat memory.' : 'OK: no crash, every response had a GraphQL body.');
 process.exit(0);

@@ -9,6 +9,10 @@ export interface DriveOptions {
   key: string;
   /** The JSON request body. */
   body: string;
+  /** More bodies: each connection sends `body`, then these, in turn (e.g. one mutation among queries). */
+  moreBodies?: string[];
+  /** Gives every request its own `x-request-id` (`<prefix>-<n>`), so the upstream can count per request. */
+  requestIdPrefix?: string;
   /** Parse every body and count those that are not a GraphQL response (JSON with `data` and/or `errors`). */
   checkBodies?: boolean;
   /** autocannon's per-request timeout. @default 10 */
@@ -38,6 +42,8 @@ export interface DriveResult {
   errorSamples: unknown[];
   /** The `x-request-id` of every answered request (for counting its upstream calls). */
   answeredIds: string[];
+  /** How many responses took longer than `ms`. */
+  over(ms: number): number;
 }
 
 export async function drive(options: DriveOptions): Promise<DriveResult> {
@@ -55,20 +61,26 @@ export async function drive(options: DriveOptions): Promise<DriveResult> {
   const finished = new Promise<autocannon.Result>((resolve, reject) => {
     settle = { resolve, reject };
   });
+  const headers = { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${options.key}` };
+  let sent = 0;
+  const withRequestId = (request: { headers?: Record<string, string> }) => {
+    sent += 1;
+    return { ...request, headers: { ...request.headers, 'x-request-id': `${options.requestIdPrefix}-${sent}` } };
+  };
+  const requests = [options.body, ...(options.moreBodies ?? [])].map((body) => ({
+    method: 'POST' as const,
+    headers,
+    body,
+    onResponse: onResponse as never,
+    ...(options.requestIdPrefix !== undefined && { setupRequest: withRequestId as never }),
+  }));
   const instance = autocannon(
     {
       url: options.url,
       connections: options.connections,
       duration: options.durationSec,
       timeout: options.timeoutSec ?? 10,
-      requests: [
-        {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${options.key}` },
-          body: options.body,
-          onResponse: onResponse as never,
-        },
-      ],
+      requests,
     },
     (error, result) => (error ? settle?.reject(error as Error) : settle?.resolve(result)),
   );
@@ -102,6 +114,7 @@ export async function drive(options: DriveOptions): Promise<DriveResult> {
     errorCodes: check.errorCodes,
     errorSamples: check.errorSamples,
     answeredIds,
+    over: (ms) => latencies.filter((latency) => latency > ms).length,
   };
 }
 

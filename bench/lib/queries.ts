@@ -11,6 +11,10 @@ export const DASHBOARD = `query Dashboard { organizations(first: 5) { nodes { id
 export const THREE_LEVEL = `query ThreeLevels { organizations(first: 5) { nodes { id name
   projects { id name surveys(first: 5) { nodes { id name type } } } } } }`;
 
+/** The chaos run's write: one POST upstream, and a re-read only when the answer does not carry the export. */
+export const PAUSE_BATCH_EXPORT = `mutation Pause($id: ID!) { pauseBatchExport(input: { id: $id }) {
+  __typename ... on PauseBatchExportPayload { batchExport { id paused } } ... on NotFoundError { message } } }`;
+
 /** 1 organizations page, then 4 lists per organization. */
 export const DASHBOARD_CALLS = 1 + 4 * DATASET_SIZES.organizations;
 /** 1 organizations page, then one surveys page per project. */
