@@ -4,7 +4,9 @@
 // errors (UPSTREAM_ERROR, with the rest of the data) into its own 503 pages.
 // The body says whether the upstream answers `GET /api/organizations/` sent without any key (a 401
 // is an answer; no caller's key is ever sent here) and which circuit breakers are not closed.
-// Probes arriving together share one upstream request.
+// Readiness must answer fast whatever the upstream does (a load balancer's check may time out after
+// a second), so it reports the last finished probe and starts the next one; only the very first
+// check waits for its probe. Checks arriving together share one upstream request.
 import type { Plugin } from 'graphql-yoga';
 import { Pool } from 'undici';
 import type { GuardedTransport } from '../rest/circuit-breaker.ts';
@@ -41,6 +43,7 @@ export function createReadiness(options: ReadinessOptions): Readiness {
   const probePath = `${base.pathname.replace(/\/+$/, '')}/api/organizations/`;
   let pool: Pool | undefined;
   let inFlight: Promise<string | undefined> | undefined;
+  let lastProbe: { reason: string | undefined } | undefined;
   let shuttingDown = false;
 
   /** `undefined` when the upstream answered, else why not. */
@@ -65,8 +68,10 @@ export function createReadiness(options: ReadinessOptions): Readiness {
 
   async function check(): Promise<ReadinessReport> {
     if (shuttingDown) return { status: 'unavailable', reason: 'the gateway is shutting down' };
-    inFlight ??= probeUpstream().finally(() => (inFlight = undefined));
-    const reason = await inFlight;
+    inFlight ??= probeUpstream()
+      .then((reason) => (lastProbe = { reason }).reason)
+      .finally(() => (inFlight = undefined));
+    const reason = lastProbe ? lastProbe.reason : await inFlight;
     const circuits = options.transport.circuits();
     return { status: 'ready', upstream: reason === undefined ? { reachable: true, circuits } : { reachable: false, reason, circuits } };
   }

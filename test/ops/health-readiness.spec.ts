@@ -20,6 +20,10 @@ async function get(target: Gateway, path: string) {
   return { status: response.status, body: (text ? JSON.parse(text) : {}) as { status?: string; reason?: string; upstream?: object }, headers: response.headers };
 }
 
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
 afterAll(async () => {
   await gateways.closeAll();
   await api.close();
@@ -75,6 +79,24 @@ describe('/readiness', () => {
     fake.handle((_req, res) => setTimeout(() => sendJson(res, 401, {}), 1000));
     const response = await get(gateway({ upstreamUrl: fake.url, readinessTimeoutMs: 100 }), '/readiness');
     expect(response).toMatchObject({ status: 200, body: { upstream: { reachable: false, reason: 'the upstream did not answer within 100 ms' } } });
+  });
+
+  it('answers at once with the last probe while the next one runs: a hanging upstream never slows it', async () => {
+    fake.requests.length = 0;
+    fake.handle((_req, res) => sendJson(res, 401, {}));
+    const target = gateway({ upstreamUrl: fake.url, readinessTimeoutMs: 1000 });
+    expect((await get(target, '/readiness')).body).toMatchObject({ upstream: { reachable: true } });
+
+    fake.handle(() => undefined); // never answers from now on
+    const startedAt = performance.now();
+    expect((await get(target, '/readiness')).body).toMatchObject({ upstream: { reachable: true } }); // the last probe's result
+    expect(performance.now() - startedAt).toBeLessThan(500);
+    await until(() => fake.requests.length === 2); // the next probe is under way
+
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    fake.handle((_req, res) => sendJson(res, 401, {}));
+    expect(await get(target, '/readiness')).toMatchObject({ status: 200, body: { upstream: { reachable: false, reason: 'the upstream did not answer within 1000 ms' } } });
+    await until(() => fake.requests.length === 3);
   });
 
   it('shares one probe between requests that arrive together', async () => {
