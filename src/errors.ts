@@ -41,7 +41,10 @@ function fromUpstream(error: UpstreamError): GraphQLError {
   return gatewayError(code, message, extensions);
 }
 
-/** Messages are fixed text, except the upstream's own `detail` where it tells the caller what to fix. */
+/**
+ * Messages are fixed text, except the upstream's own `detail` where it tells the caller what to fix
+ * (already redacted by the transport; empty when nothing of it could be kept).
+ */
 function describeUpstream(error: UpstreamError): [ErrorCode, string] {
   switch (error.kind) {
     case 'timeout':
@@ -64,7 +67,7 @@ function describeUpstream(error: UpstreamError): [ErrorCode, string] {
 function describeStatus({ status = 0, detail, retryAfterSeconds }: UpstreamError): [ErrorCode, string] {
   if (status === 401) return ['UNAUTHENTICATED', 'The upstream service rejected the API key.'];
   // The live service's 403 detail names the missing scope, e.g. "API key missing required scope 'organization:read'".
-  if (status === 403) return ['FORBIDDEN', detail ?? 'The API key is not allowed to do this.'];
+  if (status === 403) return ['FORBIDDEN', detail || 'The API key is not allowed to do this.'];
   if (status === 404) return ['NOT_FOUND', 'Not found.'];
   if (status === 429) {
     const when = retryAfterSeconds === undefined ? '' : ` Retry after ${retryAfterSeconds} seconds.`;
@@ -72,6 +75,6 @@ function describeStatus({ status = 0, detail, retryAfterSeconds }: UpstreamError
   }
   // 400/422: the upstream rejected values that came from the caller's arguments; mutations turn
   // these into ValidationError data before they get here.
-  if (status === 400 || status === 422) return ['BAD_USER_INPUT', detail ?? 'The upstream service rejected the request.'];
+  if (status === 400 || status === 422) return ['BAD_USER_INPUT', detail || 'The upstream service rejected the request.'];
   return ['UPSTREAM_ERROR', `The upstream service failed (HTTP ${status}).`];
 }

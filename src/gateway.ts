@@ -3,7 +3,7 @@
 import { GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { createContext, type GatewayContext, type RequestLimits, requestIdOf } from './context.ts';
-import { type CircuitBreakerOptions, type GuardedTransport, withCircuitBreaker } from './rest/circuit-breaker.ts';
+import { type CircuitBreakerOptions, type GuardedTransport, withCircuitBreakers } from './rest/circuit-breaker.ts';
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import { toGraphQLError } from './errors.ts';
 import { bodyLimitPlugin } from './limits/body-limit.ts';
@@ -37,7 +37,7 @@ export interface GatewayOptions extends OperationsOptions {
   upstreamConcurrencyPerRequest?: number;
   /** Time one request may spend on upstream calls, retries included. @default 30000 */
   requestDeadlineMs?: number;
-  /** The upstream circuit breaker. @default opossum's settings in src/rest/circuit-breaker.ts */
+  /** The upstream circuit breakers (whole upstream, and per route for reads). @default the settings in src/rest/circuit-breaker.ts */
   circuitBreaker?: CircuitBreakerOptions;
   /** Depth, aliases, tokens and directives per operation. @default DEFAULT_QUERY_LIMITS */
   queryLimits?: Partial<QueryLimits>;
@@ -55,7 +55,7 @@ export interface GatewayOptions extends OperationsOptions {
 
 export interface Gateway {
   yoga: YogaServerInstance<Record<string, never>, GatewayContext>;
-  /** The upstream transport behind its circuit breaker (its state feeds readiness and metrics). */
+  /** The upstream transport behind its circuit breakers (their states feed readiness, metrics and logs). */
   transport: GuardedTransport;
   logger: Logger;
   metrics: GatewayMetrics;
@@ -65,7 +65,7 @@ export interface Gateway {
 }
 
 export function createGateway(options: GatewayOptions): Gateway {
-  const transport = withCircuitBreaker(
+  const transport = withCircuitBreakers(
     options.transport ??
       createUpstreamTransport({
         baseUrl: options.upstreamUrl,

@@ -7,7 +7,7 @@ import { createReadiness } from './readiness.ts';
 
 export interface HttpOptions {
   upstreamUrl: string;
-  transport: Pick<GuardedTransport, 'state'>;
+  transport: Pick<GuardedTransport, 'circuits'>;
   /** @default 2000 */
   readinessTimeoutMs?: number;
   /** @default '*' */

@@ -1,6 +1,12 @@
-// `/readiness`: 200 when the upstream answers at all and the circuit breaker is not open, else 503
-// with the reason. The probe is `GET /api/organizations/` without any key: a 401 is an answer, and
-// no caller's key is ever sent here. Probes arriving together share one upstream request.
+// `/readiness`: whether this instance can serve. 200 until shutdown begins, then 503. The upstream's
+// health is reported in the body, not in the status: an upstream outage hits every instance alike,
+// so a 503 would only make the load balancer drop them all at once and turn the callers' GraphQL
+// errors (UPSTREAM_ERROR, with the rest of the data) into its own 503 pages.
+// The body says whether the upstream answers `GET /api/organizations/` sent without any key (a 401
+// is an answer; no caller's key is ever sent here) and which circuit breakers are not closed.
+// Readiness must answer fast whatever the upstream does (a load balancer's check may time out after
+// a second), so it reports the last finished probe and starts the next one; only the very first
+// check waits for its probe. Checks arriving together share one upstream request.
 import type { Plugin } from 'graphql-yoga';
 import { Pool } from 'undici';
 import type { GuardedTransport } from '../rest/circuit-breaker.ts';
@@ -12,12 +18,18 @@ export interface ReadinessOptions {
   upstreamUrl: string;
   /** How long the probe waits for the upstream. @default 2000 */
   timeoutMs?: number;
-  transport: Pick<GuardedTransport, 'state'>;
+  transport: Pick<GuardedTransport, 'circuits'>;
 }
 
+export type ReadinessReport =
+  | {
+      status: 'ready';
+      upstream: { reachable: boolean; reason?: string; circuits: ReturnType<GuardedTransport['circuits']> };
+    }
+  | { status: 'unavailable'; reason: string };
+
 export interface Readiness {
-  /** `undefined` when ready, else why not. */
-  check(): Promise<string | undefined>;
+  check(): Promise<ReadinessReport>;
   /** From now on not ready: the process is shutting down. */
   beginShutdown(): void;
   readonly shuttingDown: boolean;
@@ -31,8 +43,10 @@ export function createReadiness(options: ReadinessOptions): Readiness {
   const probePath = `${base.pathname.replace(/\/+$/, '')}/api/organizations/`;
   let pool: Pool | undefined;
   let inFlight: Promise<string | undefined> | undefined;
+  let lastProbe: { reason: string | undefined } | undefined;
   let shuttingDown = false;
 
+  /** `undefined` when the upstream answered, else why not. */
   async function probeUpstream(): Promise<string | undefined> {
     pool ??= new Pool(base.origin, { connections: 1 });
     try {
@@ -45,18 +59,21 @@ export function createReadiness(options: ReadinessOptions): Readiness {
         bodyTimeout: timeoutMs,
       });
       await response.body.dump();
-      return undefined; // any answer, a 401 included, means the upstream is reachable
+      return undefined; // any answer, a 401 or a 5xx included, means the upstream is reachable
     } catch (error) {
       const timedOut = (error as { name?: string }).name === 'TimeoutError' || /TIMEOUT/.test(String((error as { code?: string }).code));
       return timedOut ? `the upstream did not answer within ${timeoutMs} ms` : 'the upstream could not be reached';
     }
   }
 
-  async function check(): Promise<string | undefined> {
-    if (shuttingDown) return 'the gateway is shutting down';
-    if (options.transport.state() === 'open') return 'the upstream circuit breaker is open';
-    inFlight ??= probeUpstream().finally(() => (inFlight = undefined));
-    return inFlight;
+  async function check(): Promise<ReadinessReport> {
+    if (shuttingDown) return { status: 'unavailable', reason: 'the gateway is shutting down' };
+    inFlight ??= probeUpstream()
+      .then((reason) => (lastProbe = { reason }).reason)
+      .finally(() => (inFlight = undefined));
+    const reason = lastProbe ? lastProbe.reason : await inFlight;
+    const circuits = options.transport.circuits();
+    return { status: 'ready', upstream: reason === undefined ? { reachable: true, circuits } : { reachable: false, reason, circuits } };
   }
 
   return {
@@ -70,9 +87,8 @@ export function createReadiness(options: ReadinessOptions): Readiness {
     plugin: {
       async onRequest({ request, url, endResponse, fetchAPI }) {
         if (url.pathname !== READINESS_PATH || !['GET', 'HEAD'].includes(request.method)) return;
-        const reason = await check();
-        const body = reason === undefined ? { status: 'ready' } : { status: 'unavailable', reason };
-        endResponse(fetchAPI.Response.json(body, { status: reason === undefined ? 200 : 503, headers: { 'cache-control': 'no-store' } }));
+        const report = await check();
+        endResponse(fetchAPI.Response.json(report, { status: report.status === 'ready' ? 200 : 503, headers: { 'cache-control': 'no-store' } }));
       },
     },
     async close() {

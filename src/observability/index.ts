@@ -36,7 +36,9 @@ export function createObservability(options: ObservabilityOptions): Observabilit
   const logger = options.logger ?? defaultLogger();
   const metrics = createMetrics();
   metrics.trackCircuit(options.transport);
-  options.transport.onStateChange((state) => logger[state === 'open' ? 'warn' : 'info']({ circuit: state }, `upstream circuit breaker ${state}`));
+  options.transport.onStateChange((state, route) =>
+    logger[state === 'open' ? 'warn' : 'info']({ circuit: state, route }, `upstream circuit breaker ${state}`),
+  );
 
   const logged = new WeakSet<Error>();
   const plugins: Plugin[] = [

@@ -2,7 +2,7 @@
 // process metrics (CPU, memory, event loop, GC) live in one registry per process and are merged in
 // at scrape time.
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { CircuitState, GuardedTransport } from '../rest/circuit-breaker.ts';
+import { type CircuitState, type GuardedTransport, WHOLE_UPSTREAM } from '../rest/circuit-breaker.ts';
 import type { UpstreamCall } from '../rest/request-transport.ts';
 import { safeRoute } from './routes.ts';
 import type { OperationSummary } from './request-log.ts';
@@ -11,7 +11,7 @@ export interface GatewayMetrics {
   readonly registry: Registry;
   observeOperation(summary: OperationSummary): void;
   observeUpstreamCall(call: UpstreamCall): void;
-  /** Follows the circuit breaker's state in `gateway_upstream_circuit_state`. */
+  /** Follows the circuit breakers' states in `gateway_upstream_circuit_state`. */
   trackCircuit(transport: Pick<GuardedTransport, 'state' | 'onStateChange'>): void;
   /** The text exposition of this gateway's and the process's metrics. */
   render(): Promise<{ contentType: string; body: string }>;
@@ -67,7 +67,8 @@ export function createMetrics(): GatewayMetrics {
   });
   const circuit = new Gauge({
     name: 'gateway_upstream_circuit_state',
-    help: 'The upstream circuit breaker: 0 closed, 1 half-open, 2 open.',
+    help: 'Upstream circuit breakers by route template (`*`: the whole upstream): 0 closed, 1 half-open, 2 open.',
+    labelNames: ['route'],
     registers,
   });
   const operationNames = new Set<string>();
@@ -96,8 +97,9 @@ export function createMetrics(): GatewayMetrics {
       if (call.attempts > 1) retries.inc({ method: call.method, route }, call.attempts - 1);
     },
     trackCircuit(transport) {
-      circuit.set(CIRCUIT_VALUES[transport.state()]);
-      transport.onStateChange((state) => circuit.set(CIRCUIT_VALUES[state]));
+      // The whole upstream's series from the start; a route's from its breaker's first change.
+      circuit.set({ route: WHOLE_UPSTREAM }, CIRCUIT_VALUES[transport.state()]);
+      transport.onStateChange((state, route) => circuit.set({ route }, CIRCUIT_VALUES[state]));
     },
     async render() {
       const merged = Registry.merge([processMetrics(), registry]);

@@ -1,16 +1,24 @@
-// One circuit breaker (opossum) for the whole upstream: after repeated failures it fails calls
-// fast without sending them, then lets a probe through after `resetTimeoutMs` and closes again
-// when the probe succeeds. Answers the upstream gave on purpose (4xx) are not failures.
+// Circuit breakers (opossum) that fail calls fast, without sending them, while the upstream is
+// failing, and that one caller's failures cannot open for everyone else:
+// - one breaker for the whole upstream (`*`) counts only failures to connect at all (refused, name
+//   not resolved, connect timeout): no request's content can cause those, whatever its method;
+// - one breaker per route template, for reads only, counts a read's 5xx, malformed answer, dropped
+//   connection or timeout on the wire: that endpoint is failing, the others may be fine.
+// A write's failure, any 4xx (a 429 included), a caller's own abort and a redirect never count: each
+// says something about one request, and counting them let one key pause every key's calls.
+// An open breaker fails its calls for `resetTimeoutMs`; then the next call is a probe, and any
+// outcome the breaker does not count (an answer, even a 4xx) closes it again.
 import CircuitBreaker from 'opossum';
+import { routeTemplate } from './paths.ts';
 import { UpstreamError } from './upstream-error.ts';
 import type { UpstreamRequest, UpstreamResponse, UpstreamTransport } from './transport.ts';
 
 export interface CircuitBreakerOptions {
-  /** Failure percentage within the rolling window that opens the circuit. @default 50 */
+  /** Failure percentage within the rolling window that opens a circuit. @default 50 */
   errorThresholdPercentage?: number;
-  /** Calls the window must hold before the percentage counts. @default 10 */
+  /** Calls a circuit's window must hold before the percentage counts. @default 10 */
   volumeThreshold?: number;
-  /** How long the circuit stays open before a probe. @default 5000 */
+  /** How long a circuit stays open before a probe. @default 5000 */
   resetTimeoutMs?: number;
   /** The rolling window. @default 10000 */
   rollingWindowMs?: number;
@@ -18,53 +26,112 @@ export interface CircuitBreakerOptions {
 
 export type CircuitState = 'closed' | 'open' | 'half-open';
 
+/** The route name of the whole-upstream breaker, in states, metrics, logs and readiness. */
+export const WHOLE_UPSTREAM = '*';
+
 export interface GuardedTransport extends UpstreamTransport {
-  state(): CircuitState;
-  onStateChange(listener: (state: CircuitState) => void): void;
+  /** The whole upstream's breaker, or one route template's (closed when it has none yet). */
+  state(route?: string): CircuitState;
+  /** The breakers that are not closed, the whole upstream's first. */
+  circuits(): { route: string; state: CircuitState }[];
+  onStateChange(listener: (state: CircuitState, route: string) => void): void;
 }
 
-/** A failure of the upstream itself, as opposed to an answer about the request (4xx) or the caller giving up. */
-function isUpstreamFailure(error: unknown): boolean {
-  if (!(error instanceof UpstreamError)) return false;
-  if (error.kind === 'http') return (error.status ?? 0) >= 500;
-  return error.kind === 'network' || error.kind === 'timeout' || error.kind === 'malformed';
+/** Which breaker a failed call counts against, if any: `upstream` (all calls), `route` (its template's reads). */
+export function failureScope(error: unknown): 'upstream' | 'route' | undefined {
+  if (!(error instanceof UpstreamError)) return undefined;
+  if (error.kind === 'network' && CONNECT_FAILURES.has(error.networkCode ?? '')) return 'upstream';
+  if (error.method !== 'GET') return undefined; // a write's failure may be of its own making (its body, its record)
+  switch (error.kind) {
+    case 'http':
+      return (error.status ?? 0) >= 500 ? 'route' : undefined;
+    case 'timeout':
+      return error.sent === false ? undefined : 'route'; // never sent: it waited in our own pool's queue
+    case 'network':
+    case 'malformed':
+      return 'route';
+    default:
+      return undefined; // aborted by its caller, a redirect, refused by a breaker
+  }
 }
 
-export function withCircuitBreaker(transport: UpstreamTransport, options: CircuitBreakerOptions = {}): GuardedTransport {
-  const breaker = new CircuitBreaker((req: UpstreamRequest) => transport.request(req), {
-    timeout: false, // the transport has its own deadline
-    // Only the failure ratio matters here: no latency percentiles or periodic snapshots per call.
-    rollingPercentilesEnabled: false,
-    enableSnapshots: false,
-    errorThresholdPercentage: options.errorThresholdPercentage ?? 50,
-    volumeThreshold: options.volumeThreshold ?? 10,
-    resetTimeout: options.resetTimeoutMs ?? 5000,
-    rollingCountTimeout: options.rollingWindowMs ?? 10_000,
-    // opossum: returning true means "do not count this error as a failure".
-    errorFilter: (error: unknown) => !isUpstreamFailure(error),
-  });
-  const listeners: ((state: CircuitState) => void)[] = [];
-  const state = (): CircuitState => (breaker.opened ? 'open' : breaker.halfOpen ? 'half-open' : 'closed');
-  const notify = () => listeners.forEach((listener) => listener(state()));
-  breaker.on('open', notify);
-  breaker.on('halfOpen', notify);
-  breaker.on('close', notify);
+/** No connection could be made: nothing of the request reached the upstream. */
+const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+
+/**
+ * Route templates are the fixed set of src/rest/client.ts (a few dozen); past this many, reads of a
+ * new template are guarded by the whole-upstream breaker only.
+ */
+const MAX_ROUTE_BREAKERS = 100;
+
+type Breaker = CircuitBreaker<[UpstreamRequest, Breaker?], UpstreamResponse>;
+
+export function withCircuitBreakers(transport: UpstreamTransport, options: CircuitBreakerOptions = {}): GuardedTransport {
+  const listeners: ((state: CircuitState, route: string) => void)[] = [];
+  const send = (req: UpstreamRequest, routeBreaker?: Breaker): Promise<UpstreamResponse> => (routeBreaker ? routeBreaker.fire(req) : transport.request(req));
+
+  const breaker = (route: string, counts: 'upstream' | 'route'): Breaker => {
+    const created: Breaker = new CircuitBreaker(send, {
+      timeout: false, // the transport has its own deadline
+      // Only the failure ratio matters here: no latency percentiles or periodic snapshots per call.
+      rollingPercentilesEnabled: false,
+      enableSnapshots: false,
+      errorThresholdPercentage: options.errorThresholdPercentage ?? 50,
+      volumeThreshold: options.volumeThreshold ?? 10,
+      resetTimeout: options.resetTimeoutMs ?? 5000,
+      rollingCountTimeout: options.rollingWindowMs ?? 10_000,
+      // opossum: returning true means "do not count this error as a failure".
+      errorFilter: (error: unknown) => failureScope(error) !== counts,
+    });
+    const notify = () => listeners.forEach((listener) => listener(stateOf(created), route));
+    created.on('open', notify);
+    created.on('halfOpen', notify);
+    created.on('close', notify);
+    return created;
+  };
+
+  const upstream = breaker(WHOLE_UPSTREAM, 'upstream');
+  const routes = new Map<string, Breaker>();
+  const routeBreaker = (route: string): Breaker | undefined => {
+    let found = routes.get(route);
+    if (!found && routes.size < MAX_ROUTE_BREAKERS) routes.set(route, (found = breaker(route, 'route')));
+    return found;
+  };
 
   return {
     request<T>(req: UpstreamRequest): Promise<UpstreamResponse<T>> {
-      // A plain .catch, not an async wrapper: this runs for every upstream call.
-      return (breaker.fire(req) as Promise<UpstreamResponse<T>>).catch((error: unknown) => {
-        if ((error as { code?: string }).code === 'EOPENBREAKER') {
-          throw new UpstreamError({ kind: 'circuit-open', method: req.method, route: req.route ?? req.path });
-        }
-        throw error;
-      });
+      const route = req.route ?? routeTemplate(req.path);
+      const reads = req.method === 'GET' ? routeBreaker(route) : undefined;
+      // Both breakers are asked before either is fired, so a call one of them refuses does not
+      // use up the other's half-open probe.
+      if (isRefusing(upstream) || (reads && isRefusing(reads))) {
+        return Promise.reject(new UpstreamError({ kind: 'circuit-open', method: req.method, route }));
+      }
+      return upstream.fire(req, reads) as Promise<UpstreamResponse<T>>;
     },
     async close() {
-      breaker.shutdown();
+      upstream.shutdown();
+      for (const routeBreaker of routes.values()) routeBreaker.shutdown();
       await transport.close();
     },
-    state,
+    state(route?: string) {
+      const found = route === undefined || route === WHOLE_UPSTREAM ? upstream : routes.get(route);
+      return found ? stateOf(found) : 'closed';
+    },
+    circuits() {
+      return [[WHOLE_UPSTREAM, upstream] as const, ...routes]
+        .filter(([, found]) => !found.closed)
+        .map(([route, found]) => ({ route, state: stateOf(found) }));
+    },
     onStateChange: (listener) => listeners.push(listener),
   };
+}
+
+function stateOf(breaker: Breaker): CircuitState {
+  return breaker.opened ? 'open' : breaker.halfOpen ? 'half-open' : 'closed';
+}
+
+/** Open, or half-open with its one probe already sent: opossum would refuse the call. */
+function isRefusing(breaker: Breaker): boolean {
+  return !breaker.closed && !breaker.pendingClose;
 }

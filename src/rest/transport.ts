@@ -2,10 +2,11 @@
 // GET-only retries, and every failure turned into an UpstreamError in one place.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool, type Dispatcher } from 'undici';
-import { parseErrorBody, redactBody } from './error-body.ts';
+import { parseErrorBody } from './error-body.ts';
 import { startDeadline, type CallDeadline } from './deadline.ts';
 import { routeTemplate } from './paths.ts';
 import { isRetryable, retryDelayMs } from './retry.ts';
+import { upstreamTextRedaction } from './redact.ts';
 import { parseRetryAfter, retryAfterFromDetail } from './retry-after.ts';
 import { InvalidKeyError, UpstreamError, type HttpMethod, type UpstreamErrorInit } from './upstream-error.ts';
 
@@ -106,7 +107,7 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
   const retryBaseDelayMs = options.retryBaseDelayMs ?? 50;
   const ownPool = options.dispatcher ? undefined : new Pool(target.origin, { connections: options.connections ?? 64 });
   const dispatcher: Dispatcher = options.dispatcher ?? (ownPool as Pool);
-  const upstreamNames = namesOf(target.origin);
+  const redactorFor = upstreamTextRedaction(target.origin);
 
   async function request<T>(req: UpstreamRequest): Promise<UpstreamResponse<T>> {
     if (!HEADER_TOKEN.test(req.key)) throw new InvalidKeyError();
@@ -164,8 +165,8 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
     }
     const text = await response.body.text(); // always consumed, so the socket goes back to the pool
     if (status >= 200 && status < 300) return { status, body: parseSuccessBody(ctx, status, headers['content-type'], text) };
-    // Only an error answer is shown to callers, so only then are the key and host blanked out of it.
-    const parsed = redactBody(parseErrorBody(text), [req.key, ...upstreamNames]);
+    // Only an error answer is shown to callers: its text is redacted (src/rest/redact.ts) before anything holds it.
+    const parsed = parseErrorBody(text, redactorFor(req.key));
     const retryAfterSeconds = parseRetryAfter(headers['retry-after']) ?? (status === 429 ? retryAfterFromDetail(parsed.detail) : undefined);
     throw failure(ctx, { kind: 'http', status, ...parsed, retryAfterSeconds });
   }
@@ -204,15 +205,6 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
       await ownPool?.close();
     },
   };
-}
-
-/**
- * Upstream error details are shown to callers, so where the upstream lives must not appear in them.
- * A bare hostname is redacted only when it cannot be an ordinary word (`api` could be).
- */
-function namesOf(origin: string): string[] {
-  const { host, hostname } = new URL(origin);
-  return /[.:\[]/.test(hostname) ? [origin, host, hostname] : [origin, host];
 }
 
 function parseBaseUrl(baseUrl: string): Target {

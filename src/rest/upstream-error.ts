@@ -38,6 +38,8 @@ export class UpstreamError extends Error {
   /** How many times the call was sent, retries included. */
   readonly attempts?: number;
   readonly durationMs?: number;
+  /** Whether the call reached the wire; `false`: it failed while waiting for a pool connection (not the upstream's doing). */
+  readonly sent?: boolean;
 
   constructor(init: UpstreamErrorInit) {
     super(`${init.method} ${init.route}: ${describe(init)}`);

@@ -1,11 +1,14 @@
-// Resilience against a misbehaving upstream the test controls: the circuit breaker fails fast while
-// the upstream is down and probes it back, 4xx answers never trip it, the per-request deadline
-// bounds a slow upstream, and one request runs only so many calls at once.
+// Resilience against a misbehaving upstream the test controls: the circuit breakers fail fast while
+// the upstream (or one read route) is down and probe it back, while no caller's own failures (its
+// writes, its 4xx) pause anyone else's calls; the per-request deadline bounds a slow upstream, and
+// one request runs only so many calls at once.
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway.ts';
-import { type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
+import { globalId } from '../../src/schema/global-id.ts';
+import { captureLogger } from '../ops/support.ts';
+import { type FakeUpstream, refusedUrl, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 
 const ORG = 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbb1';
 const page = (results: unknown[]) => ({ count: results.length, next: null, previous: null, results });
@@ -23,44 +26,109 @@ async function setUp(options: Partial<GatewayOptions>) {
   return { upstream, gateway };
 }
 
-async function run(g: Gateway, query: string) {
+async function run(g: Gateway, query: string, key = 'phx_resilience_key') {
   const response = await g.yoga.fetch('http://gateway.test/graphql', {
     method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: 'Bearer phx_resilience_key' },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
     body: JSON.stringify({ query }),
   });
   return (await response.json()) as { data?: any; errors?: any[] };
 }
 
-describe('the circuit breaker', () => {
-  it('opens after repeated upstream failures, fails fast without sending, then probes and closes', async () => {
-    const { upstream, gateway } = await setUp({ circuitBreaker: { volumeThreshold: 4, errorThresholdPercentage: 50, resetTimeoutMs: 300 } });
-    let healthy = false;
-    upstream.handle((_req, res) => (healthy ? sendJson(res, 200, page([])) : sendJson(res, 503, {})));
+const DOMAINS_ROUTE = '/api/organizations/:organization_id/domains/';
+const ORG_QUERY = `{ organization(databaseId: "${ORG}") { name domains { totalCount } batchExports { totalCount } } }`;
+const PAUSED = { extensions: { code: 'UPSTREAM_ERROR' }, message: expect.stringMatching(/paused/) };
+const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-    for (let i = 0; i < 4; i++) expect((await run(gateway, '{ organizations { totalCount } }')).errors?.[0]?.extensions?.upstreamStatus).toBe(503);
-    expect(upstream.requests).toHaveLength(4);
-    expect(gateway.transport.state()).toBe('open');
+describe('the circuit breakers', () => {
+  it("one key's failing writes (500) do not pause another key's reads", async () => {
+    // The breaker's defaults: 10 calls in the window, 50% failures.
+    const { upstream, gateway } = await setUp({});
+    upstream.handle((req, res) => (req.method === 'POST' ? sendJson(res, 500, { detail: 'boom' }) : sendJson(res, 200, page([]))));
 
-    const fast = await run(gateway, '{ organizations { totalCount } }');
-    expect(fast.errors?.[0]).toMatchObject({ extensions: { code: 'UPSTREAM_ERROR' }, message: expect.stringMatching(/paused/) });
-    const write = await run(gateway, 'mutation { createOrganization(input: { name: "x" }) { __typename } }');
-    expect(write.errors?.[0]?.extensions?.code).toBe('UPSTREAM_ERROR');
-    expect(upstream.requests).toHaveLength(4); // nothing was sent while open, the POST included
-
-    healthy = true;
-    await new Promise((resolve) => setTimeout(resolve, 350));
-    expect((await run(gateway, '{ organizations { totalCount } }')).data).toEqual({ organizations: { totalCount: 0 } });
-    expect(gateway.transport.state()).toBe('closed');
-    expect(upstream.requests).toHaveLength(5);
+    for (let i = 0; i < 12; i++) {
+      const write = await run(gateway, 'mutation { createOrganization(input: { name: "x" }) { __typename } }', 'phx_key_of_the_failing_caller');
+      expect(write.errors?.[0]?.extensions).toMatchObject({ code: 'UPSTREAM_ERROR', upstreamStatus: 500 });
+    }
+    const read = await run(gateway, '{ organizations { totalCount } }', 'phx_key_of_another_caller');
+    expect(read).toEqual({ data: { organizations: { totalCount: 0 } } });
+    expect(gateway.transport.circuits()).toEqual([]);
+    expect(upstream.requests.map((r) => r.method)).toEqual([...Array(12).fill('POST'), 'GET']); // every write sent once, the read sent
+    expect(upstream.requests.at(-1)?.headers.authorization).toBe('Bearer phx_key_of_another_caller');
   });
 
-  it('does not count answers about the request (404, 403) as upstream failures', async () => {
-    const { upstream, gateway } = await setUp({ circuitBreaker: { volumeThreshold: 2, errorThresholdPercentage: 10 } });
-    upstream.handle((_req, res) => sendJson(res, 404, { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null }));
-    for (let i = 0; i < 6; i++) await run(gateway, `{ organization(databaseId: "${ORG}") { name } }`);
+  it('never counts 4xx answers (429 included), to reads or to writes', async () => {
+    const { upstream, gateway } = await setUp({ circuitBreaker: { volumeThreshold: 2, errorThresholdPercentage: 1 } });
+    const statuses = [400, 401, 403, 404, 409, 422, 429];
+    let next = 0;
+    upstream.handle((_req, res) => sendJson(res, statuses[next++ % statuses.length]!, { type: 'invalid_request', code: 'x', detail: 'No.', attr: null }));
+    for (let i = 0; i < statuses.length * 2; i++) {
+      await run(gateway, i % 2 ? `{ organization(databaseId: "${ORG}") { name } }` : 'mutation { createOrganization(input: { name: "x" }) { __typename } }');
+    }
+    expect(gateway.transport.circuits()).toEqual([]);
+    expect(upstream.requests).toHaveLength(statuses.length * 2);
+  });
+
+  it("a read route's 5xx opens that route's circuit only: other routes and writes are still sent, and a probe closes it", async () => {
+    const log = captureLogger('info');
+    const { upstream, gateway } = await setUp({ logger: log.logger, circuitBreaker: { volumeThreshold: 3, errorThresholdPercentage: 50, resetTimeoutMs: 300 } });
+    let domainsHealthy = false;
+    upstream.handle((req, res) => {
+      if (req.path === `/api/organizations/${ORG}/`) return sendJson(res, 200, { id: ORG, name: 'Org', teams: [] });
+      if (req.method === 'GET' && req.path === `/api/organizations/${ORG}/domains/` && !domainsHealthy) return sendJson(res, 503, { detail: 'down' });
+      return sendJson(res, req.method === 'POST' ? 201 : 200, req.method === 'POST' ? { id: ORG, domain: 'acme.com' } : page([]));
+    });
+
+    for (let i = 0; i < 3; i++) expect((await run(gateway, ORG_QUERY)).errors?.[0]).toMatchObject({ path: ['organization', 'domains'], extensions: { upstreamStatus: 503 } });
+    expect(gateway.transport.circuits()).toEqual([{ route: DOMAINS_ROUTE, state: 'open' }]);
     expect(gateway.transport.state()).toBe('closed');
-    expect(upstream.requests).toHaveLength(6);
+
+    upstream.requests.length = 0;
+    const paused = await run(gateway, ORG_QUERY);
+    expect(paused.data).toEqual({ organization: { name: 'Org', domains: null, batchExports: { totalCount: 0 } } });
+    expect(paused.errors).toEqual([expect.objectContaining({ path: ['organization', 'domains'], ...PAUSED })]);
+    const write = await run(gateway, `mutation { createDomain(input: { organizationId: "${globalId('Organization', ORG)}", domain: "acme.com" }) { __typename } }`);
+    expect(write.errors).toBeUndefined();
+    expect(upstream.requests.map((r) => `${r.method} ${r.path}`).sort()).toEqual([
+      `GET /api/organizations/${ORG}/`,
+      `GET /api/organizations/${ORG}/batch_exports/`,
+      `POST /api/organizations/${ORG}/domains/`,
+    ]);
+
+    domainsHealthy = true;
+    await wait(350);
+    expect(await run(gateway, ORG_QUERY)).toEqual({ data: { organization: { name: 'Org', domains: { totalCount: 0 }, batchExports: { totalCount: 0 } } } });
+    expect(gateway.transport.circuits()).toEqual([]);
+    expect(log.lines.filter((line) => line.circuit).map(({ level, circuit, route, msg }) => ({ level, circuit, route, msg }))).toEqual(
+      (['open', 'half-open', 'closed'] as const).map((state) => ({
+        level: state === 'open' ? 'warn' : 'info',
+        circuit: state,
+        route: DOMAINS_ROUTE,
+        msg: `upstream circuit breaker ${state}`,
+      })),
+    );
+  });
+
+  it('refused connections open the whole-upstream circuit: every route and method fails fast unsent, until a probe closes it', async () => {
+    const url = await refusedUrl();
+    const { gateway } = await setUp({ upstreamUrl: url, circuitBreaker: { volumeThreshold: 4, errorThresholdPercentage: 50, resetTimeoutMs: 300 } });
+    const queries = ['{ organizations { totalCount } }', `{ organization(databaseId: "${ORG}") { name } }`, 'mutation { createOrganization(input: { name: "x" }) { __typename } }'];
+    for (let i = 0; i < 4; i++) {
+      expect((await run(gateway, queries[i % queries.length]!)).errors?.[0]).toMatchObject({ message: 'The upstream service could not be reached.' });
+    }
+    expect(gateway.transport.circuits()).toEqual([{ route: '*', state: 'open' }]);
+
+    // The upstream is back, but nothing is sent to it until the circuit's reset timeout has passed.
+    upstream = await startFakeUpstream(Number(new URL(url).port));
+    upstream.handle((req, res) => sendJson(res, 200, req.path === '/api/organizations/' ? page([]) : { id: ORG, name: 'Org', teams: [] }));
+    for (const query of queries) expect((await run(gateway, query)).errors?.[0]).toMatchObject(PAUSED);
+    expect(upstream.requests).toHaveLength(0);
+
+    await wait(350);
+    expect(await run(gateway, `{ organization(databaseId: "${ORG}") { name } }`)).toEqual({ data: { organization: { name: 'Org' } } });
+    expect(gateway.transport.circuits()).toEqual([]);
+    expect(await run(gateway, '{ organizations { totalCount } }')).toEqual({ data: { organizations: { totalCount: 0 } } });
+    expect(upstream.requests).toHaveLength(2);
   });
 });
 

@@ -1,5 +1,7 @@
-// /health answers while the process is up; /readiness only while the upstream answers (any status,
-// probed without a key) and the circuit breaker is not open, and not once shutdown has begun.
+// /health answers while the process is up. /readiness answers 200 while this instance can serve and
+// 503 once shutdown has begun; the upstream's health (reachable or not, probed without a key, and the
+// circuit breakers that are not closed) is information in its body, never a 503: an upstream outage
+// hits every instance alike, and the load balancer must not take them all out at once.
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Gateway } from '../../src/gateway.ts';
 import { startReferenceApi } from '../../src/reference-api/index.ts';
@@ -15,7 +17,11 @@ const gateway = gateways.build;
 async function get(target: Gateway, path: string) {
   const response = await target.yoga.fetch(`http://gateway.test${path}`);
   const text = await response.text();
-  return { status: response.status, body: (text ? JSON.parse(text) : {}) as { status?: string; reason?: string }, headers: response.headers };
+  return { status: response.status, body: (text ? JSON.parse(text) : {}) as { status?: string; reason?: string; upstream?: object }, headers: response.headers };
+}
+
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
 }
 
 afterAll(async () => {
@@ -40,7 +46,7 @@ describe('/readiness', () => {
     });
     api.clearRequests();
     const response = await get(target, '/readiness');
-    expect(response).toMatchObject({ status: 200, body: { status: 'ready' } });
+    expect(response).toMatchObject({ status: 200, body: { status: 'ready', upstream: { reachable: true, circuits: [] } } });
     expect(response.headers.get('cache-control')).toBe('no-store');
     expect(api.requests).toHaveLength(1);
     expect(api.requests[0]).toMatchObject({ method: 'GET', path: '/api/organizations/' });
@@ -48,9 +54,9 @@ describe('/readiness', () => {
     expect(JSON.stringify(api.requests[0]?.headers)).not.toContain(api.keys.demo);
   });
 
-  it('counts any answer as reachable, a 5xx included (the circuit breaker judges failures)', async () => {
+  it('counts any answer as reachable, a 5xx included (the circuit breakers judge failures)', async () => {
     fake.handle((_req, res) => sendJson(res, 503, { detail: 'maintenance' }));
-    expect((await get(gateway({ upstreamUrl: fake.url }), '/readiness')).status).toBe(200);
+    expect(await get(gateway({ upstreamUrl: fake.url }), '/readiness')).toMatchObject({ status: 200, body: { upstream: { reachable: true } } });
   });
 
   it('keeps a path prefix of UPSTREAM_URL', async () => {
@@ -60,16 +66,37 @@ describe('/readiness', () => {
     expect(fake.requests.map((r) => r.path)).toEqual(['/prefix/api/organizations/']);
   });
 
-  it('is 503 when the upstream cannot be reached', async () => {
+  it('stays 200 when the upstream cannot be reached, and says so', async () => {
     const response = await get(gateway({ upstreamUrl: await refusedUrl() }), '/readiness');
-    expect(response).toEqual({ status: 503, body: { status: 'unavailable', reason: 'the upstream could not be reached' }, headers: expect.anything() });
+    expect(response).toEqual({
+      status: 200,
+      body: { status: 'ready', upstream: { reachable: false, reason: 'the upstream could not be reached', circuits: [] } },
+      headers: expect.anything(),
+    });
   });
 
-  it('is 503 when the upstream does not answer in time', async () => {
+  it('stays 200 when the upstream does not answer in time, and says so', async () => {
     fake.handle((_req, res) => setTimeout(() => sendJson(res, 401, {}), 1000));
     const response = await get(gateway({ upstreamUrl: fake.url, readinessTimeoutMs: 100 }), '/readiness');
-    expect(response.status).toBe(503);
-    expect(response.body.reason).toBe('the upstream did not answer within 100 ms');
+    expect(response).toMatchObject({ status: 200, body: { upstream: { reachable: false, reason: 'the upstream did not answer within 100 ms' } } });
+  });
+
+  it('answers at once with the last probe while the next one runs: a hanging upstream never slows it', async () => {
+    fake.requests.length = 0;
+    fake.handle((_req, res) => sendJson(res, 401, {}));
+    const target = gateway({ upstreamUrl: fake.url, readinessTimeoutMs: 1000 });
+    expect((await get(target, '/readiness')).body).toMatchObject({ upstream: { reachable: true } });
+
+    fake.handle(() => undefined); // never answers from now on
+    const startedAt = performance.now();
+    expect((await get(target, '/readiness')).body).toMatchObject({ upstream: { reachable: true } }); // the last probe's result
+    expect(performance.now() - startedAt).toBeLessThan(500);
+    await until(() => fake.requests.length === 2); // the next probe is under way
+
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    fake.handle((_req, res) => sendJson(res, 401, {}));
+    expect(await get(target, '/readiness')).toMatchObject({ status: 200, body: { upstream: { reachable: false, reason: 'the upstream did not answer within 1000 ms' } } });
+    await until(() => fake.requests.length === 3);
   });
 
   it('shares one probe between requests that arrive together', async () => {
@@ -81,7 +108,25 @@ describe('/readiness', () => {
     expect(fake.requests).toHaveLength(1);
   });
 
-  it('is 503 while the circuit breaker is open, without probing', async () => {
+  it("stays 200 during an upstream outage, reporting the open circuits, and turns 503 once shutdown begins", async () => {
+    const target = gateway({
+      upstreamUrl: await refusedUrl(),
+      upstreamGetRetries: 0,
+      circuitBreaker: { volumeThreshold: 1, errorThresholdPercentage: 1, resetTimeoutMs: 60_000 },
+    });
+    const outage = await postGraphQL(target.yoga.fetch as (url: string, init: RequestInit) => Promise<Response>, '{ organizations { totalCount } }', {
+      key: 'phx_readiness_test_key',
+    });
+    expect(outage.body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_ERROR');
+    expect(await get(target, '/readiness')).toMatchObject({
+      status: 200,
+      body: { status: 'ready', upstream: { reachable: false, reason: 'the upstream could not be reached', circuits: [{ route: '*', state: 'open' }] } },
+    });
+    target.beginShutdown();
+    expect(await get(target, '/readiness')).toMatchObject({ status: 503, body: { status: 'unavailable', reason: 'the gateway is shutting down' } });
+  });
+
+  it("names a read route's open circuit while the upstream itself answers", async () => {
     fake.handle((_req, res) => sendJson(res, 500, {}));
     const target = gateway({
       upstreamUrl: fake.url,
@@ -92,8 +137,12 @@ describe('/readiness', () => {
       key: 'phx_readiness_test_key',
     });
     fake.requests.length = 0;
-    expect(await get(target, '/readiness')).toMatchObject({ status: 503, body: { reason: 'the upstream circuit breaker is open' } });
-    expect(fake.requests).toHaveLength(0);
+    expect(await get(target, '/readiness')).toMatchObject({
+      status: 200,
+      body: { status: 'ready', upstream: { reachable: true, circuits: [{ route: '/api/organizations/', state: 'open' }] } },
+    });
+    expect(fake.requests).toHaveLength(1); // the keyless probe
+    expect(fake.requests[0]?.headers.authorization).toBeUndefined();
   });
 
   it('is 503 once shutdown has begun, and responses then close their connection', async () => {

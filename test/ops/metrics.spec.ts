@@ -46,7 +46,7 @@ describe('/metrics', () => {
     expect(text).toContain('gateway_upstream_requests_total{method="GET",route="/api/organizations/",status="200"} 1');
     expect(text).toContain('gateway_upstream_requests_total{method="GET",route="/api/organizations/:organization_id/batch_exports/",status="200"} 2');
     expect(text).toMatch(/gateway_upstream_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/api\/organizations\/",status="200"\} \d/);
-    expect(text).toContain('gateway_upstream_circuit_state 0');
+    expect(text).toContain('gateway_upstream_circuit_state{route="*"} 0');
     // The process's own metrics ride along.
     expect(text).toContain('process_cpu_user_seconds_total');
     expect(text).toContain('nodejs_eventloop_lag_seconds');
@@ -75,18 +75,19 @@ describe('/metrics', () => {
     expect(text).toContain('gateway_upstream_requests_total{method="GET",route="/api/organizations/",status="200"} 1');
   });
 
-  it('follows the circuit breaker: 0 closed, 2 open', async () => {
+  it('follows the circuit breakers by route (`*`: the whole upstream): 0 closed, 2 open', async () => {
     fake.handle((_req, res) => sendJson(res, 500, { detail: 'down' }));
     const target = gateway({
       upstreamUrl: fake.url,
       upstreamGetRetries: 0,
       circuitBreaker: { volumeThreshold: 1, errorThresholdPercentage: 1, resetTimeoutMs: 60_000 },
     });
-    expect(await scrape(target)).toContain('gateway_upstream_circuit_state 0');
+    expect(await scrape(target)).toContain('gateway_upstream_circuit_state{route="*"} 0');
     await run(target, '{ organizations { totalCount } }', 'phx_metrics_test_key');
-    expect(target.transport.state()).toBe('open');
+    expect(target.transport.state('/api/organizations/')).toBe('open');
     const text = await scrape(target);
-    expect(text).toContain('gateway_upstream_circuit_state 2');
+    expect(text).toContain('gateway_upstream_circuit_state{route="/api/organizations/"} 2');
+    expect(text).toContain('gateway_upstream_circuit_state{route="*"} 0'); // a read's 5xx pauses its route only
     expect(text).toContain('gateway_upstream_requests_total{method="GET",route="/api/organizations/",status="500"} 1');
 
     // Calls refused by the open circuit have no status: they count under their failure kind.

@@ -23,8 +23,8 @@ export interface FakeUpstream {
   close(): Promise<void>;
 }
 
-/** Answers 200 `{}` until a test sets its own handler. */
-export async function startFakeUpstream(): Promise<FakeUpstream> {
+/** Answers 200 `{}` until a test sets its own handler. `port`: listen there (e.g. one that refused connections until now). */
+export async function startFakeUpstream(port = 0): Promise<FakeUpstream> {
   const requests: RecordedRequest[] = [];
   let handler: FakeHandler = (_req, res) => sendJson(res, 200, {});
   const server = createServer(async (raw, res) => {
@@ -42,10 +42,9 @@ export async function startFakeUpstream(): Promise<FakeUpstream> {
     requests.push(recorded);
     await handler(recorded, res, raw);
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     requests,
     handle(next) {
       handler = next;

@@ -54,10 +54,11 @@ export function inputFieldOf(attr: string | null | undefined): string | null {
 export function asMutationError(error: unknown, notFoundMessage: string | null): unknown {
   if (!(error instanceof UpstreamError) || error.kind !== 'http') return error;
   if (error.status === 400) {
+    // The transport redacted these texts; an empty one is text it could not keep.
     return new ValidationError(
-      error.body?.detail ?? error.detail ?? 'The upstream service rejected the input.',
+      error.body?.detail || error.detail || 'The upstream service rejected the input.',
       inputFieldOf(error.body?.attr),
-      error.body?.code ?? null,
+      error.body?.code || null,
     );
   }
   if (error.status === 404 && notFoundMessage !== null) return new NotFoundError(notFoundMessage);
