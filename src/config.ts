@@ -31,6 +31,10 @@ export interface GatewayConfig {
     maxTokens: number;
     /** @default 20 */
     maxDirectives: number;
+    /** Deepest selection inside `__schema`/`__type` (the standard introspection query is 15 deep). @default 20 */
+    maxIntrospectionDepth: number;
+    /** `__type` selections per document. @default 10 */
+    maxIntrospectionTypes: number;
   };
   /** Operation names are cut to this many characters in log lines and metric labels. @default 100 */
   maxOperationNameLength: number;
@@ -92,6 +96,8 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       maxAliases: integer(env, 'MAX_ALIASES', 15, 0, 10_000),
       maxTokens: integer(env, 'MAX_TOKENS', 2000, 10, 1_000_000),
       maxDirectives: integer(env, 'MAX_DIRECTIVES', 20, 0, 10_000),
+      maxIntrospectionDepth: integer(env, 'MAX_INTROSPECTION_DEPTH', 20, 1, 1000),
+      maxIntrospectionTypes: integer(env, 'MAX_INTROSPECTION_TYPES', 10, 0, 1000),
     },
     maxOperationNameLength: integer(env, 'MAX_OPERATION_NAME_LENGTH', 100, 16, 10_000),
     metricsMaxLabelValues: integer(env, 'METRICS_MAX_LABEL_VALUES', 200, 1, 100_000),

@@ -16,6 +16,7 @@ describe('operations settings', () => {
       maxOperationNameLength: 100,
       metricsMaxLabelValues: 200,
       logMaxLineLength: 16_384,
+      queryLimits: { maxIntrospectionDepth: 20, maxIntrospectionTypes: 10 },
     });
   });
 
@@ -32,6 +33,8 @@ describe('operations settings', () => {
       MAX_OPERATION_NAME_LENGTH: '64',
       METRICS_MAX_LABEL_VALUES: '50',
       LOG_MAX_LINE_LENGTH: '4096',
+      MAX_INTROSPECTION_DEPTH: '16',
+      MAX_INTROSPECTION_TYPES: '0',
     });
     expect(config).toMatchObject({
       logLevel: 'debug',
@@ -45,6 +48,7 @@ describe('operations settings', () => {
       maxOperationNameLength: 64,
       metricsMaxLabelValues: 50,
       logMaxLineLength: 4096,
+      queryLimits: { maxIntrospectionDepth: 16, maxIntrospectionTypes: 0 },
     });
     expect(loadConfig({ CORS_ORIGINS: ' * ' }).corsOrigins).toBe('*');
     expect(loadLoggingConfig({ LOG_LEVEL: 'silent' })).toEqual({ logLevel: 'silent', logFile: undefined, logMaxLineLength: 16_384 });
@@ -63,6 +67,8 @@ describe('operations settings', () => {
     [{ MAX_OPERATION_NAME_LENGTH: '8' }, /MAX_OPERATION_NAME_LENGTH must be a whole number from 16 to 10000/],
     [{ METRICS_MAX_LABEL_VALUES: '0' }, /METRICS_MAX_LABEL_VALUES must be a whole number from 1/],
     [{ LOG_MAX_LINE_LENGTH: '100' }, /LOG_MAX_LINE_LENGTH must be a whole number from 1024/],
+    [{ MAX_INTROSPECTION_DEPTH: '0' }, /MAX_INTROSPECTION_DEPTH must be a whole number from 1 to 1000/],
+    [{ MAX_INTROSPECTION_TYPES: '-1' }, /MAX_INTROSPECTION_TYPES must be a whole number from 0/],
   ])('refuse %j', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);
