@@ -79,14 +79,23 @@ describe('malformed request parameters', () => {
     );
   });
 
-  it('a form-encoded POST with bad JSON `variables` is BAD_REQUEST too', async () => {
+  it('a form-encoded POST with bad JSON `variables`, or a chunked body of bad JSON, is BAD_REQUEST too', async () => {
     h.api.clearRequests();
-    const answer = await send('', {
+    const form = await send('', {
       method: 'POST',
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
       body: new URLSearchParams({ query: QUERY, variables: '{"first": 1' }).toString(),
     });
-    expectRefused(answer, { status: 400, code: 'BAD_REQUEST' });
+    expectRefused(form, { status: 400, code: 'BAD_REQUEST' });
+    const body = new ReadableStream({
+      start(controller) {
+        controller.enqueue(new TextEncoder().encode('{"query": "{ organizations { totalCount } }"'));
+        controller.close();
+      },
+    });
+    // A stream is sent chunked, without Content-Length: the body limit reads it and parses it.
+    const chunked = await send('', { method: 'POST', headers: { 'content-type': 'application/json' }, body, duplex: 'half' } as RequestInit);
+    expectRefused(chunked, { status: 400, code: 'BAD_REQUEST' });
   });
 
   it('a POST whose `query`, `variables`, `operationName` or `extensions` has the wrong type is BAD_REQUEST (400)', async () => {
