@@ -3,35 +3,25 @@
 // operation type the schema lacks (GRAPHQL_VALIDATION_FAILED), variables of the wrong type
 // (BAD_USER_INPUT).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startReferenceApi } from '../../src/reference-api/index.ts';
-import { type Harness, startHarness } from '../support/harness.ts';
+import { type HttpHarness, startHttpHarness } from '../support/http-server.ts';
 import { startMain } from '../support/main-process.ts';
 
-let h: Harness;
-let url: string;
-const server = createServer((req, res) => void h.gateway.yoga(req, res));
+let h: HttpHarness;
 beforeAll(async () => {
-  h = await startHarness();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
+  h = await startHttpHarness();
 });
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-  await h.close();
-});
+afterAll(() => h.close());
 
 type Answer = { status: number; body: { data?: unknown; errors?: { message: string; extensions?: Record<string, unknown> }[] } };
 
 /** Sends one request over HTTP with the demo key; `init` may replace the method, headers and body. */
 async function send(search: string, init: RequestInit = {}, accept = 'application/graphql-response+json'): Promise<Answer> {
-  const response = await fetch(`${url}${search}`, {
+  const response = await fetch(`${h.url}${search}`, {
     ...init,
     headers: { accept, authorization: `Bearer ${h.api.keys.demo}`, ...(init.headers as Record<string, string>) },
   });

@@ -2,30 +2,21 @@
 // introspection lists and many `__type` lookups are refused with QUERY_TOO_COMPLEX naming the
 // limit, while the standard introspection query that GraphiQL, graphql-codegen and Hive/Apollo
 // tooling send passes and answers the whole schema.
-import { createServer } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { buildClientSchema, getIntrospectionQuery, type IntrospectionQuery } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type Harness, startHarness } from '../support/harness.ts';
+import { startHarness } from '../support/harness.ts';
+import { type HttpHarness, startHttpHarness } from '../support/http-server.ts';
 
-let h: Harness;
-const server = createServer((req, res) => void h.gateway.yoga(req, res));
-let url: string;
+let h: HttpHarness;
 beforeAll(async () => {
-  h = await startHarness();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
+  h = await startHttpHarness();
 });
-afterAll(async () => {
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-  await h.close();
-});
+afterAll(() => h.close());
 
 /** Over HTTP, without a key (introspection needs none), asking for the GraphQL response media type. */
 async function introspect(query: string) {
-  const response = await fetch(url, {
+  const response = await fetch(h.url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
     body: JSON.stringify({ query }),

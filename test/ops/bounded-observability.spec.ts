@@ -2,24 +2,20 @@
 // leave /metrics small and answering, and every log line bounded, however long the names, aliases
 // or messages it would carry.
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import { createServer, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway.ts';
 import { createLogger } from '../../src/observability/logger.ts';
+import { type ServedGateway, serveOverHttp } from '../support/http-server.ts';
 import { captureLogger } from './support.ts';
 
 const directory = mkdtempSync(join(tmpdir(), 'bounded-observability-'));
 const gateways: Gateway[] = [];
-const servers: Server[] = [];
+const servers: ServedGateway[] = [];
 afterAll(async () => {
-  for (const server of servers) {
-    server.closeAllConnections();
-    await new Promise((resolve) => server.close(resolve));
-  }
+  for (const server of servers) await server.close();
   for (const gateway of gateways) await gateway.close();
   rmSync(directory, { recursive: true, force: true });
 });
@@ -28,15 +24,13 @@ afterAll(async () => {
 async function serve(options: Partial<GatewayOptions> = {}) {
   const logFile = join(directory, `gateway-${gateways.length}.ndjson`);
   const gateway = createGateway({ upstreamUrl: 'http://127.0.0.1:9', logger: createLogger({ logFile }), ...options });
-  const server = createServer(gateway.yoga);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const server = await serveOverHttp(gateway);
   gateways.push(gateway);
   servers.push(server);
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     post: (body: unknown, headers: Record<string, string> = {}) =>
-      fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }),
-    metrics: () => fetch(`${url}/metrics`),
+      fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }),
+    metrics: () => fetch(server.url.replace(/\/graphql$/, '/metrics')),
     logLines: () =>
       readFileSync(logFile, 'utf8')
         .split('\n')
