@@ -148,8 +148,8 @@ function callerFacingError(error: unknown): Error {
 }
 
 /**
- * graphql-jit could not compile a validated operation: a bug, logged (graphql-jit would print it to
- * stderr) and answered as one. Its result is cached with the document, so it is rewritten once.
+ * graphql-jit could not compile a validated operation: a bug, logged (graphql-jit would
+ * console.error it, past LOG_FILE) and answered as one. Its result is cached with the document, so it is rewritten once.
  */
 function jitCompileFailure(logger: Logger, result: ExecutionResult): void {
   logger.error({ err: result.errors?.[0] }, 'graphql-jit could not compile an operation');

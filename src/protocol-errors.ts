@@ -1,8 +1,8 @@
 // A request the GraphQL layer cannot run is the caller's error, with a code: parameters that are
 // not what GraphQL over HTTP says (BAD_REQUEST, HTTP 400), an operation type the schema does not
 // have (GRAPHQL_VALIDATION_FAILED), variables that do not fit their types (BAD_USER_INPUT). Without
-// this, Yoga masked the first as INTERNAL_SERVER_ERROR, graphql-jit printed the second to stdout,
-// and the third carried no code at all.
+// this, Yoga masked the first as INTERNAL_SERVER_ERROR, graphql-jit console.error'd the second's
+// compile failure past the logger, and the third carried no code at all.
 import { GraphQLError, type ValidationRule } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 

@@ -2,7 +2,7 @@
 // every metric label goes through a bounded label, and every name a log line records is truncated.
 
 /** The value a bounded label takes once it has seen its maximum number of distinct values. */
-export const OTHER_LABEL = 'other';
+const OTHER_LABEL = 'other';
 
 /** `text` cut to at most `maxLength` UTF-16 units, ending in `…` when cut (never half a surrogate pair). */
 export function truncate(text: string, maxLength: number): string {

@@ -1,6 +1,6 @@
 // One pino logger per process: JSON lines to stdout or LOG_FILE, with every field that could hold a
 // key redacted. Log objects are built from named fields only (never a request or its headers), so
-// redaction is the second line of defence, not the first. No line is longer than maxLineLength,
+// redaction is the second line of defence, not the first. No line is longer than logMaxLineLength,
 // whatever a caller sent.
 import { pino, type DestinationStream, type Logger } from 'pino';
 import { loadLoggingConfig, type LogLevel } from '../config.ts';
