@@ -31,11 +31,21 @@ export interface GatewayConfig {
     maxTokens: number;
     /** @default 20 */
     maxDirectives: number;
+    /** Deepest selection inside `__schema`/`__type` (the standard introspection query is 15 deep). @default 20 */
+    maxIntrospectionDepth: number;
+    /** `__type` selections per document. @default 10 */
+    maxIntrospectionTypes: number;
   };
+  /** Operation names are cut to this many characters in log lines and metric labels. @default 100 */
+  maxOperationNameLength: number;
+  /** Distinct values per metric label (operation names above all); later new values count as `other`. @default 200 */
+  metricsMaxLabelValues: number;
   /** pino level: fatal, error, warn, info, debug, trace or silent. @default 'info' */
   logLevel: LogLevel;
   /** Append log lines to this file instead of stdout. @default undefined (stdout) */
   logFile: string | undefined;
+  /** Longest log line in characters: longer ones have their strings cut, or keep only their core fields. @default 16384 */
+  logMaxLineLength: number;
   /** After SIGTERM, how long in-flight requests may take before the process exits anyway. @default 10000 */
   shutdownGraceMs: number;
   /** How long `/readiness` waits for the upstream. @default 2000 */
@@ -86,7 +96,11 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       maxAliases: integer(env, 'MAX_ALIASES', 15, 0, 10_000),
       maxTokens: integer(env, 'MAX_TOKENS', 2000, 10, 1_000_000),
       maxDirectives: integer(env, 'MAX_DIRECTIVES', 20, 0, 10_000),
+      maxIntrospectionDepth: integer(env, 'MAX_INTROSPECTION_DEPTH', 20, 1, 1000),
+      maxIntrospectionTypes: integer(env, 'MAX_INTROSPECTION_TYPES', 10, 0, 1000),
     },
+    maxOperationNameLength: integer(env, 'MAX_OPERATION_NAME_LENGTH', 100, 16, 10_000),
+    metricsMaxLabelValues: integer(env, 'METRICS_MAX_LABEL_VALUES', 200, 1, 100_000),
     ...loadLoggingConfig(env),
     shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
     readinessTimeoutMs: integer(env, 'READINESS_TIMEOUT_MS', 2000, 1, 60_000),
@@ -107,12 +121,16 @@ export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', '
 export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** The logging part alone: also what a gateway built without a logger (tests) logs with. */
-export function loadLoggingConfig(env: Env = process.env): { logLevel: LogLevel; logFile: string | undefined } {
+export function loadLoggingConfig(env: Env = process.env): Pick<GatewayConfig, 'logLevel' | 'logFile' | 'logMaxLineLength'> {
   const level = env.LOG_LEVEL?.trim().toLowerCase() || 'info';
   if (!(LOG_LEVELS as readonly string[]).includes(level)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${env.LOG_LEVEL}").`);
   }
-  return { logLevel: level as LogLevel, logFile: env.LOG_FILE?.trim() || undefined };
+  return {
+    logLevel: level as LogLevel,
+    logFile: env.LOG_FILE?.trim() || undefined,
+    logMaxLineLength: integer(env, 'LOG_MAX_LINE_LENGTH', 16_384, 1024, 10_000_000),
+  };
 }
 
 function boolean(env: Env, name: string, fallback: boolean): boolean {

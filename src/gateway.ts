@@ -1,6 +1,6 @@
 // createGateway(options): the Yoga instance (schema, per-request context, error masking, request
 // ids, health) over one shared upstream transport.
-import { GraphQLError } from 'graphql';
+import { type ExecutionResult, GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { createContext, type GatewayContext, type RequestLimits, requestIdOf } from './context.ts';
 import { type CircuitBreakerOptions, type GuardedTransport, withCircuitBreakers } from './rest/circuit-breaker.ts';
@@ -14,6 +14,7 @@ import { subgraphSchema as schema } from './schema/subgraph.ts'; // the public s
 import { EXAMPLE_QUERY } from './example-query.ts';
 import { createLocalGraphiQL } from './graphiql/index.ts';
 import { type OperationManifest, persistedOperationPlugins } from './persisted/index.ts';
+import { protocolErrorPlugins } from './protocol-errors.ts';
 import { createHttpSurface, type HttpOptions } from './http/index.ts';
 import { createObservability, type ObservabilityOptions } from './observability/index.ts';
 import type { Logger } from './observability/logger.ts';
@@ -109,13 +110,15 @@ export function createGateway(options: GatewayOptions): Gateway {
     // every request body through a TransformStream and build a second Request: ~1% of the CPU.
     maxRequestBodySize: false,
     plugins: [
-      useGraphQlJit(),
+      useGraphQlJit({}, { onError: (result) => jitCompileFailure(observability.logger, result) }),
       requestIdPlugin(requestIds),
       withoutOriginalErrors(),
       graphiql.plugin,
       ...observability.plugins,
       ...http.plugins,
       bodyLimitPlugin(options.maxRequestBytes ?? 102_400),
+      // After every plugin that picks a request parser: it wraps the one picked.
+      ...protocolErrorPlugins(),
       ...persistedOperationPlugins(options.persistedOperations),
       ...queryLimitPlugins({ ...DEFAULT_QUERY_LIMITS, ...options.queryLimits }),
       fanOutBudgetPlugin(limits.maxCalls),
@@ -142,6 +145,15 @@ function callerFacingError(error: unknown): Error {
   const converted = toGraphQLError(cause);
   if (located && converted === cause) return located.originalError ? located : converted;
   return new GraphQLError(converted.message, { nodes: located?.nodes, path: located?.path, extensions: converted.extensions });
+}
+
+/**
+ * graphql-jit could not compile a validated operation: a bug, logged (graphql-jit would
+ * console.error it, past LOG_FILE) and answered as one. Its result is cached with the document, so it is rewritten once.
+ */
+function jitCompileFailure(logger: Logger, result: ExecutionResult): void {
+  logger.error({ err: result.errors?.[0] }, 'graphql-jit could not compile an operation');
+  result.errors = [new GraphQLError('Unexpected error.', { extensions: { code: 'INTERNAL_SERVER_ERROR' } })];
 }
 
 /**

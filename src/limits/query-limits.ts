@@ -1,6 +1,7 @@
-// Query shape limits with GraphQL Armor: depth, aliases, tokens and directives. Every refusal is a
-// QUERY_TOO_COMPLEX error naming its limit; field suggestions ("Did you mean …?") are hidden from
-// callers without a key, so the schema cannot be mapped by guessing.
+// Query shape limits with GraphQL Armor: depth, aliases, tokens and directives, and the bounds of
+// introspection (./introspection-limits.ts). Every refusal is a QUERY_TOO_COMPLEX error naming its
+// limit; field suggestions ("Did you mean …?") are hidden from callers without a key, so the schema
+// cannot be mapped by guessing.
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
@@ -8,8 +9,9 @@ import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { GraphQLError, type ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { bearerKey } from '../context.ts';
+import { type IntrospectionLimits, introspectionLimitsPlugin } from './introspection-limits.ts';
 
-export interface QueryLimits {
+export interface QueryLimits extends IntrospectionLimits {
   /** @default 12 */
   maxDepth: number;
   /** @default 15 */
@@ -20,10 +22,17 @@ export interface QueryLimits {
   maxDirectives: number;
 }
 
-export const DEFAULT_QUERY_LIMITS: QueryLimits = { maxDepth: 12, maxAliases: 15, maxTokens: 2000, maxDirectives: 20 };
+export const DEFAULT_QUERY_LIMITS: QueryLimits = {
+  maxDepth: 12,
+  maxAliases: 15,
+  maxTokens: 2000,
+  maxDirectives: 20,
+  maxIntrospectionDepth: 20,
+  maxIntrospectionTypes: 10,
+};
 
 /** Armor reports plain errors: give each the contract's code and the name of the limit it hit. */
-const rejectAs = (limit: keyof QueryLimits) => ({
+const rejectAs = (limit: 'maxDepth' | 'maxAliases' | 'maxTokens' | 'maxDirectives') => ({
   exposeLimits: true,
   onReject: [
     (_context: ValidationContext | null, error: GraphQLError) => {
@@ -57,6 +66,7 @@ export function queryLimitPlugins(limits: QueryLimits): Plugin[] {
     maxAliasesPlugin({ n: limits.maxAliases, ...rejectAs('maxAliases') }) as Plugin,
     maxTokensPlugin({ n: limits.maxTokens, ...rejectAs('maxTokens') }) as Plugin,
     maxDirectivesPlugin({ n: limits.maxDirectives, ...rejectAs('maxDirectives') }) as Plugin,
+    introspectionLimitsPlugin(limits),
     hideSuggestionsFromAnonymousCallers(),
   ];
 }

@@ -14,6 +14,10 @@ export interface ObservabilityOptions {
   logger?: Logger;
   /** Serve `/metrics`. @default true */
   metricsEnabled?: boolean;
+  /** Operation names are cut to this many characters in the request line and in metrics. @default 100 */
+  maxOperationNameLength?: number;
+  /** Distinct values per metric label; later new values count as `other`. @default 200 */
+  metricsMaxLabelValues?: number;
   /** Honour `x-debug-upstream: 1`. @default true */
   debugUpstreamCalls?: boolean;
   transport: Pick<GuardedTransport, 'state' | 'onStateChange'>;
@@ -34,7 +38,7 @@ export const METRICS_PATH = '/metrics';
 
 export function createObservability(options: ObservabilityOptions): Observability {
   const logger = options.logger ?? defaultLogger();
-  const metrics = createMetrics();
+  const metrics = createMetrics({ maxOperationNameLength: options.maxOperationNameLength, maxLabelValues: options.metricsMaxLabelValues });
   metrics.trackCircuit(options.transport);
   options.transport.onStateChange((state, route) =>
     logger[state === 'open' ? 'warn' : 'info']({ circuit: state, route }, `upstream circuit breaker ${state}`),
@@ -48,6 +52,7 @@ export function createObservability(options: ObservabilityOptions): Observabilit
       onSummary: (summary) => metrics.observeOperation(summary),
       isUnexpected: (error) => !isExpected(error),
       logged,
+      maxOperationNameLength: options.maxOperationNameLength,
     }),
   ];
   if (options.metricsEnabled ?? true) plugins.push(metricsEndpointPlugin(metrics));

@@ -4,8 +4,16 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { type CircuitState, type GuardedTransport, WHOLE_UPSTREAM } from '../rest/circuit-breaker.ts';
 import type { UpstreamCall } from '../rest/request-transport.ts';
+import { boundedLabel } from './bounded-label.ts';
 import { safeRoute } from './routes.ts';
 import type { OperationSummary } from './request-log.ts';
+
+export interface MetricsOptions {
+  /** Operation names are cut to this many characters. @default 100 */
+  maxOperationNameLength?: number;
+  /** Distinct values per label; later new values count as `other`. @default 200 */
+  maxLabelValues?: number;
+}
 
 export interface GatewayMetrics {
   readonly registry: Registry;
@@ -19,12 +27,20 @@ export interface GatewayMetrics {
 
 const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
 const CIRCUIT_VALUES: Record<CircuitState, number> = { closed: 0, 'half-open': 1, open: 2 };
-/** Operation names are chosen by clients: past this many distinct ones, new names count as `other`. */
-const MAX_OPERATION_NAMES = 200;
+/** Error codes, methods, route templates and statuses are the gateway's own words, never a caller's;
+ * they are bounded like operation names all the same, with room for the longest route template. */
+const GATEWAY_LABEL_MAX_LENGTH = 200;
 
 let processRegistry: Registry | undefined;
 
-export function createMetrics(): GatewayMetrics {
+export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
+  const maxValues = options.maxLabelValues ?? 200;
+  const operationLabel = boundedLabel({ maxLength: options.maxOperationNameLength ?? 100, maxValues });
+  const gatewayBounds = { maxLength: GATEWAY_LABEL_MAX_LENGTH, maxValues };
+  const codeLabel = boundedLabel(gatewayBounds);
+  const methodLabel = boundedLabel(gatewayBounds);
+  const routeLabel = boundedLabel(gatewayBounds);
+  const statusLabel = boundedLabel(gatewayBounds);
   const registry = new Registry();
   const registers = [registry];
   const operations = new Counter({
@@ -71,35 +87,26 @@ export function createMetrics(): GatewayMetrics {
     labelNames: ['route'],
     registers,
   });
-  const operationNames = new Set<string>();
-
-  const operationLabel = (name: string | null): string => {
-    if (!name) return 'anonymous';
-    if (operationNames.has(name)) return name;
-    if (operationNames.size >= MAX_OPERATION_NAMES) return 'other';
-    operationNames.add(name);
-    return name;
-  };
-
   return {
     registry,
     observeOperation(summary) {
-      const labels = { operation: operationLabel(summary.operation), outcome: summary.outcome };
+      const labels = { operation: summary.operation ? operationLabel(summary.operation) : 'anonymous', outcome: summary.outcome };
       operations.inc(labels);
       operationSeconds.observe(labels, summary.durationMs / 1000);
-      for (const code of summary.errorCodes) errors.inc({ code });
+      for (const code of summary.errorCodes) errors.inc({ code: codeLabel(code) });
     },
     observeUpstreamCall(call) {
-      const route = safeRoute(call.route);
-      const labels = { method: call.method, route, status: String(call.status ?? call.outcome) };
+      const method = methodLabel(call.method);
+      const route = routeLabel(safeRoute(call.route));
+      const labels = { method, route, status: statusLabel(String(call.status ?? call.outcome)) };
       upstreamCalls.inc(labels);
       upstreamSeconds.observe(labels, call.durationMs / 1000);
-      if (call.attempts > 1) retries.inc({ method: call.method, route }, call.attempts - 1);
+      if (call.attempts > 1) retries.inc({ method, route }, call.attempts - 1);
     },
     trackCircuit(transport) {
       // The whole upstream's series from the start; a route's from its breaker's first change.
       circuit.set({ route: WHOLE_UPSTREAM }, CIRCUIT_VALUES[transport.state()]);
-      transport.onStateChange((state, route) => circuit.set({ route }, CIRCUIT_VALUES[state]));
+      transport.onStateChange((state, route) => circuit.set({ route: routeLabel(route) }, CIRCUIT_VALUES[state]));
     },
     async render() {
       const merged = Registry.merge([processMetrics(), registry]);

@@ -5,11 +5,12 @@
 import { getOperationAST, GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { UpstreamCall } from '../rest/request-transport.ts';
+import { truncate } from './bounded-label.ts';
 import type { Logger } from './logger.ts';
 
 export interface OperationSummary {
   requestId: string;
-  /** The executed operation's name; null when anonymous or when the request never got that far. */
+  /** The executed operation's name, cut to `maxOperationNameLength`; null when anonymous or when the request never got that far. */
   operation: string | null;
   operationType: 'query' | 'mutation' | 'subscription' | null;
   /** The HTTP status of the response. */
@@ -33,6 +34,8 @@ export interface RequestLogOptions {
   isUnexpected(error: Error): boolean;
   /** Original errors logged here, so Yoga's own masking log does not report them again. */
   logged: WeakSet<Error>;
+  /** Operation names are chosen by callers: the summary keeps at most this many characters. @default 100 */
+  maxOperationNameLength?: number;
   /** @default '/graphql' */
   graphqlEndpoint?: string;
 }
@@ -46,10 +49,12 @@ interface Pending {
   errorCodes: Set<string>;
 }
 
-const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]{0,99}$/;
+const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 
 export function requestLogPlugin(options: RequestLogOptions): Plugin {
   const endpoint = options.graphqlEndpoint ?? '/graphql';
+  const maxNameLength = options.maxOperationNameLength ?? 100;
+  const operationName = (name: string | undefined) => (name === undefined ? null : truncate(name, maxNameLength));
   const pending = new WeakMap<Request, Pending>();
   // The summary line holds only the named fields above (ids, numbers, codes), so it skips pino's
   // redaction, which cost ~110 KB of garbage per request walking its wildcard paths. Error lines,
@@ -73,14 +78,14 @@ export function requestLogPlugin(options: RequestLogOptions): Plugin {
       const entry = pending.get(request);
       if (!entry) return;
       // The name the client asked for, until execution knows the real one (kept only if it is a name).
-      if (typeof params.operationName === 'string' && GRAPHQL_NAME.test(params.operationName)) entry.operation = params.operationName;
+      if (typeof params.operationName === 'string' && GRAPHQL_NAME.test(params.operationName)) entry.operation = operationName(params.operationName);
     },
     onExecute({ args }) {
       const context = args.contextValue as { request?: Request; upstreamCalls?: readonly UpstreamCall[] };
       const entry = context.request && pending.get(context.request);
       if (!entry) return;
       const operation = getOperationAST(args.document, args.operationName);
-      entry.operation = operation?.name?.value ?? null;
+      entry.operation = operationName(operation?.name?.value);
       entry.operationType = operation?.operation ?? null;
       if (context.upstreamCalls) entry.calls = context.upstreamCalls;
       return {

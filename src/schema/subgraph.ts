@@ -3,6 +3,7 @@
 // `databaseId`; representations load through the request's loaders, so a batch of them costs what
 // `nodes(ids:)` would. schema.graphql stays the public schema (src/schema/print.ts).
 import { printSubgraphSchema } from '@apollo/subgraph';
+import type { GraphQLFieldResolver, GraphQLUnionType } from 'graphql';
 import { gatewayError } from '../errors.ts';
 import type { FanOut } from '../limits/fan-out.ts';
 import { builder } from './builder.ts';
@@ -72,10 +73,40 @@ for (const [ref, typename] of NESTED_ENTITIES) {
 
 export const subgraphSchema = builder.toSubGraphSchema({ linkUrl: FEDERATION_SPEC_URL, federationDirectives: ['@key'] });
 
+type EntitiesResolver = GraphQLFieldResolver<unknown, unknown, { representations: readonly unknown[] }>;
+
+/**
+ * @apollo/subgraph's resolver throws for the whole list when one representation is not an object
+ * with the `__typename` of an entity type (`Nope`, `constructor`, `{}`). Here such a representation
+ * fails alone: its entry is null with BAD_USER_INPUT, and the others resolve as before. An Error
+ * as a list item is a located error of that item (graphql-js and graphql-jit alike).
+ */
+function eachRepresentationAlone(resolve: EntitiesResolver, entityTypes: ReadonlySet<string>): EntitiesResolver {
+  const isEntity = (representation: unknown) => {
+    const typename = (representation as { __typename?: unknown } | null)?.__typename;
+    return typeof representation === 'object' && !Array.isArray(representation) && typeof typename === 'string' && entityTypes.has(typename);
+  };
+  const message = `A representation must be an object whose \`__typename\` is an entity type: ${[...entityTypes].join(', ')}.`;
+  const notAnEntity = () => gatewayError('BAD_USER_INPUT', message, { argumentName: 'representations' });
+  return (source, args, context, info) => {
+    const entities = args.representations.map(isEntity);
+    const valid = args.representations.filter((_, index) => entities[index]);
+    const resolved = valid.length > 0 ? (resolve(source, { representations: valid }, context, info) as unknown[]) : [];
+    let next = 0;
+    return entities.map((entity) => (entity ? resolved[next++] : notAnEntity()));
+  };
+}
+
 // The plugin builds `_entities` itself; like `nodes(ids:)`, it may cost one call per representation,
 // and the fan-out budget (src/limits/fan-out.ts) must count them.
 const entitiesField = subgraphSchema.getQueryType()?.getFields()._entities;
-if (entitiesField) Object.assign(entitiesField, { extensions: { ...entitiesField.extensions, fanOut: { perId: 'representations' } satisfies FanOut } });
+if (entitiesField) {
+  const entityTypes = new Set((subgraphSchema.getType('_Entity') as GraphQLUnionType).getTypes().map((type) => type.name));
+  Object.assign(entitiesField, {
+    extensions: { ...entitiesField.extensions, fanOut: { perId: 'representations' } satisfies FanOut },
+    resolve: eachRepresentationAlone(entitiesField.resolve as EntitiesResolver, entityTypes),
+  });
+}
 
 /** What `_service { sdl }` answers, as committed in subgraph.graphql. */
 export function printSubgraphSdl(): string {

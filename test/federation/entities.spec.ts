@@ -2,6 +2,7 @@
 // batch costs what `nodes(ids:)` would: one call per distinct REST list or record, never one per
 // representation. Bad representations fail alone before any call; no key means no call at all.
 import { readFileSync } from 'node:fs';
+import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { USER_IDS } from '../../src/reference-api/demo-users.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
@@ -20,6 +21,9 @@ const ENTITIES = `
     }
   }
 `;
+
+/** The `_Entity` union's members. */
+const ENTITY_TYPES = new Set(['BatchExport', 'BatchExportRun', 'Domain', 'Invite', 'Member', 'Organization', 'PipelineDestination', 'PipelineFrontendApp', 'PipelineImportApp', 'Project', 'Survey']);
 
 type Entity = { __typename: string; id?: string; databaseId?: string; projectId?: string; name?: string } | null;
 type Representation = { __typename: string } & Record<string, unknown>;
@@ -140,6 +144,58 @@ describe('_entities', () => {
       [['_entities', 2], 'BAD_USER_INPUT'],
       [['_entities', 3], 'BAD_USER_INPUT'],
     ]);
+    expect(routes).toEqual([]);
+  });
+
+  it('fails a representation that names no entity type alone: its entry is null with BAD_USER_INPUT, the others resolve with their own calls', async () => {
+    const good: Representation[] = [
+      { __typename: 'BatchExport', id: org.ids.batchExports.nodes[2]?.id as string },
+      { __typename: 'Domain', id: org.ids.domains.nodes[1]?.id as string },
+      { __typename: 'Organization', databaseId: org.databaseId },
+    ];
+    const alone = await entities(good);
+    expect(alone.errors).toBeUndefined();
+    const expectedCalls = [...alone.routes].sort();
+    expect(expectedCalls.length).toBeGreaterThan(0);
+
+    // Types that do not exist, names on Object.prototype, types that are no entity, no type at all, and no object at all.
+    const typenames = ['Nope', 'constructor', '__proto__', 'toString', 'Query', 'User', 'Node', 'PipelineItem', 'String', '_Entity'];
+    const notAnEntity = fc.oneof(
+      fc.constantFrom(...typenames).map((__typename) => ({ __typename })),
+      fc.string().filter((name) => !ENTITY_TYPES.has(name)).map((__typename) => ({ __typename, id: org.ids.id })),
+      fc.constant({}),
+      fc.constant(JSON.parse('{"__proto__": {"__typename": "Organization"}}') as object),
+      fc.record({ __typename: fc.oneof(fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.constantFrom('Organization'))) }),
+      fc.oneof(fc.string(), fc.integer(), fc.boolean(), fc.constant([{ __typename: 'Organization', databaseId: org.databaseId }])),
+    );
+    // Bad representations at random places among the good ones, which keep their order.
+    const mixed = fc.array(fc.tuple(fc.nat(good.length), notAnEntity), { minLength: 1, maxLength: 6 }).map((inserts) => {
+      const slots: { bad?: unknown; good?: Representation }[][] = good.map((representation) => [{ good: representation }]);
+      slots.push([]);
+      for (const [at, bad] of inserts) slots[at]!.unshift({ bad });
+      return slots.flat();
+    });
+
+    await fc.assert(
+      fc.asyncProperty(mixed, async (entries) => {
+        const { data, errors, routes } = await entities(entries.map((entry) => (entry.good ?? entry.bad) as Representation));
+        const badAt = entries.flatMap((entry, index) => (entry.bad === undefined ? [] : [index]));
+        expect(errors?.map((error) => [error.path, error.extensions?.code])).toEqual(badAt.map((index) => [['_entities', index], 'BAD_USER_INPUT']));
+        entries.forEach((entry, index) => {
+          if (entry.good) expect(data._entities[index]?.__typename).toBe(entry.good.__typename);
+          else expect(data._entities[index]).toBeNull();
+        });
+        expect([...routes].sort()).toEqual(expectedCalls);
+      }),
+      { numRuns: 25 },
+    );
+  });
+
+  it('answers only bad representations with no upstream call at all', async () => {
+    const { data, errors, routes } = await entities([{ __typename: 'Nope' }, {} as Representation, { __typename: 'constructor' }]);
+    expect(data._entities).toEqual([null, null, null]);
+    expect(errors?.map((error) => error.extensions?.code)).toEqual(['BAD_USER_INPUT', 'BAD_USER_INPUT', 'BAD_USER_INPUT']);
+    expect(errors?.[0]?.message).toMatch(/^A representation must be an object whose `__typename` is an entity type: BatchExport, /);
     expect(routes).toEqual([]);
   });
 

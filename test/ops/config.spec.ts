@@ -13,6 +13,10 @@ describe('operations settings', () => {
       csrfPrevention: false,
       metricsEnabled: true,
       debugUpstreamCalls: true,
+      maxOperationNameLength: 100,
+      metricsMaxLabelValues: 200,
+      logMaxLineLength: 16_384,
+      queryLimits: { maxIntrospectionDepth: 20, maxIntrospectionTypes: 10 },
     });
   });
 
@@ -26,6 +30,11 @@ describe('operations settings', () => {
       CSRF_PREVENTION: 'true',
       METRICS_ENABLED: 'off',
       DEBUG_UPSTREAM_CALLS: '0',
+      MAX_OPERATION_NAME_LENGTH: '64',
+      METRICS_MAX_LABEL_VALUES: '50',
+      LOG_MAX_LINE_LENGTH: '4096',
+      MAX_INTROSPECTION_DEPTH: '16',
+      MAX_INTROSPECTION_TYPES: '0',
     });
     expect(config).toMatchObject({
       logLevel: 'debug',
@@ -36,9 +45,13 @@ describe('operations settings', () => {
       csrfPrevention: true,
       metricsEnabled: false,
       debugUpstreamCalls: false,
+      maxOperationNameLength: 64,
+      metricsMaxLabelValues: 50,
+      logMaxLineLength: 4096,
+      queryLimits: { maxIntrospectionDepth: 16, maxIntrospectionTypes: 0 },
     });
     expect(loadConfig({ CORS_ORIGINS: ' * ' }).corsOrigins).toBe('*');
-    expect(loadLoggingConfig({ LOG_LEVEL: 'silent' })).toEqual({ logLevel: 'silent', logFile: undefined });
+    expect(loadLoggingConfig({ LOG_LEVEL: 'silent' })).toEqual({ logLevel: 'silent', logFile: undefined, logMaxLineLength: 16_384 });
   });
 
   it.each([
@@ -51,6 +64,11 @@ describe('operations settings', () => {
     [{ CSRF_PREVENTION: 'maybe' }, /CSRF_PREVENTION must be true or false/],
     [{ METRICS_ENABLED: '2' }, /METRICS_ENABLED must be true or false/],
     [{ DEBUG_UPSTREAM_CALLS: 'y' }, /DEBUG_UPSTREAM_CALLS must be true or false/],
+    [{ MAX_OPERATION_NAME_LENGTH: '8' }, /MAX_OPERATION_NAME_LENGTH must be a whole number from 16 to 10000/],
+    [{ METRICS_MAX_LABEL_VALUES: '0' }, /METRICS_MAX_LABEL_VALUES must be a whole number from 1/],
+    [{ LOG_MAX_LINE_LENGTH: '100' }, /LOG_MAX_LINE_LENGTH must be a whole number from 1024/],
+    [{ MAX_INTROSPECTION_DEPTH: '0' }, /MAX_INTROSPECTION_DEPTH must be a whole number from 1 to 1000/],
+    [{ MAX_INTROSPECTION_TYPES: '-1' }, /MAX_INTROSPECTION_TYPES must be a whole number from 0/],
   ])('refuse %j', (env, message) => {
     expect(() => loadConfig(env)).toThrow(ConfigError);
     expect(() => loadConfig(env)).toThrow(message);

@@ -1,0 +1,91 @@
+// A request the GraphQL layer cannot run is the caller's error, with a code: parameters that are
+// not what GraphQL over HTTP says (BAD_REQUEST, HTTP 400), an operation type the schema does not
+// have (GRAPHQL_VALIDATION_FAILED), variables that do not fit their types (BAD_USER_INPUT). Without
+// this, Yoga masked the first as INTERNAL_SERVER_ERROR, graphql-jit console.error'd the second's
+// compile failure past the logger, and the third carried no code at all.
+import { GraphQLError, type ValidationRule } from 'graphql';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+
+const badRequest = (message: string) => new GraphQLError(message, { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } });
+
+/**
+ * Yoga's GET and form parsers JSON.parse `variables` and `extensions` as they are, so bad JSON
+ * threw a SyntaxError that was masked as INTERNAL_SERVER_ERROR; a parse error without a code (the
+ * body limit's) gets Yoga's own BAD_REQUEST. `operationName` must be a string when given (Yoga
+ * checks `query`, `variables` and `extensions` itself).
+ */
+function malformedParametersPlugin(): Plugin {
+  const asBadRequest = (error: unknown): never => {
+    if (!(error instanceof GraphQLError)) throw badRequest('The `variables` and `extensions` parameters must be JSON objects.');
+    error.extensions.code ??= 'BAD_REQUEST';
+    throw error;
+  };
+  return {
+    onRequestParse({ requestParser, setRequestParser }) {
+      if (!requestParser) return;
+      setRequestParser(async (request) => {
+        try {
+          return await requestParser(request);
+        } catch (error) {
+          return asBadRequest(error);
+        }
+      });
+    },
+    onParams({ params }) {
+      if (params.operationName != null && typeof params.operationName !== 'string') {
+        throw badRequest('Expected "operationName" param to be a string.');
+      }
+    },
+  };
+}
+
+/**
+ * An operation whose root type the schema lacks (any subscription, today) is refused in
+ * validation: graphql-jit would fail to compile it ("No root type for operation subscription").
+ */
+const knownOperationTypesRule: ValidationRule = (context) => ({
+  OperationDefinition(node) {
+    if (!context.getSchema().getRootType(node.operation)) {
+      context.reportError(new GraphQLError(`The ${node.operation} operation is not supported by the schema.`, { nodes: node }));
+    }
+  },
+});
+
+function unsupportedOperationsPlugin(): Plugin {
+  return {
+    onValidate({ addValidationRule }) {
+      addValidationRule(knownOperationTypesRule);
+    },
+  };
+}
+
+/**
+ * A result without `data` is a request error raised before execution began: after validation,
+ * that is a variable that does not fit its type. graphql-jit reports those without a code and
+ * keeps a scalar's own message (e.g. the JSON scalar's) in originalError, where masking would hide it.
+ */
+function variableErrorsPlugin(): Plugin {
+  const asBadUserInput = (error: GraphQLError) => {
+    // graphql-jit's errors may have no `extensions` at all, and keep their `locations` without `nodes`.
+    if (error.extensions?.code !== undefined) return error;
+    const original = error.originalError instanceof GraphQLError ? error.originalError : undefined;
+    const message = original ? `${error.message} ${original.message}` : error.message;
+    // As for validation errors: 400 for application/graphql-response+json, 200 for application/json.
+    const extensions = { ...original?.extensions, code: 'BAD_USER_INPUT', http: { spec: true, status: 400 } };
+    return Object.assign(new GraphQLError(message, { extensions }), { locations: error.locations });
+  };
+  return {
+    onExecute() {
+      return {
+        onExecuteDone({ result, setResult }) {
+          if (isAsyncIterable(result) || 'data' in result || !result.errors) return;
+          setResult({ ...result, errors: result.errors.map(asBadUserInput) });
+        },
+      };
+    },
+  };
+}
+
+export function protocolErrorPlugins(): Plugin[] {
+  return [malformedParametersPlugin(), unsupportedOperationsPlugin(), variableErrorsPlugin()];
+}

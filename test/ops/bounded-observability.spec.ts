@@ -1,0 +1,181 @@
+// Nothing a caller sends grows what the gateway keeps: operation names of any length and number
+// leave /metrics small and answering, and every log line bounded, however long the names, aliases
+// or messages it would carry.
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import fc from 'fast-check';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway.ts';
+import { createLogger } from '../../src/observability/logger.ts';
+import { type ServedGateway, serveOverHttp } from '../support/http-server.ts';
+import { captureLogger } from './support.ts';
+
+const directory = mkdtempSync(join(tmpdir(), 'bounded-observability-'));
+const gateways: Gateway[] = [];
+const servers: ServedGateway[] = [];
+afterAll(async () => {
+  for (const server of servers) await server.close();
+  for (const gateway of gateways) await gateway.close();
+  rmSync(directory, { recursive: true, force: true });
+});
+
+/** A gateway over a loopback port, logging to a file of its own; no request here needs the upstream. */
+async function serve(options: Partial<GatewayOptions> = {}) {
+  const logFile = join(directory, `gateway-${gateways.length}.ndjson`);
+  const gateway = createGateway({ upstreamUrl: 'http://127.0.0.1:9', logger: createLogger({ logFile }), ...options });
+  const server = await serveOverHttp(gateway);
+  gateways.push(gateway);
+  servers.push(server);
+  return {
+    post: (body: unknown, headers: Record<string, string> = {}) =>
+      fetch(server.url, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify(body) }),
+    metrics: () => fetch(server.url.replace(/\/graphql$/, '/metrics')),
+    logLines: () =>
+      readFileSync(logFile, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => ({ text: line, record: JSON.parse(line) as Record<string, any> })),
+  };
+}
+
+/** Every label value in a Prometheus text exposition. */
+const labelValues = (text: string) => [...text.matchAll(/="((?:[^"\\]|\\.)*)"/g)].map((match) => match[1] as string);
+
+describe('operation names chosen by callers', () => {
+  let gateway: Awaited<ReturnType<typeof serve>>;
+  beforeAll(async () => {
+    gateway = await serve();
+  });
+
+  it('250 requests named with 90 KB each leave /metrics under 1 MB, answering 200, and every request line short', async () => {
+    const huge = (i: number) => `Op${i}_${'x'.repeat(90_000)}`;
+    for (let i = 0; i < 250; i++) {
+      const response = await gateway.post({ query: `query ${huge(i)} { __typename }` });
+      expect(response.status).toBe(200);
+      expect(await response.json()).toEqual({ data: { __typename: 'Query' } });
+    }
+
+    const response = await gateway.metrics();
+    expect(response.status).toBe(200);
+    const text = await response.text();
+    // 200 distinct names (METRICS_MAX_LABEL_VALUES) of at most 100 characters (MAX_OPERATION_NAME_LENGTH), then `other`.
+    expect(text.length).toBeLessThan(1_000_000);
+    expect(text).toContain('gateway_graphql_operations_total{operation="other",outcome="ok"} 50');
+    expect(text).toContain(`gateway_graphql_operations_total{operation="${huge(0).slice(0, 99)}…",outcome="ok"} 1`);
+    expect(Math.max(...labelValues(text).map((value) => value.length))).toBeLessThanOrEqual(100);
+    const operationLabels = new Set([...text.matchAll(/gateway_graphql_operations_total\{operation="([^"]*)"/g)].map((match) => match[1]));
+    expect(operationLabels.size).toBe(201);
+
+    const requestLines = gateway.logLines().filter((line) => line.record.msg === 'graphql request');
+    expect(requestLines).toHaveLength(250);
+    for (const { text: line, record } of requestLines) {
+      expect(line.length).toBeLessThan(500);
+      expect(record.operation).toHaveLength(100);
+      expect(record.operation).toMatch(/^Op\d+_x+…$/);
+    }
+  });
+
+  it('keep /metrics answering after many more, with the same series', async () => {
+    const before = await (await gateway.metrics()).text();
+    for (let i = 0; i < 20; i++) await gateway.post({ query: `query Later${i}_${'y'.repeat(50_000)} { __typename }` });
+    const response = await gateway.metrics();
+    expect(response.status).toBe(200);
+    const after = await response.text();
+    expect(after).toContain('gateway_graphql_operations_total{operation="other",outcome="ok"} 70');
+    const series = (text: string) => text.split('\n').filter((line) => line.startsWith('gateway_graphql_')).length;
+    expect(series(after)).toBe(series(before));
+  });
+});
+
+describe('any name, in the document or the operationName parameter', () => {
+  it('reaches the log and the metrics as at most MAX_OPERATION_NAME_LENGTH characters, and past METRICS_MAX_LABEL_VALUES as other', async () => {
+    const capture = captureLogger('info');
+    const gateway = createGateway({ upstreamUrl: 'http://127.0.0.1:9', logger: capture.logger, maxOperationNameLength: 24, metricsMaxLabelValues: 5 });
+    gateways.push(gateway);
+    const graphqlName = fc
+      .tuple(fc.constantFrom(...'_abcXYZ'), fc.string({ unit: fc.constantFrom(...'_09azAZ'), maxLength: 3000 }))
+      .map(([first, rest]) => first + rest);
+    // The parameter is any text at all (including lone surrogates), sent beside an anonymous operation.
+    const parameter = fc.string({ unit: 'binary', maxLength: 3000 });
+    const request = fc.oneof(
+      graphqlName.map((name) => ({ query: `query ${name} { __typename }` })),
+      parameter.map((operationName) => ({ query: 'query { __typename }', operationName })),
+    );
+
+    await fc.assert(
+      fc.asyncProperty(request, async (body) => {
+        capture.lines.length = 0;
+        const written = capture.text().length;
+        await gateway.yoga.fetch('http://gateway.test/graphql', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
+        const [line] = capture.requestLines();
+        expect(line).toBeDefined();
+        expect(line?.operation === null || line?.operation.length <= 24).toBe(true);
+        expect(capture.text().length - written).toBeLessThan(600);
+      }),
+      { numRuns: 100 },
+    );
+
+    const text = await gateway.metrics.render().then((metrics) => metrics.body);
+    const operations = [...text.matchAll(/gateway_graphql_operations_total\{operation="((?:[^"\\]|\\.)*)"/g)].map((match) => match[1] as string);
+    expect(operations.every((label) => label.length <= 24)).toBe(true);
+    // 5 names, `other`, and `anonymous` (an operation without a name), at most once per outcome.
+    expect(new Set(operations).size).toBeLessThanOrEqual(7);
+    expect(operations).toContain('other');
+  });
+});
+
+describe('log lines', () => {
+  it('are cut to LOG_MAX_LINE_LENGTH whatever they carry, and stay JSON', async () => {
+    const file = join(directory, 'lines.ndjson');
+    const logger = createLogger({ logFile: file, logMaxLineLength: 2048 });
+    const anyText = fc.oneof(fc.string({ unit: 'binary', maxLength: 100 }), fc.string({ unit: 'binary', minLength: 1000, maxLength: 6000, size: 'max' }));
+    const ownFields = new Set(['level', 'time', 'pid', 'msg', 'requestId', 'truncated', '__proto__']);
+    const key = fc.string({ maxLength: 20 }).filter((name) => !ownFields.has(name));
+    const record = fc.dictionary(key, fc.oneof(anyText, fc.array(anyText, { maxLength: 3 }), fc.integer()), { maxKeys: 8 });
+    let written = 0;
+    fc.assert(
+      fc.property(record, anyText, (fields, message) => {
+        logger.info({ requestId: 'r-1', ...fields }, message);
+        written += 1;
+      }),
+      { numRuns: 100 },
+    );
+
+    const lines = readFileSync(file, 'utf8').split('\n').filter(Boolean);
+    expect(lines).toHaveLength(written);
+    const strings = (value: unknown): string[] =>
+      typeof value === 'string' ? [value] : value && typeof value === 'object' ? Object.values(value).flatMap(strings) : [];
+    for (const line of lines) {
+      expect(line.length).toBeLessThanOrEqual(2048);
+      const parsed = JSON.parse(line) as Record<string, unknown>;
+      expect(parsed).toMatchObject({ level: 'info', pid: process.pid, requestId: 'r-1' });
+      // A line that was too long has every string cut to an eighth of the limit.
+      if (parsed.truncated) for (const text of strings(parsed)) expect(text.length).toBeLessThanOrEqual(256);
+    }
+    expect(lines.filter((line) => JSON.parse(line).truncated).length).toBeGreaterThan(20);
+    // Short lines are written as they are.
+    logger.info({ requestId: 'r-2', note: 'short' }, 'plain');
+    expect(JSON.parse(readFileSync(file, 'utf8').trim().split('\n').at(-1)!)).toMatchObject({ requestId: 'r-2', note: 'short', msg: 'plain' });
+  });
+
+  it('of an unexpected error stay bounded when its field path carries a 60 KB alias', async () => {
+    const gateway = await serve({
+      // An upstream that fails in a way the gateway did not foresee: the caller sees "Unexpected error.", the log the error.
+      transport: { request: () => Promise.reject(new TypeError('cannot read properties of undefined')), close: () => Promise.resolve() },
+    });
+    const alias = `a${'b'.repeat(60_000)}`;
+    const response = await gateway.post({ query: `{ ${alias}: organizations { totalCount } }` }, { authorization: 'Bearer phx_bounded_log_test' });
+    expect(((await response.json()) as any).errors[0].extensions.code).toBe('INTERNAL_SERVER_ERROR');
+
+    const lines = gateway.logLines();
+    const error = lines.find((line) => line.record.level === 'error');
+    expect(error?.record).toMatchObject({ truncated: true, err: { type: 'TypeError', message: 'cannot read properties of undefined' } });
+    expect(error?.record.path).toMatch(/^ab+…$/);
+    for (const { text } of lines) expect(text.length).toBeLessThanOrEqual(16_384);
+  });
+});
