@@ -37,6 +37,8 @@ export interface GatewayOptions extends OperationsOptions {
   upstreamConcurrencyPerRequest?: number;
   /** Time one request may spend on upstream calls, retries included. @default 30000 */
   requestDeadlineMs?: number;
+  /** List pages (of 100) a lookup of an invite or member may scan; they have no REST retrieve. @default 10 */
+  maxLookupScanPages?: number;
   /** The upstream circuit breaker. @default opossum's settings in src/rest/circuit-breaker.ts */
   circuitBreaker?: CircuitBreakerOptions;
   /** Depth, aliases, tokens and directives per operation. @default DEFAULT_QUERY_LIMITS */
@@ -82,6 +84,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     maxCalls: options.maxUpstreamCalls ?? 250,
     concurrency: options.upstreamConcurrencyPerRequest ?? 16,
     deadlineMs: options.requestDeadlineMs ?? 30_000,
+    maxLookupScanPages: options.maxLookupScanPages ?? 10,
     onCall: (call) => {
       observability.onUpstreamCall(call);
       options.onUpstreamCall?.(call);
