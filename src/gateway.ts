@@ -121,7 +121,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       bodyLimitPlugin(options.maxRequestBytes ?? 102_400),
       ...persistedOperationPlugins(options.persistedOperations),
       ...queryLimitPlugins({ ...DEFAULT_QUERY_LIMITS, ...options.queryLimits }),
-      fanOutBudgetPlugin(limits.maxCalls),
+      fanOutBudgetPlugin(limits.maxCalls, limits.maxLookupScanPages),
     ],
   });
 

@@ -149,12 +149,19 @@ describe('_entities', () => {
     expect(routes).toEqual([]);
   });
 
-  it('counts one upstream call per representation against the fan-out budget (250 by default)', async () => {
-    const project = { __typename: 'Project', id: org.ids.projects[0]?.id as string };
-    const { data, errors, routes } = await entities(Array.from({ length: 251 }, () => project));
+  it('counts one upstream call per distinct retrieve against the fan-out budget (250 by default), none for a project', async () => {
+    const absentExport = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+    const exportOf = (i: number) => ({ __typename: 'BatchExport', id: Buffer.from(`BatchExport:${org.databaseId}:${absentExport(i)}`).toString('base64') });
+    const { data, errors, routes } = await entities(Array.from({ length: 251 }, (_, i) => exportOf(i)));
     expect(data).toBeFalsy();
     expect(errors?.map((e) => [e.extensions?.code, e.extensions?.estimate])).toEqual([['QUERY_TOO_COMPLEX', 251]]);
     expect(routes).toEqual([]);
+
+    const project = { __typename: 'Project', id: org.ids.projects[0]?.id as string };
+    const cheap = await entities([...Array.from({ length: 251 }, () => project), ...Array.from({ length: 251 }, () => exportOf(1))]);
+    expect(cheap.errors).toBeUndefined();
+    expect(cheap.data._entities.slice(-1)).toEqual([null]); // a well-formed id of an export the upstream does not have
+    expect(cheap.routes).toEqual([`GET /api/organizations/${org.databaseId}/batch_exports/${absentExport(1)}/`]);
   });
 
   it('without a key, fails every representation that needs the upstream with UNAUTHENTICATED and makes no call', async () => {
