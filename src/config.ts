@@ -20,6 +20,8 @@ export interface GatewayConfig {
   upstreamConcurrencyPerRequest: number;
   /** Time one request may spend on upstream calls, retries included. @default 30000 */
   requestDeadlineMs: number;
+  /** List pages (of 100) a lookup of an invite or member may scan; they have no REST retrieve. @default 10 */
+  maxLookupScanPages: number;
   /** @default 102400 */
   maxRequestBytes: number;
   queryLimits: {
@@ -90,6 +92,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     maxUpstreamCalls: integer(env, 'MAX_UPSTREAM_CALLS', 250, 1, 100_000),
     upstreamConcurrencyPerRequest: integer(env, 'UPSTREAM_CONCURRENCY_PER_REQUEST', 16, 1, 1024),
     requestDeadlineMs: integer(env, 'REQUEST_DEADLINE_MS', 30_000, 1, 600_000),
+    maxLookupScanPages: integer(env, 'MAX_LOOKUP_SCAN_PAGES', 10, 1, 1000),
     maxRequestBytes: integer(env, 'MAX_REQUEST_BYTES', 102_400, 1024, 100 * 1024 * 1024),
     queryLimits: {
       maxDepth: integer(env, 'MAX_DEPTH', 12, 1, 1000),

@@ -38,6 +38,8 @@ export interface RequestLimits {
   concurrency: number;
   /** Time one request may spend on upstream calls, retries included. */
   deadlineMs: number;
+  /** List pages a lookup of an invite or member may scan. */
+  maxLookupScanPages: number;
   onCall?: (call: UpstreamCall) => void;
 }
 
@@ -59,7 +61,7 @@ export function createContext(
     }
     return client;
   };
-  return { requestId, authenticated: key !== null, rest, loaders: createLoaders(rest), upstreamCalls: requestTransport.calls };
+  return { requestId, authenticated: key !== null, rest, loaders: createLoaders(rest, limits.maxLookupScanPages), upstreamCalls: requestTransport.calls };
 }
 
 /**

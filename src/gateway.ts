@@ -38,6 +38,8 @@ export interface GatewayOptions extends OperationsOptions {
   upstreamConcurrencyPerRequest?: number;
   /** Time one request may spend on upstream calls, retries included. @default 30000 */
   requestDeadlineMs?: number;
+  /** List pages (of 100) a lookup of an invite or member may scan; they have no REST retrieve. @default 10 */
+  maxLookupScanPages?: number;
   /** The upstream circuit breakers (whole upstream, and per route for reads). @default the settings in src/rest/circuit-breaker.ts */
   circuitBreaker?: CircuitBreakerOptions;
   /** Depth, aliases, tokens and directives per operation. @default DEFAULT_QUERY_LIMITS */
@@ -83,6 +85,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     maxCalls: options.maxUpstreamCalls ?? 250,
     concurrency: options.upstreamConcurrencyPerRequest ?? 16,
     deadlineMs: options.requestDeadlineMs ?? 30_000,
+    maxLookupScanPages: options.maxLookupScanPages ?? 10,
     onCall: (call) => {
       observability.onUpstreamCall(call);
       options.onUpstreamCall?.(call);
@@ -121,7 +124,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       ...protocolErrorPlugins(),
       ...persistedOperationPlugins(options.persistedOperations),
       ...queryLimitPlugins({ ...DEFAULT_QUERY_LIMITS, ...options.queryLimits }),
-      fanOutBudgetPlugin(limits.maxCalls),
+      fanOutBudgetPlugin(limits.maxCalls, limits.maxLookupScanPages),
     ],
   });
 

@@ -10,7 +10,7 @@ import { estimateUpstreamCalls } from './fan-out.ts';
 const MAX_ESTIMATES_PER_DOCUMENT = 100;
 const MAX_KEY_LENGTH = 512;
 
-export function fanOutBudgetPlugin(budget: number): Plugin {
+export function fanOutBudgetPlugin(budget: number, maxLookupScanPages: number): Plugin {
   // Yoga's parser cache hands the same document to every request with the same text, and the
   // estimate depends only on it, the operation name and the variables: a dashboard polled again and
   // again is walked once, not once per request (~1% of the CPU).
@@ -26,7 +26,7 @@ export function fanOutBudgetPlugin(budget: number): Plugin {
       }
       let estimate = byArguments.get(key);
       if (estimate === undefined) {
-        estimate = estimateUpstreamCalls(args.schema, args.document, args.operationName, args.variableValues);
+        estimate = estimateUpstreamCalls(args.schema, args.document, args.operationName, args.variableValues, { maxLookupScanPages });
         if (byArguments.size < MAX_ESTIMATES_PER_DOCUMENT && key.length <= MAX_KEY_LENGTH) byArguments.set(key, estimate);
       }
       if (estimate > budget) {
@@ -34,7 +34,7 @@ export function fanOutBudgetPlugin(budget: number): Plugin {
           errors: [
             gatewayError(
               'QUERY_TOO_COMPLEX',
-              `This operation could make ${estimate} upstream calls; the budget is ${budget}. Ask for smaller pages or fewer nested lists.`,
+              `This operation could make ${estimate} upstream calls; the budget is ${budget}. Ask for smaller pages, fewer nested lists or fewer records by id.`,
               { limit: 'maxUpstreamCalls', estimate, budget },
             ),
           ],

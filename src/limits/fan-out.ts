@@ -1,6 +1,8 @@
 // The fan-out estimate (contract: Limits): how many upstream calls an operation can make, with its
 // variables applied, before anything runs. A field that calls the upstream counts once per
 // instance; an instance count is the product of the page sizes of the connections above it.
+// Lookups by global id (`node`, `nodes`, `_entities`) count what each id really costs: a retrieve,
+// a scan of its parent's list, or nothing, once per distinct call in the operation.
 import {
   type DocumentNode,
   type FieldNode,
@@ -22,9 +24,24 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../schema/connection.ts';
 /**
  * How a schema field reaches the upstream, declared on the field as `extensions.fanOut`:
  * `call`: one call; `connection`: one call, and its children repeat once per record of the page;
- * `perId`: one call per entry of its list argument (`nodes(ids:)`, `_entities(representations:)`).
+ * `lookups`: the calls its arguments name, one per entry (null for an entry that makes none), its
+ * children repeating once per entry (`node`, `nodes(ids:)`, `_entities(representations:)`).
  */
-export type FanOut = 'call' | 'connection' | { perId: string };
+export type FanOut = 'call' | 'connection' | { lookups(args: Record<string, unknown>): readonly (LookupCall | null)[] };
+
+/**
+ * One upstream lookup: those with the same `key` are made once per request; a `scan` pages through
+ * the parent's list (records without a REST retrieve) and may cost up to the scan bound.
+ */
+export interface LookupCall {
+  key: string;
+  scan: boolean;
+}
+
+export interface EstimateOptions {
+  /** What a scan can cost: MAX_LOOKUP_SCAN_PAGES. */
+  maxLookupScanPages: number;
+}
 
 /** Mutation fields write and may re-read the record: two calls unless declared otherwise. */
 const MUTATION_CALLS = 2;
@@ -34,6 +51,7 @@ export function estimateUpstreamCalls(
   document: DocumentNode,
   operationName: string | null | undefined,
   rawVariables: Record<string, unknown> | null | undefined,
+  { maxLookupScanPages }: EstimateOptions,
 ): number {
   const operation = getOperationAST(document, operationName);
   if (!operation) return 0;
@@ -46,6 +64,17 @@ export function estimateUpstreamCalls(
   );
   const rootType = schema.getRootType(operation.operation);
   if (!rootType) return 0;
+  // A lookup's call is the same wherever it appears (its arguments name it): count it once.
+  const lookupsCounted = new Set<string>();
+  const lookupCost = (lookups: readonly (LookupCall | null)[]) => {
+    let cost = 0;
+    for (const lookup of lookups) {
+      if (!lookup || lookupsCounted.has(lookup.key)) continue;
+      lookupsCounted.add(lookup.key);
+      cost += lookup.scan ? maxLookupScanPages : 1;
+    }
+    return cost;
+  };
 
   const walk = (type: GraphQLCompositeType, set: SelectionSetNode, instances: number, root: boolean): number => {
     let total = 0;
@@ -68,24 +97,29 @@ export function estimateUpstreamCalls(
     if (!isObjectType(parent) && !isInterfaceType(parent)) return 0;
     const field = parent.getFields()[node.name.value];
     if (!field) return 0;
-    const { own, perInstance } = costOf(field, node, variables, root && operation.operation === 'mutation');
+    const { own, perInstance, lookups } = costOf(field, node, variables, root && operation.operation === 'mutation');
     const childType = getNamedType(field.type);
     const below = node.selectionSet && isCompositeType(childType) ? walk(childType, node.selectionSet, instances * perInstance, false) : 0;
-    return own * instances + below;
+    return (lookups ? lookupCost(lookups) : own * instances) + below;
   };
 
   return walk(rootType, operation.selectionSet, 1, true);
 }
 
-function costOf(field: GraphQLField<unknown, unknown>, node: FieldNode, variables: Record<string, unknown>, isMutation: boolean) {
+interface FieldCost {
+  own: number;
+  perInstance: number;
+  lookups?: readonly (LookupCall | null)[];
+}
+
+function costOf(field: GraphQLField<unknown, unknown>, node: FieldNode, variables: Record<string, unknown>, isMutation: boolean): FieldCost {
   const fanOut = field.extensions?.fanOut as FanOut | undefined;
   if (fanOut === undefined) return { own: isMutation ? MUTATION_CALLS : 0, perInstance: 1 };
-  const args = argumentsOf(field, node, variables);
   if (fanOut === 'call') return { own: 1, perInstance: 1 };
+  const args = argumentsOf(field, node, variables);
   if (fanOut === 'connection') return { own: 1, perInstance: pageSize(args) };
-  const list = args[fanOut.perId];
-  const n = Array.isArray(list) ? list.length : 1;
-  return { own: n, perInstance: n };
+  const lookups = fanOut.lookups(args);
+  return { own: 0, perInstance: lookups.length, lookups };
 }
 
 function argumentsOf(field: GraphQLField<unknown, unknown>, node: FieldNode, variables: Record<string, unknown>) {

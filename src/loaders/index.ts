@@ -33,8 +33,14 @@ export class Loaders {
   /** The three pipeline families' loaders, by REST path segment. */
   readonly pipeline: PipelineLoaders;
 
-  /** `rest` throws UNAUTHENTICATED when the request has no key, so nothing is called without one. */
-  constructor(private readonly rest: Rest) {
+  /**
+   * `rest` throws UNAUTHENTICATED when the request has no key, so nothing is called without one.
+   * `maxScanPages` bounds a lookup of an invite or member, which pages through its organization's list.
+   */
+  constructor(
+    private readonly rest: Rest,
+    private readonly maxScanPages: number,
+  ) {
     this.pipeline = new PipelineLoaders(rest);
   }
 
@@ -72,6 +78,7 @@ export class Loaders {
     const rest = this.rest;
     return (this.#invites ??= new ResourceLoader({
       list: (orgId, p) => rest().listInvites(orgId, p),
+      maxScanPages: this.maxScanPages,
       tag: underOrg('Invite'),
       idOf: (record) => record.id,
     }));
@@ -81,6 +88,7 @@ export class Loaders {
     const rest = this.rest;
     return (this.#members ??= new ResourceLoader({
       list: (orgId, p) => rest().listMembers(orgId, p),
+      maxScanPages: this.maxScanPages,
       tag: underOrg('Member'),
       idOf: (record) => record.id,
     }));
@@ -141,6 +149,6 @@ class PipelineLoaders {
   }
 }
 
-export function createLoaders(rest: Rest): Loaders {
-  return new Loaders(rest);
+export function createLoaders(rest: Rest, maxScanPages: number): Loaders {
+  return new Loaders(rest, maxScanPages);
 }

@@ -1,21 +1,20 @@
 // Per-request loaders for one REST resource: list pages and records by id, deduplicated; a record
 // any list page brought is answered from that page, so a lookup after a list costs no upstream call.
 import DataLoader from 'dataloader';
-import { isNotFound } from '../errors.ts';
 import type { Page } from '../rest/types.ts';
+import { lookupFailure, scanList } from './list-scan.ts';
 
-/** How one REST resource is listed and retrieved under its parent (an organization or project). */
-export interface RestResource<Raw, R extends Raw> {
+/** How one REST resource is listed and found by id under its parent (an organization or project). */
+export type RestResource<Raw, R extends Raw> = {
   list(parentId: string, params: { limit: number; offset: number }): Promise<Page<Raw>>;
-  /** Absent for resources without a REST retrieve (invites, members): those are found by paging. */
-  retrieve?: (parentId: string, id: string) => Promise<Raw>;
   /** Attaches, in place, the parent ids the record's global id needs (REST records lack them). */
   tag(record: Raw, parentId: string): R;
   idOf(record: Raw): string;
-}
-
-/** The page size used when scanning a list to find records by id. */
-const SCAN_PAGE_SIZE = 100;
+} & (
+  | { retrieve(parentId: string, id: string): Promise<Raw> }
+  /** Resources without a REST retrieve (invites, members) are found by paging, this many pages at most. */
+  | { maxScanPages: number }
+);
 
 const SEP = '\u0000';
 const recordKey = (parentId: string, id: string) => parentId + SEP + id;
@@ -114,6 +113,10 @@ export class ResourceLoader<Raw, R extends Raw = Raw> {
     }
   }
 
+  /**
+   * Ids wait for their parent's list pages in flight, which may hold them. The others are retrieved,
+   * one call each, all at once; without a retrieve, each parent's list is scanned once for all of them.
+   */
   private async loadRecords(keys: readonly string[]): Promise<(R | null | Error)[]> {
     const idsByParent = new Map<string, string[]>();
     for (const key of keys) {
@@ -128,7 +131,7 @@ export class ResourceLoader<Raw, R extends Raw = Raw> {
         await Promise.allSettled(this.pagesInFlight.get(parentId) ?? []);
         const listed = this.listed.get(parentId);
         const unlisted = ids.filter((id) => !listed?.has(id));
-        const results = unlisted.length > 0 ? await this.loadUnderParent(parentId, unlisted) : [];
+        const results = await this.lookUp(parentId, unlisted);
         unlisted.forEach((id, i) => found.set(recordKey(parentId, id), results[i] as R | null | Error));
         for (const id of ids) {
           const record = this.listed.get(parentId)?.get(id);
@@ -139,42 +142,23 @@ export class ResourceLoader<Raw, R extends Raw = Raw> {
     return keys.map((key) => found.get(key) ?? null);
   }
 
-  /**
-   * One id with a REST retrieve: retrieve it. Several ids, or a resource without retrieve: scan the
-   * parent's list a page at a time until all are found, which costs fewer calls than one each.
-   */
-  private async loadUnderParent(parentId: string, ids: string[]): Promise<(R | null | Error)[]> {
-    const { retrieve } = this.resource;
-    if (retrieve && ids.length === 1) {
-      const [id] = ids as [string];
-      try {
-        return [this.resource.tag(await retrieve(parentId, id), parentId)];
-      } catch (error) {
-        return [isNotFound(error) ? null : asError(error)];
-      }
-    }
+  private lookUp(parentId: string, ids: string[]): Promise<(R | null | Error)[]> {
+    const { resource } = this;
+    if ('retrieve' in resource) return Promise.all(ids.map((id) => this.retrieveOne(resource.retrieve, parentId, id)));
+    if (ids.length === 0) return Promise.resolve([]);
+    return scanList(ids, {
+      page: (limit, offset) => this.page(parentId, limit, offset),
+      idOf: (record) => resource.idOf(record),
+      maxPages: resource.maxScanPages,
+    });
+  }
+
+  /** One record's own call: its 404 is its null, its failure its own error. */
+  private async retrieveOne(retrieve: (parentId: string, id: string) => Promise<Raw>, parentId: string, id: string): Promise<R | null | Error> {
     try {
-      const wanted = new Set(ids);
-      const byId = new Map<string, R>();
-      for (let offset = 0; ; offset += SCAN_PAGE_SIZE) {
-        const page = await this.page(parentId, SCAN_PAGE_SIZE, offset);
-        for (const record of page.results) {
-          const id = this.resource.idOf(record);
-          if (wanted.has(id)) byId.set(id, record);
-        }
-        const exhausted = page.results.length === 0 || offset + page.results.length >= page.count;
-        if (byId.size === wanted.size || exhausted) break;
-        // A capped upstream returns fewer than asked: continue right after what it returned.
-        offset += page.results.length - SCAN_PAGE_SIZE;
-      }
-      return ids.map((id) => byId.get(id) ?? null);
+      return this.resource.tag(await retrieve(parentId, id), parentId);
     } catch (error) {
-      if (isNotFound(error)) return ids.map(() => null);
-      return ids.map(() => asError(error));
+      return lookupFailure(error);
     }
   }
-}
-
-function asError(error: unknown): Error {
-  return error instanceof Error ? error : new Error(String(error));
 }

@@ -4,7 +4,7 @@ import { builder } from './builder.ts';
 import { nodeType } from './node-type.ts';
 import { listFields } from './connection-types.ts';
 import { requiresScope } from './naming.ts';
-import { registerNode } from './node-registry.ts';
+import { registerNode, retrieveCall } from './node-registry.ts';
 import { BatchExportDestinationRef, BatchExportRef, BatchExportRunRef, OrganizationRef } from './refs.ts';
 import { restFields } from './rest-fields.ts';
 
@@ -76,11 +76,14 @@ nodeType(BatchExportRunRef, {
 
 registerNode('BatchExport', {
   shape: ['uuid', 'uuid'],
+  call: ([orgId, id]) => retrieveCall('BatchExport', orgId as string, id as string),
   load: ([orgId, id], context) => context.loaders.batchExports.byId(orgId as string, id as string),
 });
 
+// A run comes with its export: looking it up is the export's retrieve, shared with the export's own.
 registerNode('BatchExportRun', {
   shape: ['uuid', 'uuid', 'uuid'],
+  call: ([orgId, exportId]) => retrieveCall('BatchExport', orgId as string, exportId as string),
   load: async ([orgId, exportId, runId], context) => {
     const exportRecord = await context.loaders.batchExports.byId(orgId as string, exportId as string);
     const run = exportRecord?.latest_runs?.find((r) => r.id === runId);

@@ -3,7 +3,7 @@ import { builder } from './builder.ts';
 import { nodeType } from './node-type.ts';
 import { listFields } from './connection-types.ts';
 import { requiresScope } from './naming.ts';
-import { registerNode } from './node-registry.ts';
+import { registerNode, retrieveCall } from './node-registry.ts';
 import { DomainRef, OrganizationRef } from './refs.ts';
 import { restFields } from './rest-fields.ts';
 
@@ -31,6 +31,7 @@ nodeType(DomainRef, {
 
 registerNode('Domain', {
   shape: ['uuid', 'uuid'],
+  call: ([orgId, id]) => retrieveCall('Domain', orgId as string, id as string),
   load: ([orgId, id], context) => context.loaders.domains.byId(orgId as string, id as string),
 });
 

@@ -3,7 +3,7 @@ import { builder } from './builder.ts';
 import { nodeType } from './node-type.ts';
 import { listFields } from './connection-types.ts';
 import { requiresScope } from './naming.ts';
-import { registerNode } from './node-registry.ts';
+import { registerNode, scanCall } from './node-registry.ts';
 import { InviteRef, OrganizationRef, UserRef } from './refs.ts';
 import { restFields } from './rest-fields.ts';
 
@@ -28,9 +28,10 @@ nodeType(InviteRef, {
   }),
 });
 
-// Invites have no REST retrieve: a lookup pages through the organization's list.
+// Invites have no REST retrieve: a lookup pages through the organization's list (a bounded scan).
 registerNode('Invite', {
   shape: ['uuid', 'uuid'],
+  call: ([orgId]) => scanCall('invites', orgId as string),
   load: ([orgId, id], context) => context.loaders.invites.byId(orgId as string, id as string),
 });
 

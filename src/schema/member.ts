@@ -3,7 +3,7 @@ import { builder } from './builder.ts';
 import { nodeType } from './node-type.ts';
 import { listFields } from './connection-types.ts';
 import { requiresScope } from './naming.ts';
-import { registerNode } from './node-registry.ts';
+import { registerNode, scanCall } from './node-registry.ts';
 import { MemberRef, OrganizationRef, UserRef } from './refs.ts';
 import { restFields } from './rest-fields.ts';
 
@@ -26,9 +26,10 @@ nodeType(MemberRef, {
   }),
 });
 
-// Members have no REST retrieve: a lookup pages through the organization's list.
+// Members have no REST retrieve: a lookup pages through the organization's list (a bounded scan).
 registerNode('Member', {
   shape: ['uuid', 'uuid', 'uuid'],
+  call: ([orgId]) => scanCall('members', orgId as string),
   load: ([orgId, id], context) => context.loaders.members.byId(orgId as string, id as string),
 });
 

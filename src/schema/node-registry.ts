@@ -1,13 +1,21 @@
 // How each Node type is fetched again from its global id: used by `node`, `nodes`, mutations that
 // take global ids, and federation's `_entities`.
 import type { GatewayContext } from '../context.ts';
+import type { LookupCall } from '../limits/fan-out.ts';
 import { checkParts, decodeId, type IdPart } from './global-id.ts';
 import { gatewayError } from '../errors.ts';
 
 export interface NodeLoader {
   shape: readonly IdPart[];
+  /** The upstream call `load` makes, for the fan-out estimate; null when it makes none. */
+  call(parts: string[]): LookupCall | null;
   load(parts: string[], context: GatewayContext): Promise<unknown> | unknown;
 }
+
+/** A record's REST retrieve: one call per distinct record. */
+export const retrieveCall = (...ids: string[]): LookupCall => ({ key: ids.join(':'), scan: false });
+/** A scan of an organization's list (no REST retrieve): one per list, for all of its records looked up. */
+export const scanCall = (list: string, orgId: string): LookupCall => ({ key: `${list}:${orgId}`, scan: true });
 
 const loaders = new Map<string, NodeLoader>();
 
@@ -26,6 +34,19 @@ export function parseNodeId(id: string, argName = 'id', expected?: readonly stri
     });
   }
   return { typename: decoded.typename, parts: checkParts(decoded, loader.shape, argName), loader };
+}
+
+/**
+ * The upstream call looking up this global id makes (of `typename` when given), for the fan-out
+ * estimate; null when it makes none, or when the id is malformed (refused before any call).
+ */
+export function lookupCallOf(id: unknown, typename?: string): LookupCall | null {
+  try {
+    const { parts, loader } = parseNodeId(String(id), 'id', typename === undefined ? undefined : [typename]);
+    return loader.call(parts);
+  } catch {
+    return null;
+  }
 }
 
 export function loadNode(parsed: ReturnType<typeof parseNodeId>, context: GatewayContext) {

@@ -1,13 +1,14 @@
 // Query.node and Query.nodes over the node registry: ids are checked before any upstream call, and a
 // record the upstream does not have is null.
 import { builder } from './builder.ts';
-import { loadNode, parseNodeId } from './node-registry.ts';
+import type { FanOut } from '../limits/fan-out.ts';
+import { loadNode, lookupCallOf, parseNodeId } from './node-registry.ts';
 
 builder.queryFields((t) => ({
   node: t.field({
     type: builder.nodeInterfaceRef(),
     description: 'The record with this global id, or null when the upstream does not have it. Needs the read scope of its type.',
-    extensions: { fanOut: 'call' },
+    extensions: { fanOut: { lookups: ({ id }) => [lookupCallOf(id)] } satisfies FanOut },
     args: { id: t.arg.id({ required: true, description: 'A global id from any `id` field.' }) },
     resolve: (_root, { id }, context) => loadNode(parseNodeId(String(id)), context) as never,
   }),
@@ -15,7 +16,7 @@ builder.queryFields((t) => ({
     type: [builder.nodeInterfaceRef()],
     nullable: { list: false, items: true },
     description: 'The records with these global ids, in order; null for each the upstream does not have.',
-    extensions: { fanOut: { perId: 'ids' } },
+    extensions: { fanOut: { lookups: ({ ids }) => (Array.isArray(ids) ? ids.map((id) => lookupCallOf(id)) : []) } satisfies FanOut },
     args: { ids: t.arg.idList({ required: true, description: 'Global ids from `id` fields.' }) },
     resolve: (_root, { ids }, context) => {
       // Every id is checked first, so one malformed id fails the field with no upstream call.

@@ -4,7 +4,7 @@ import { nodeType } from './node-type.ts';
 import { resolveRestConnection } from './connection.ts';
 import { connectionType } from './connection-types.ts';
 import { requiresScope } from './naming.ts';
-import { registerNode } from './node-registry.ts';
+import { registerNode, retrieveCall } from './node-registry.ts';
 import { OrganizationRef, ProjectRef } from './refs.ts';
 import { restFields } from './rest-fields.ts';
 
@@ -51,6 +51,7 @@ export function projectsOf(org: OrganizationRecord): ProjectRecord[] {
 
 registerNode('Organization', {
   shape: ['uuid'],
+  call: ([id]) => retrieveCall('Organization', id as string),
   load: ([id], context) => context.loaders.organizations.byId('', id as string),
 });
 

@@ -28,6 +28,7 @@ nodeType(ProjectRef, {
 // A project's global id carries only its id: `node` answers without an upstream call, name null.
 registerNode('Project', {
   shape: ['string'],
+  call: () => null,
   load: ([projectId]) => ({ $type: 'Project', projectId: projectId as string, name: null }),
 });
 

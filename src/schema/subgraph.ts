@@ -8,7 +8,8 @@ import { gatewayError } from '../errors.ts';
 import type { FanOut } from '../limits/fan-out.ts';
 import { builder } from './builder.ts';
 import './index.ts'; // every type and field is registered before the entities are declared
-import { loadNode, parseNodeId } from './node-registry.ts';
+import { globalId } from './global-id.ts';
+import { loadNode, lookupCallOf, parseNodeId } from './node-registry.ts';
 import {
   BatchExportRef,
   BatchExportRunRef,
@@ -97,15 +98,25 @@ function eachRepresentationAlone(resolve: EntitiesResolver, entityTypes: Readonl
   };
 }
 
-// The plugin builds `_entities` itself; like `nodes(ids:)`, it may cost one call per representation,
-// and the fan-out budget (src/limits/fan-out.ts) must count them.
+// The plugin builds `_entities` itself; like `nodes(ids:)`, each representation costs the lookup of
+// its id, and the fan-out budget (src/limits/fan-out.ts) must count them.
 const entitiesField = subgraphSchema.getQueryType()?.getFields()._entities;
+const entitiesFanOut: FanOut = {
+  lookups: ({ representations }) => (Array.isArray(representations) ? representations.map(representationLookup) : []),
+};
 if (entitiesField) {
   const entityTypes = new Set((subgraphSchema.getType('_Entity') as GraphQLUnionType).getTypes().map((type) => type.name));
   Object.assign(entitiesField, {
-    extensions: { ...entitiesField.extensions, fanOut: { perId: 'representations' } satisfies FanOut },
+    extensions: { ...entitiesField.extensions, fanOut: entitiesFanOut },
     resolve: eachRepresentationAlone(entitiesField.resolve as EntitiesResolver, entityTypes),
   });
+}
+
+function representationLookup(representation: unknown) {
+  const { __typename, id, databaseId } = (representation ?? {}) as Record<string, unknown>;
+  if (typeof __typename !== 'string') return null;
+  // An Organization by its REST id costs what it does by its global id.
+  return lookupCallOf(id === undefined && __typename === 'Organization' ? globalId('Organization', String(databaseId)) : id, __typename);
 }
 
 /** What `_service { sdl }` answers, as committed in subgraph.graphql. */

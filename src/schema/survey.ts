@@ -3,7 +3,7 @@ import { builder } from './builder.ts';
 import { nodeType } from './node-type.ts';
 import { listFields } from './connection-types.ts';
 import { requiresScope } from './naming.ts';
-import { registerNode } from './node-registry.ts';
+import { registerNode, retrieveCall } from './node-registry.ts';
 import { FeatureFlagRef, ProjectRef, SurveyRef, UserRef } from './refs.ts';
 import { type RestFieldSpec, restFields } from './rest-fields.ts';
 
@@ -54,6 +54,7 @@ nodeType(SurveyRef, {
 
 registerNode('Survey', {
   shape: ['string', 'uuid'],
+  call: ([projectId, id]) => retrieveCall('Survey', projectId as string, id as string),
   load: ([projectId, id], context) => context.loaders.surveys.byId(projectId as string, id as string),
 });
 

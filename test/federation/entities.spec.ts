@@ -1,6 +1,7 @@
 // `_entities`: representations resolve through the request's loaders, so a federation gateway's
-// batch costs what `nodes(ids:)` would: one call per distinct REST list or record, never one per
-// representation. Bad representations fail alone before any call; no key means no call at all.
+// batch costs what `nodes(ids:)` would (contract: Identifiers): one retrieve per distinct record, all
+// at once, one scan per list without a retrieve, nothing for a record a list page of the request
+// holds. Bad representations fail alone before any call; no key means no call at all.
 import { readFileSync } from 'node:fs';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -70,11 +71,14 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
+/** The REST id a record's global id ends with. */
+const restIdOf = (globalId: string) => Buffer.from(globalId, 'base64').toString().split(':').at(-1);
+
 const entities = (representations: Representation[], key?: string | null) =>
   h.runCounting<{ _entities: Entity[] }, { representations: Representation[] }>(ENTITIES, { representations }, { key });
 
 describe('_entities', () => {
-  it('resolves 10 batch exports, a run, 3 domains, 2 members, a project and the organization (by databaseId and by id) with 4 calls', async () => {
+  it('resolves 10 batch exports, a run, 3 domains, 2 members, a project and the organization (by databaseId and by id) with 15 calls', async () => {
     const { ids, databaseId } = org;
     const exports = ids.batchExports.nodes.slice(0, 10);
     const run = ids.batchExports.nodes[0]?.latestRuns[0]?.id as string;
@@ -101,18 +105,20 @@ describe('_entities', () => {
     expect(data._entities.slice(15, 17).map((e) => e?.id)).toEqual(ids.members.nodes.map((m) => m.id));
     expect(data._entities.at(-1)).toMatchObject({ id: ids.id, databaseId });
 
-    // One call per REST resource the representations need, all in one round:
+    // One call per distinct REST read the representations need, all in one round:
     // - the organization: one retrieve, shared by its databaseId and id representations;
-    // - 10 batch exports (and the run, which comes with its export): one page of the list, not 10 retrieves;
-    // - 3 domains: one page of the list, not 3 retrieves;
-    // - 2 members (no REST retrieve): one page of the list;
+    // - 10 batch exports: one retrieve each (the run comes with its export's);
+    // - 3 domains: one retrieve each;
+    // - 2 members (no REST retrieve): one scan of the list, here its first page;
     // - the project: none (its id is all it has).
-    expect(routes.sort()).toEqual([
-      `GET /api/organizations/${databaseId}/`,
-      `GET /api/organizations/${databaseId}/batch_exports/?limit=100&offset=0`,
-      `GET /api/organizations/${databaseId}/domains/?limit=100&offset=0`,
-      `GET /api/organizations/${databaseId}/members/?limit=100&offset=0`,
-    ]);
+    expect(routes.sort()).toEqual(
+      [
+        `GET /api/organizations/${databaseId}/`,
+        ...exports.map(({ id }) => `GET /api/organizations/${databaseId}/batch_exports/${restIdOf(id)}/`),
+        ...ids.domains.nodes.map(({ id }) => `GET /api/organizations/${databaseId}/domains/${restIdOf(id)}/`),
+        `GET /api/organizations/${databaseId}/members/?limit=100&offset=0`,
+      ].sort(),
+    );
   });
 
   it('resolves one representation with one retrieve', async () => {
@@ -199,12 +205,19 @@ describe('_entities', () => {
     expect(routes).toEqual([]);
   });
 
-  it('counts one upstream call per representation against the fan-out budget (250 by default)', async () => {
-    const project = { __typename: 'Project', id: org.ids.projects[0]?.id as string };
-    const { data, errors, routes } = await entities(Array.from({ length: 251 }, () => project));
+  it('counts one upstream call per distinct retrieve against the fan-out budget (250 by default), none for a project', async () => {
+    const absentExport = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
+    const exportOf = (i: number) => ({ __typename: 'BatchExport', id: Buffer.from(`BatchExport:${org.databaseId}:${absentExport(i)}`).toString('base64') });
+    const { data, errors, routes } = await entities(Array.from({ length: 251 }, (_, i) => exportOf(i)));
     expect(data).toBeFalsy();
     expect(errors?.map((e) => [e.extensions?.code, e.extensions?.estimate])).toEqual([['QUERY_TOO_COMPLEX', 251]]);
     expect(routes).toEqual([]);
+
+    const project = { __typename: 'Project', id: org.ids.projects[0]?.id as string };
+    const cheap = await entities([...Array.from({ length: 251 }, () => project), ...Array.from({ length: 251 }, () => exportOf(1))]);
+    expect(cheap.errors).toBeUndefined();
+    expect(cheap.data._entities.slice(-1)).toEqual([null]); // a well-formed id of an export the upstream does not have
+    expect(cheap.routes).toEqual([`GET /api/organizations/${org.databaseId}/batch_exports/${absentExport(1)}/`]);
   });
 
   it('without a key, fails every representation that needs the upstream with UNAUTHENTICATED and makes no call', async () => {

@@ -191,11 +191,11 @@ describe('a supergraph of this gateway and a billing subgraph (Hive Gateway)', (
     expect(data?.invoicedOrganizations).toEqual(
       organizations.map((o) => ({ databaseId: o.id, billingPlan: planOf(o.id), name: o.name, batchExports: { totalCount: o.batchExports } })),
     );
-    // All representations arrive in one `_entities` request and load as one batch: several
-    // organizations cost one page of the list (not a retrieve each), plus one count per organization.
+    // All representations arrive in one `_entities` request and load as one batch: one retrieve per
+    // organization, sent together (contract: Identifiers), plus one count per organization.
     expect(routes.sort()).toEqual(
       [
-        'GET /api/organizations/?limit=100&offset=0',
+        ...organizations.map((o) => `GET /api/organizations/${o.id}/`),
         ...organizations.map((o) => `GET /api/organizations/${o.id}/batch_exports/?limit=1&offset=0`),
       ].sort(),
     );

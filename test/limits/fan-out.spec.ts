@@ -3,10 +3,18 @@
 import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { estimateUpstreamCalls } from '../../src/limits/fan-out.ts';
+import { globalId } from '../../src/schema/global-id.ts';
 import { schema } from '../../src/schema/index.ts';
+import { subgraphSchema } from '../../src/schema/subgraph.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 
-const estimate = (query: string, variables: Record<string, unknown> = {}) => estimateUpstreamCalls(schema, parse(query), undefined, variables);
+const estimate = (query: string, variables: Record<string, unknown> = {}, maxLookupScanPages = 10) =>
+  estimateUpstreamCalls(schema, parse(query), undefined, variables, { maxLookupScanPages });
+
+const ORG = '0b0e7a52-3a55-4d5e-9a43-6f6d2a1f0001';
+const OTHER_ORG = '0b0e7a52-3a55-4d5e-9a43-6f6d2a1f0002';
+const A = '00000000-0000-4000-8000-00000000000a';
+const B = '00000000-0000-4000-8000-00000000000b';
 
 describe('the estimate', () => {
   it('counts a lookup or connection once, times the page sizes of the connections above it', () => {
@@ -34,9 +42,86 @@ describe('the estimate', () => {
     ).toBe(1 + 10 + 10 * 10 * 2 + 1);
   });
 
-  it('counts node once, nodes once per id, and plain fields not at all', () => {
-    expect(estimate(`{ node(id: "x") { id } nodes(ids: ["a", "b", "c"]) { id } project(databaseId: "1") { databaseId } }`)).toBe(1 + 3);
+  it('counts plain fields not at all, and a connection of no records without its children', () => {
+    expect(estimate(`{ project(databaseId: "1") { databaseId } }`)).toBe(0);
     expect(estimate(`{ organizations(first: 0) { nodes { batchExports { totalCount } } } }`)).toBe(1);
+  });
+
+  it('counts what a lookup by global id costs: a retrieve 1, a run its export\'s retrieve, a member or invite the scan bound, a project nothing', () => {
+    const costs: [string, number][] = [
+      [globalId('Organization', ORG), 1],
+      [globalId('BatchExport', ORG, A), 1],
+      [globalId('BatchExportRun', ORG, A, B), 1],
+      [globalId('Domain', ORG, A), 1],
+      [globalId('PipelineDestination', ORG, 7), 1],
+      [globalId('PipelineFrontendApp', ORG, 7), 1],
+      [globalId('PipelineImportApp', ORG, 7), 1],
+      [globalId('Survey', '1', A), 1],
+      [globalId('Invite', ORG, A), 10],
+      [globalId('Member', ORG, A, B), 10],
+      [globalId('Project', '1'), 0],
+      ['not a global id', 0], // refused before any call
+      [globalId('Spaceship', '1'), 0],
+    ];
+    for (const [id, cost] of costs) {
+      expect(estimate(`query($id: ID!) { node(id: $id) { id } }`, { id }), id).toBe(cost);
+      expect(estimate(`{ node(id: "${id}") { id } }`), id).toBe(cost);
+    }
+    expect(estimate(`{ node(id: "${globalId('Member', ORG, A, B)}") { id } }`, {}, 4)).toBe(4);
+  });
+
+  it('counts each distinct call once across node, nodes and aliases: one retrieve per record, one scan per list', () => {
+    const exportA = globalId('BatchExport', ORG, A);
+    const ids = [
+      exportA,
+      globalId('BatchExportRun', ORG, A, B), // export A's retrieve again
+      globalId('BatchExport', ORG, B),
+      globalId('BatchExport', OTHER_ORG, A), // another organization's: another record
+      globalId('Member', ORG, A, B),
+      globalId('Member', ORG, B, A), // the same scan of ORG's members
+      globalId('Invite', ORG, A), // ORG's invites: a scan of their own
+      globalId('Member', OTHER_ORG, A, B),
+      globalId('Project', '1'),
+      exportA,
+    ];
+    expect(estimate(`query($ids: [ID!]!) { nodes(ids: $ids) { id } }`, { ids })).toBe(3 + 3 * 10);
+    expect(estimate(`query($a: ID!, $ids: [ID!]!) { a: node(id: $a) { id } b: node(id: $a) { id } nodes(ids: $ids) { id } }`, { a: exportA, ids })).toBe(
+      3 + 3 * 10,
+    );
+  });
+
+  it('counts a nodes(ids:) entry\'s children once per entry', () => {
+    const ids = [globalId('Organization', ORG), globalId('Organization', OTHER_ORG)];
+    expect(estimate(`query($ids: [ID!]!) { nodes(ids: $ids) { ... on Organization { batchExports(first: 5) { nodes { name } } } } }`, { ids })).toBe(2 + 2);
+  });
+
+  it('counts _entities representations like nodes(ids:), an Organization by databaseId like its global id', () => {
+    const entities = (representations: unknown[]) =>
+      estimateUpstreamCalls(subgraphSchema, parse(`query($r: [_Any!]!) { _entities(representations: $r) { __typename } }`), undefined, { r: representations }, {
+        maxLookupScanPages: 10,
+      });
+    expect(
+      entities([
+        { __typename: 'Organization', databaseId: ORG },
+        { __typename: 'Organization', id: globalId('Organization', ORG) },
+        { __typename: 'BatchExport', id: globalId('BatchExport', ORG, A) },
+        { __typename: 'BatchExportRun', id: globalId('BatchExportRun', ORG, A, B) },
+        { __typename: 'Member', id: globalId('Member', ORG, A, B) },
+        { __typename: 'Project', id: globalId('Project', '1') },
+      ]),
+    ).toBe(2 + 10);
+    // Representations that fail before any call cost nothing: unknown or mismatched types, bad keys.
+    expect(
+      entities([
+        { __typename: 'Nope', id: globalId('BatchExport', ORG, A) },
+        { __typename: '__proto__', id: globalId('BatchExport', ORG, A) },
+        { __typename: 'Domain', id: globalId('BatchExport', ORG, A) },
+        { __typename: 'Organization', databaseId: 'not-a-uuid' },
+        {},
+        null,
+        42,
+      ]),
+    ).toBe(0);
   });
 
   it('counts a mutation as a write plus a possible re-read', () => {
@@ -88,5 +173,51 @@ describe('over HTTP', () => {
     expect(projects).toHaveLength(2);
     expect(projects.filter((p: any) => p.surveys === null)).toHaveLength(1);
     expect(errors).toEqual([expect.objectContaining({ extensions: { code: 'QUERY_TOO_COMPLEX', budget: 2 } })]);
+  });
+});
+
+describe('lookups over HTTP', () => {
+  let h: Harness;
+  let scanning9: Harness;
+  let member: string;
+  let exports: string[];
+  beforeAll(async () => {
+    h = await startHarness({}, { maxUpstreamCalls: 9 });
+    scanning9 = await startHarness({}, { maxUpstreamCalls: 9, maxLookupScanPages: 9 });
+    const { data } = await h.run<any, undefined>(`{ organizations(first: 1) { nodes { members(first: 1) { nodes { id } } batchExports(first: 10) { nodes { id } } } } }`);
+    member = data.organizations.nodes[0].members.nodes[0].id;
+    exports = data.organizations.nodes[0].batchExports.nodes.map((e: { id: string }) => e.id);
+    expect(exports).toHaveLength(10);
+  });
+  afterAll(async () => {
+    await h.close();
+    await scanning9.close();
+  });
+
+  const refusal = (estimate: number) => [
+    expect.objectContaining({ extensions: { code: 'QUERY_TOO_COMPLEX', limit: 'maxUpstreamCalls', estimate, budget: 9 } }),
+  ];
+
+  it('refuses a member lookup whose scan bound is over MAX_UPSTREAM_CALLS, with no upstream call', async () => {
+    const { data, errors, calls } = await h.runCounting(`query($id: ID!) { node(id: $id) { id } }`, { id: member });
+    expect(data).toBeUndefined();
+    expect(errors).toEqual(refusal(10));
+    expect(calls).toHaveLength(0);
+
+    const within = await scanning9.runCounting(`query($id: ID!) { node(id: $id) { id } }`, { id: member });
+    expect(within.errors).toBeUndefined();
+    expect(within.data).toEqual({ node: { id: member } });
+    expect(within.calls).toHaveLength(1);
+  });
+
+  it('refuses nodes(ids:) with more distinct retrieves than MAX_UPSTREAM_CALLS, and runs the same ids repeated', async () => {
+    const { data, errors, calls } = await h.runCounting(`query($ids: [ID!]!) { nodes(ids: $ids) { id } }`, { ids: exports });
+    expect(data).toBeUndefined();
+    expect(errors).toEqual(refusal(10));
+    expect(calls).toHaveLength(0);
+
+    const repeated = await h.runCounting(`query($ids: [ID!]!) { nodes(ids: $ids) { id } }`, { ids: Array(30).fill(exports[0]) });
+    expect(repeated.errors).toBeUndefined();
+    expect(repeated.calls).toHaveLength(1);
   });
 });

@@ -8,7 +8,7 @@ import { builder } from '../builder.ts';
 import { nodeType } from '../node-type.ts';
 import { listFields } from '../connection-types.ts';
 import { requiresScope } from '../naming.ts';
-import { registerNode } from '../node-registry.ts';
+import { registerNode, retrieveCall } from '../node-registry.ts';
 import {
   OrganizationRef,
   PipelineDestinationRef,
@@ -88,6 +88,7 @@ for (const { family, typeName, ref, plural, what, hasExtras } of FAMILIES) {
 
   registerNode(typeName, {
     shape: ['uuid', 'int'],
+    call: ([orgId, id]) => retrieveCall(typeName, orgId as string, id as string),
     load: ([orgId, id], context) => context.loaders.pipeline[family].byId(orgId as string, id as string),
   });
 
