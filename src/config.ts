@@ -8,7 +8,7 @@ export interface GatewayConfig {
   host: string;
   /** The REST base URL without `/api`; unset: start the bundled reference API with demo data. */
   upstreamUrl: string | undefined;
-  /** Per upstream call, retries included. @default 10000 */
+  /** Per upstream call, end to end: connection wait, headers, whole body, retries and their waits. @default 10000 */
   upstreamTimeoutMs: number;
   /** Keep-alive connections to the upstream. @default 64 */
   upstreamConnections: number;
@@ -18,8 +18,10 @@ export interface GatewayConfig {
   maxUpstreamCalls: number;
   /** Upstream calls of one request in flight at once. @default 16 */
   upstreamConcurrencyPerRequest: number;
-  /** Time one request may spend on upstream calls, retries included. @default 30000 */
+  /** From a request's arrival, time until its last upstream call must have ended. @default 30000 */
   requestDeadlineMs: number;
+  /** Largest upstream answer body, in bytes (8 MiB). @default 8388608 */
+  maxUpstreamResponseBytes: number;
   /** @default 102400 */
   maxRequestBytes: number;
   queryLimits: {
@@ -80,6 +82,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     maxUpstreamCalls: integer(env, 'MAX_UPSTREAM_CALLS', 250, 1, 100_000),
     upstreamConcurrencyPerRequest: integer(env, 'UPSTREAM_CONCURRENCY_PER_REQUEST', 16, 1, 1024),
     requestDeadlineMs: integer(env, 'REQUEST_DEADLINE_MS', 30_000, 1, 600_000),
+    maxUpstreamResponseBytes: integer(env, 'MAX_UPSTREAM_RESPONSE_BYTES', 8 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     maxRequestBytes: integer(env, 'MAX_REQUEST_BYTES', 102_400, 1024, 100 * 1024 * 1024),
     queryLimits: {
       maxDepth: integer(env, 'MAX_DEPTH', 12, 1, 1000),

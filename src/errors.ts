@@ -50,6 +50,8 @@ function describeUpstream(error: UpstreamError): [ErrorCode, string] {
       return ['UPSTREAM_ERROR', 'The upstream service could not be reached.'];
     case 'malformed':
       return ['UPSTREAM_ERROR', 'The upstream service sent a malformed response.'];
+    case 'too-large':
+      return ['UPSTREAM_ERROR', 'The upstream service sent a response larger than the gateway accepts.'];
     case 'redirect':
       return ['UPSTREAM_ERROR', 'The upstream service answered with a redirect, which the gateway does not follow.'];
     case 'aborted':

@@ -2,7 +2,7 @@
 // ids, health) over one shared upstream transport.
 import { GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
-import { createContext, type GatewayContext, type RequestLimits, requestIdOf } from './context.ts';
+import { type Arrival, createContext, type GatewayContext, type RequestLimits, requestIdOf } from './context.ts';
 import { type CircuitBreakerOptions, type GuardedTransport, withCircuitBreaker } from './rest/circuit-breaker.ts';
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import { toGraphQLError } from './errors.ts';
@@ -35,8 +35,10 @@ export interface GatewayOptions extends OperationsOptions {
   maxUpstreamCalls?: number;
   /** Upstream calls of one request in flight at once. @default 16 */
   upstreamConcurrencyPerRequest?: number;
-  /** Time one request may spend on upstream calls, retries included. @default 30000 */
+  /** From a request's arrival, time until its last upstream call must have ended. @default 30000 */
   requestDeadlineMs?: number;
+  /** Largest upstream answer body, in bytes. @default 8388608 (8 MiB) */
+  maxUpstreamResponseBytes?: number;
   /** The upstream circuit breaker. @default opossum's settings in src/rest/circuit-breaker.ts */
   circuitBreaker?: CircuitBreakerOptions;
   /** Depth, aliases, tokens and directives per operation. @default DEFAULT_QUERY_LIMITS */
@@ -72,11 +74,12 @@ export function createGateway(options: GatewayOptions): Gateway {
         timeoutMs: options.upstreamTimeoutMs,
         connections: options.upstreamConnections,
         getRetries: options.upstreamGetRetries,
+        maxResponseBytes: options.maxUpstreamResponseBytes,
       }),
     options.circuitBreaker,
   );
-  const requestIds = new WeakMap<Request, string>();
-  const observability = createObservability({ ...options, transport, requestIdOf: (request) => requestIds.get(request) });
+  const arrivals = new WeakMap<Request, Arrival>();
+  const observability = createObservability({ ...options, transport, requestIdOf: (request) => arrivals.get(request)?.requestId });
   const http = createHttpSurface({ ...options, transport });
   const limits: RequestLimits = {
     maxCalls: options.maxUpstreamCalls ?? 250,
@@ -98,7 +101,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     landingPage: false,
     logging: observability.yogaLogger,
     cors: http.cors,
-    context: ({ request }) => createContext(transport, request, limits, requestIds.get(request)),
+    context: ({ request }) => createContext(transport, request, limits, arrivals.get(request)),
     maskedErrors: { maskError: callerFacingError },
     renderGraphiQL: graphiql.render,
     graphiql: graphiql.options,
@@ -110,7 +113,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     maxRequestBodySize: false,
     plugins: [
       useGraphQlJit(),
-      requestIdPlugin(requestIds),
+      arrivalPlugin(arrivals),
       withoutOriginalErrors(),
       graphiql.plugin,
       ...observability.plugins,
@@ -164,14 +167,18 @@ function withoutOriginalErrors(): Plugin {
   };
 }
 
-/** An incoming `x-request-id` (or a new one) goes upstream with every call and back in the response. */
-function requestIdPlugin(requestIds: WeakMap<Request, string>): Plugin {
+/**
+ * Notes each request's arrival, the first thing Yoga does with it: the time its deadline counts from,
+ * and its id. An incoming `x-request-id` (or a new one) goes upstream with every call and back in
+ * the response.
+ */
+function arrivalPlugin(arrivals: WeakMap<Request, Arrival>): Plugin {
   return {
     onRequest({ request }) {
-      requestIds.set(request, requestIdOf(request.headers.get('x-request-id')));
+      arrivals.set(request, { requestId: requestIdOf(request.headers.get('x-request-id')), receivedAt: performance.now() });
     },
     onResponse({ request, response }) {
-      const id = requestIds.get(request);
+      const id = arrivals.get(request)?.requestId;
       if (id) response.headers.set('x-request-id', id);
     },
   };

@@ -90,6 +90,18 @@ describe('toGraphQLError for upstream failures', () => {
     }
   });
 
+  it('an answer over MAX_UPSTREAM_RESPONSE_BYTES -> UPSTREAM_ERROR with the status', async () => {
+    const capped = createUpstreamTransport({ baseUrl: upstream.url, maxResponseBytes: 1024, getRetries: 0 });
+    try {
+      expect(await callerSees((res) => sendJson(res, 200, 'x'.repeat(2000)), 'GET', capped)).toEqual({
+        message: 'The upstream service sent a response larger than the gateway accepts.',
+        extensions: { code: 'UPSTREAM_ERROR', upstreamStatus: 200 },
+      });
+    } finally {
+      await capped.close();
+    }
+  });
+
   it('timeout -> UPSTREAM_TIMEOUT', async () => {
     expect(await callerSees(() => undefined)).toEqual({
       message: 'The upstream service did not answer in time.',
