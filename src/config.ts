@@ -1,4 +1,5 @@
 // The only reader of process.env: every setting typed, defaulted and checked at start.
+import type { ServerSettings } from './http/server.ts';
 import { type OperationManifest, readOperationManifest } from './persisted/manifest.ts';
 
 export interface GatewayConfig {
@@ -55,6 +56,8 @@ export interface GatewayConfig {
    * operation, and automatic persisted queries. @default undefined
    */
   persistedOperations: OperationManifest | undefined;
+  /** The HTTP server's own bounds on its callers' connections (src/http/server.ts). */
+  server: ServerSettings;
   circuitBreaker: {
     /** @default 50 */
     errorThresholdPercentage: number;
@@ -98,6 +101,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     metricsEnabled: boolean(env, 'METRICS_ENABLED', true),
     debugUpstreamCalls: boolean(env, 'DEBUG_UPSTREAM_CALLS', true),
     persistedOperations: persistedOperations(env.PERSISTED_OPERATIONS),
+    server: serverSettings(env),
     circuitBreaker: {
       errorThresholdPercentage: integer(env, 'CIRCUIT_BREAKER_ERROR_PERCENT', 50, 1, 100),
       volumeThreshold: integer(env, 'CIRCUIT_BREAKER_MIN_CALLS', 10, 1, 100_000),
@@ -143,6 +147,22 @@ function corsOrigins(raw: string | undefined): '*' | string[] {
     }
     return url.origin;
   });
+}
+
+function serverSettings(env: Env): ServerSettings {
+  const settings: ServerSettings = {
+    headersTimeoutMs: integer(env, 'SERVER_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+    requestTimeoutMs: integer(env, 'SERVER_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    keepAliveTimeoutMs: integer(env, 'SERVER_KEEP_ALIVE_TIMEOUT_MS', 5000, 100, 600_000),
+    maxConnections: integer(env, 'MAX_CONNECTIONS', 800, 1, 1_000_000),
+  };
+  // Node refuses a headers timeout longer than the request timeout (the headers are part of the request).
+  if (settings.headersTimeoutMs > settings.requestTimeoutMs) {
+    throw new ConfigError(
+      `SERVER_HEADERS_TIMEOUT_MS (${settings.headersTimeoutMs}) must not be longer than SERVER_REQUEST_TIMEOUT_MS (${settings.requestTimeoutMs}).`,
+    );
+  }
+  return settings;
 }
 
 function persistedOperations(file: string | undefined): OperationManifest | undefined {
