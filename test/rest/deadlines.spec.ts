@@ -4,8 +4,9 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEADLINE_TICK_MS } from '../../src/rest/deadline.ts';
 import { createUpstreamTransport, type UpstreamTransport, type UpstreamTransportOptions } from '../../src/rest/transport.ts';
-import { UpstreamError } from '../../src/rest/upstream-error.ts';
+import type { UpstreamError } from '../../src/rest/upstream-error.ts';
 import { dripBody, type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
+import { upstreamFailure } from '../support/upstream-failure.ts';
 
 const KEY = 'phx_deadline_key';
 /** What the README promises (a tick of the deadline clock), plus room for a loaded test machine. */
@@ -33,12 +34,8 @@ const get = (path: string, more: { deadlineAt?: number; signal?: AbortSignal } =
 
 /** The UpstreamError a call fails with, and how long after `startedAt` it failed. */
 async function failure(call: Promise<unknown>, startedAt = performance.now()): Promise<{ error: UpstreamError; afterMs: number }> {
-  const error = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(UpstreamError);
-  return { error: error as UpstreamError, afterMs: performance.now() - startedAt };
+  const error = await upstreamFailure(call);
+  return { error, afterMs: performance.now() - startedAt };
 }
 
 function expectOnTime(afterMs: number, limitMs: number): void {

@@ -4,8 +4,8 @@
 import type { Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createUpstreamTransport, type UpstreamTransport } from '../../src/rest/transport.ts';
-import { UpstreamError } from '../../src/rest/upstream-error.ts';
 import { type FakeUpstream, sendJson, startFakeUpstream, type StreamedBody, streamBody } from '../support/fake-upstream.ts';
+import { upstreamFailure } from '../support/upstream-failure.ts';
 
 const KEY = 'phx_size_key';
 const CAP = 1024 * 1024;
@@ -26,22 +26,13 @@ afterEach(async () => {
 
 const get = () => transport.request({ method: 'GET', path: '/api/organizations/', key: KEY });
 
-async function failure(call: Promise<unknown>): Promise<UpstreamError> {
-  const error = await call.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(UpstreamError);
-  return error as UpstreamError;
-}
-
 describe('an answer over the cap', () => {
   it('a 50 MB chunked body fails fast, is not read to its end, and leaves memory as it was', async () => {
     let streamed: StreamedBody | undefined;
     upstream.handle((_req, res) => (streamed = streamBody(res, 50 * MB)));
     const memoryBefore = process.memoryUsage().arrayBuffers;
     const startedAt = performance.now();
-    const error = await failure(get());
+    const error = await upstreamFailure(get());
     expect(error).toMatchObject({ kind: 'too-large', status: 200, sent: true });
     expect(performance.now() - startedAt).toBeLessThan(1000);
     await streamed?.done; // the gateway closed the connection: the upstream could not send the rest
@@ -58,7 +49,7 @@ describe('an answer over the cap', () => {
       res.write('['); // and then nothing: only the headers can have failed the call
     });
     const startedAt = performance.now();
-    expect(await failure(get())).toMatchObject({ kind: 'too-large', status: 200 });
+    expect(await upstreamFailure(get())).toMatchObject({ kind: 'too-large', status: 200 });
     expect(performance.now() - startedAt).toBeLessThan(500);
     await expect.poll(() => served?.destroyed).toBe(true); // closed, not drained for the pool
   });
@@ -68,7 +59,7 @@ describe('an answer over the cap', () => {
       res.writeHead(500, { 'content-type': 'text/html', 'content-length': String(CAP + 1) });
       res.end(Buffer.alloc(CAP + 1, 'x'));
     });
-    expect(await failure(get())).toMatchObject({ kind: 'too-large', status: 500 });
+    expect(await upstreamFailure(get())).toMatchObject({ kind: 'too-large', status: 500 });
   });
 });
 
@@ -92,7 +83,7 @@ describe('the cap itself', () => {
         res.end();
       });
       if (ok) expect(((await get()).body as string).length).toBe(bytes - 2);
-      else expect(await failure(get())).toMatchObject({ kind: 'too-large' });
+      else expect(await upstreamFailure(get())).toMatchObject({ kind: 'too-large' });
     }
   });
 
@@ -102,7 +93,7 @@ describe('the cap itself', () => {
       upstream.handle((_req, res) => sendJson(res, 200, bodyOf(8 * MB)));
       expect(((await defaults.request({ method: 'GET', path: '/api/organizations/', key: KEY })).body as string).length).toBe(8 * MB - 2);
       upstream.handle((_req, res) => sendJson(res, 200, bodyOf(8 * MB + 1)));
-      expect(await failure(defaults.request({ method: 'GET', path: '/api/organizations/', key: KEY }))).toMatchObject({ kind: 'too-large' });
+      expect(await upstreamFailure(defaults.request({ method: 'GET', path: '/api/organizations/', key: KEY }))).toMatchObject({ kind: 'too-large' });
     } finally {
       await defaults.close();
     }
