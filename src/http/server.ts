@@ -14,7 +14,7 @@ export interface ServerSettings {
   maxConnections: number;
 }
 
-export const DEFAULT_SERVER_SETTINGS: ServerSettings = {
+const DEFAULT_SERVER_SETTINGS: ServerSettings = {
   headersTimeoutMs: 10_000,
   requestTimeoutMs: 30_000,
   keepAliveTimeoutMs: 5000,

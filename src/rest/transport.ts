@@ -91,7 +91,7 @@ const USER_AGENT = 'org-graphql-gateway/0.1 (+undici)';
 const HEADER_TOKEN = /^[\x21-\x7e]+$/;
 const MAX_REQUEST_ID_LENGTH = 200;
 
-export const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
 
 /** Failures undici reports for our own mistakes, not the network's: let them surface unmasked to logs. */
 const PROGRAMMING_ERROR_CODES = new Set(['UND_ERR_INVALID_ARG', 'UND_ERR_INVALID_RETURN_VALUE', 'UND_ERR_NOT_SUPPORTED']);
