@@ -97,12 +97,9 @@ export interface StreamedBody {
   done: Promise<void>;
 }
 
-/**
- * A 200 with a body of `totalBytes`, written in 64 KiB chunks as fast as the socket takes them,
- * chunked or with its Content-Length announced.
- */
-export function streamBody(res: ServerResponse, totalBytes: number, { contentLength = false } = {}): StreamedBody {
-  res.writeHead(200, { 'content-type': 'application/json', ...(contentLength ? { 'content-length': String(totalBytes) } : {}) });
+/** A 200 with a chunked body of `totalBytes`, written in 64 KiB pieces as fast as the socket takes them. */
+export function streamBody(res: ServerResponse, totalBytes: number): StreamedBody {
+  res.writeHead(200, { 'content-type': 'application/json' });
   const chunk = Buffer.alloc(64 * 1024, ' ');
   const streamed: StreamedBody = { bytesWritten: 0, done: Promise.resolve() };
   streamed.done = new Promise((resolve) => {
