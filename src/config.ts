@@ -1,4 +1,5 @@
 // The only reader of process.env: every setting typed, defaulted and checked at start.
+import type { ServerSettings } from './http/server.ts';
 import { type OperationManifest, readOperationManifest } from './persisted/manifest.ts';
 
 export interface GatewayConfig {
@@ -8,7 +9,7 @@ export interface GatewayConfig {
   host: string;
   /** The REST base URL without `/api`; unset: start the bundled reference API with demo data. */
   upstreamUrl: string | undefined;
-  /** Per upstream call, retries included. @default 10000 */
+  /** Per upstream call, end to end: connection wait, headers, whole body, retries and their waits. @default 10000 */
   upstreamTimeoutMs: number;
   /** Keep-alive connections to the upstream. @default 64 */
   upstreamConnections: number;
@@ -18,10 +19,12 @@ export interface GatewayConfig {
   maxUpstreamCalls: number;
   /** Upstream calls of one request in flight at once. @default 16 */
   upstreamConcurrencyPerRequest: number;
-  /** Time one request may spend on upstream calls, retries included. @default 30000 */
+  /** From a request's arrival, time until its last upstream call must have ended. @default 30000 */
   requestDeadlineMs: number;
   /** List pages (of 100) a lookup of an invite or member may scan; they have no REST retrieve. @default 10 */
   maxLookupScanPages: number;
+  /** Largest upstream answer body, in bytes (8 MiB). @default 8388608 */
+  maxUpstreamResponseBytes: number;
   /** @default 102400 */
   maxRequestBytes: number;
   queryLimits: {
@@ -65,6 +68,8 @@ export interface GatewayConfig {
    * operation, and automatic persisted queries. @default undefined
    */
   persistedOperations: OperationManifest | undefined;
+  /** The HTTP server's own bounds on its callers' connections (src/http/server.ts). */
+  server: ServerSettings;
   circuitBreaker: {
     /** @default 50 */
     errorThresholdPercentage: number;
@@ -93,6 +98,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     upstreamConcurrencyPerRequest: integer(env, 'UPSTREAM_CONCURRENCY_PER_REQUEST', 16, 1, 1024),
     requestDeadlineMs: integer(env, 'REQUEST_DEADLINE_MS', 30_000, 1, 600_000),
     maxLookupScanPages: integer(env, 'MAX_LOOKUP_SCAN_PAGES', 10, 1, 1000),
+    maxUpstreamResponseBytes: integer(env, 'MAX_UPSTREAM_RESPONSE_BYTES', 8 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     maxRequestBytes: integer(env, 'MAX_REQUEST_BYTES', 102_400, 1024, 100 * 1024 * 1024),
     queryLimits: {
       maxDepth: integer(env, 'MAX_DEPTH', 12, 1, 1000),
@@ -112,6 +118,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     metricsEnabled: boolean(env, 'METRICS_ENABLED', true),
     debugUpstreamCalls: boolean(env, 'DEBUG_UPSTREAM_CALLS', true),
     persistedOperations: persistedOperations(env.PERSISTED_OPERATIONS),
+    server: serverSettings(env),
     circuitBreaker: {
       errorThresholdPercentage: integer(env, 'CIRCUIT_BREAKER_ERROR_PERCENT', 50, 1, 100),
       volumeThreshold: integer(env, 'CIRCUIT_BREAKER_MIN_CALLS', 10, 1, 100_000),
@@ -161,6 +168,22 @@ function corsOrigins(raw: string | undefined): '*' | string[] {
     }
     return url.origin;
   });
+}
+
+function serverSettings(env: Env): ServerSettings {
+  const settings: ServerSettings = {
+    headersTimeoutMs: integer(env, 'SERVER_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
+    requestTimeoutMs: integer(env, 'SERVER_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
+    keepAliveTimeoutMs: integer(env, 'SERVER_KEEP_ALIVE_TIMEOUT_MS', 5000, 100, 600_000),
+    maxConnections: integer(env, 'MAX_CONNECTIONS', 800, 1, 1_000_000),
+  };
+  // Node refuses a headers timeout longer than the request timeout (the headers are part of the request).
+  if (settings.headersTimeoutMs > settings.requestTimeoutMs) {
+    throw new ConfigError(
+      `SERVER_HEADERS_TIMEOUT_MS (${settings.headersTimeoutMs}) must not be longer than SERVER_REQUEST_TIMEOUT_MS (${settings.requestTimeoutMs}).`,
+    );
+  }
+  return settings;
 }
 
 function persistedOperations(file: string | undefined): OperationManifest | undefined {

@@ -31,12 +31,18 @@ export function requestIdOf(incoming: string | null): string {
   return incoming && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
 }
 
+/** How a GraphQL request came in: its id, and when (the `performance.now()` time its deadline counts from). */
+export interface Arrival {
+  requestId: string;
+  receivedAt: number;
+}
+
 export interface RequestLimits {
   /** Upstream calls one request may make (the runtime back-up of the fan-out estimate). */
   maxCalls: number;
   /** Upstream calls of one request in flight at once. */
   concurrency: number;
-  /** Time one request may spend on upstream calls, retries included. */
+  /** Time from the request's arrival until its last upstream call must have ended, retries included. */
   deadlineMs: number;
   /** List pages a lookup of an invite or member may scan. */
   maxLookupScanPages: number;
@@ -47,17 +53,17 @@ export function createContext(
   transport: UpstreamTransport,
   request: Request,
   limits: RequestLimits,
-  requestId = requestIdOf(null),
+  { requestId, receivedAt }: Arrival = { requestId: requestIdOf(null), receivedAt: performance.now() },
 ): GatewayContext {
   const key = bearerKey(request.headers.get('authorization'));
   const requestTransport = createRequestTransport(transport, limits);
   let client: RestClient | undefined;
   const rest = () => {
     if (key === null) throw gatewayError('UNAUTHENTICATED', 'This field needs an `Authorization: Bearer <personal API key>` header.');
-    // The deadline starts with the first upstream call, and bounds each call's timeouts (no timer
-    // per request); the client's disconnect cancels calls through the signal below.
+    // The deadline counts from the request's arrival, not from its first upstream call; the
+    // client's disconnect cancels calls through the signal below.
     if (!client) {
-      client = createRestClient(requestTransport, { key, requestId, signal: disconnectSignal(request), deadlineAt: performance.now() + limits.deadlineMs });
+      client = createRestClient(requestTransport, { key, requestId, signal: disconnectSignal(request), deadlineAt: receivedAt + limits.deadlineMs });
     }
     return client;
   };

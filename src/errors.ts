@@ -53,6 +53,8 @@ function describeUpstream(error: UpstreamError): [ErrorCode, string] {
       return ['UPSTREAM_ERROR', 'The upstream service could not be reached.'];
     case 'malformed':
       return ['UPSTREAM_ERROR', 'The upstream service sent a malformed response.'];
+    case 'too-large':
+      return ['UPSTREAM_ERROR', 'The upstream service sent a response larger than the gateway accepts.'];
     case 'redirect':
       return ['UPSTREAM_ERROR', 'The upstream service answered with a redirect, which the gateway does not follow.'];
     case 'aborted':
@@ -70,7 +72,7 @@ function describeStatus({ status = 0, detail, retryAfterSeconds }: UpstreamError
   if (status === 403) return ['FORBIDDEN', detail || 'The API key is not allowed to do this.'];
   if (status === 404) return ['NOT_FOUND', 'Not found.'];
   if (status === 429) {
-    const when = retryAfterSeconds === undefined ? '' : ` Retry after ${retryAfterSeconds} seconds.`;
+    const when = retryAfterSeconds === undefined ? '' : ` Retry after ${retryAfterSeconds} ${retryAfterSeconds === 1 ? 'second' : 'seconds'}.`;
     return ['RATE_LIMITED', `The upstream service is rate limiting this key.${when}`];
   }
   // 400/422: the upstream rejected values that came from the caller's arguments; mutations turn

@@ -2,7 +2,7 @@
 // ids, health) over one shared upstream transport.
 import { type ExecutionResult, GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
-import { createContext, type GatewayContext, type RequestLimits, requestIdOf } from './context.ts';
+import { type Arrival, createContext, type GatewayContext, type RequestLimits, requestIdOf } from './context.ts';
 import { type CircuitBreakerOptions, type GuardedTransport, withCircuitBreakers } from './rest/circuit-breaker.ts';
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import { toGraphQLError } from './errors.ts';
@@ -36,10 +36,12 @@ export interface GatewayOptions extends OperationsOptions {
   maxUpstreamCalls?: number;
   /** Upstream calls of one request in flight at once. @default 16 */
   upstreamConcurrencyPerRequest?: number;
-  /** Time one request may spend on upstream calls, retries included. @default 30000 */
+  /** From a request's arrival, time until its last upstream call must have ended. @default 30000 */
   requestDeadlineMs?: number;
   /** List pages (of 100) a lookup of an invite or member may scan; they have no REST retrieve. @default 10 */
   maxLookupScanPages?: number;
+  /** Largest upstream answer body, in bytes. @default 8388608 (8 MiB) */
+  maxUpstreamResponseBytes?: number;
   /** The upstream circuit breakers (whole upstream, and per route for reads). @default the settings in src/rest/circuit-breaker.ts */
   circuitBreaker?: CircuitBreakerOptions;
   /** Depth, aliases, tokens and directives per operation. @default DEFAULT_QUERY_LIMITS */
@@ -75,11 +77,12 @@ export function createGateway(options: GatewayOptions): Gateway {
         timeoutMs: options.upstreamTimeoutMs,
         connections: options.upstreamConnections,
         getRetries: options.upstreamGetRetries,
+        maxResponseBytes: options.maxUpstreamResponseBytes,
       }),
     options.circuitBreaker,
   );
-  const requestIds = new WeakMap<Request, string>();
-  const observability = createObservability({ ...options, transport, requestIdOf: (request) => requestIds.get(request) });
+  const arrivals = new WeakMap<Request, Arrival>();
+  const observability = createObservability({ ...options, transport, requestIdOf: (request) => arrivals.get(request)?.requestId });
   const http = createHttpSurface({ ...options, transport });
   const limits: RequestLimits = {
     maxCalls: options.maxUpstreamCalls ?? 250,
@@ -102,7 +105,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     landingPage: false,
     logging: observability.yogaLogger,
     cors: http.cors,
-    context: ({ request }) => createContext(transport, request, limits, requestIds.get(request)),
+    context: ({ request }) => createContext(transport, request, limits, arrivals.get(request)),
     maskedErrors: { maskError: callerFacingError },
     renderGraphiQL: graphiql.render,
     graphiql: graphiql.options,
@@ -114,7 +117,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     maxRequestBodySize: false,
     plugins: [
       useGraphQlJit({}, { onError: (result) => jitCompileFailure(observability.logger, result) }),
-      requestIdPlugin(requestIds),
+      arrivalPlugin(arrivals),
       withoutOriginalErrors(),
       graphiql.plugin,
       ...observability.plugins,
@@ -179,14 +182,18 @@ function withoutOriginalErrors(): Plugin {
   };
 }
 
-/** An incoming `x-request-id` (or a new one) goes upstream with every call and back in the response. */
-function requestIdPlugin(requestIds: WeakMap<Request, string>): Plugin {
+/**
+ * Notes each request's arrival, the first thing Yoga does with it: the time its deadline counts from,
+ * and its id. An incoming `x-request-id` (or a new one) goes upstream with every call and back in
+ * the response.
+ */
+function arrivalPlugin(arrivals: WeakMap<Request, Arrival>): Plugin {
   return {
     onRequest({ request }) {
-      requestIds.set(request, requestIdOf(request.headers.get('x-request-id')));
+      arrivals.set(request, { requestId: requestIdOf(request.headers.get('x-request-id')), receivedAt: performance.now() });
     },
     onResponse({ request, response }) {
-      const id = requestIds.get(request);
+      const id = arrivals.get(request)?.requestId;
       if (id) response.headers.set('x-request-id', id);
     },
   };

@@ -1,9 +1,9 @@
 // Entry: config -> the bundled reference API unless UPSTREAM_URL is set -> gateway -> listen.
-import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig } from './config.ts';
 import { EXAMPLE_QUERY } from './example-query.ts';
 import { createGateway } from './gateway.ts';
+import { createGatewayServer } from './http/server.ts';
 import { gracefulShutdown } from './http/shutdown.ts';
 import { createLogger } from './observability/logger.ts';
 import { startReferenceApi } from './reference-api/index.ts';
@@ -14,7 +14,7 @@ async function main(): Promise<void> {
   const upstreamUrl = config.upstreamUrl ?? (embedded?.url as string);
   const logger = createLogger(config);
   const gateway = createGateway({ ...config, upstreamUrl, demoKey: embedded?.keys.demo, logger });
-  const server = createServer(gateway.yoga);
+  const server = createGatewayServer(gateway.yoga, config.server);
   await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
   // Before the banner: whoever waits for "ready" may send SIGTERM at once.
   const shutdown = gracefulShutdown({

@@ -1,11 +1,15 @@
-// One upstream call's time budget: its own timeout, cut short by the GraphQL request's deadline. No
-// timer or AbortController of its own, per call or per request (a dashboard makes dozens of calls,
-// and those cost more than the calls' own bookkeeping): the remaining budget becomes undici's
-// headers/body timeouts for each attempt, and the caller's signal (its client going away) is handed
-// to undici as it is.
+// One upstream call's time budget, and the one clock that enforces every budget in flight. No timer
+// or AbortController per call (a dashboard makes dozens of calls, and a controller with its
+// listeners costs more than a call's own bookkeeping): each attempt joins a set that a single
+// interval sweeps every DEADLINE_TICK_MS, ending those past their time or whose caller left.
+
+/** How often the clock sweeps: an attempt ends at most this long after its limit (plus event-loop delay). */
+export const DEADLINE_TICK_MS = 20;
 
 export interface CallDeadline {
-  /** The caller's signal, passed to undici unchanged. */
+  /** A `performance.now()` time: the call's own timeout or the request's deadline, whichever is first. */
+  readonly endsAt: number;
+  /** The caller's signal (its client going away). */
   readonly signal: AbortSignal | undefined;
   remainingMs(): number;
   /** Why the call was cut short: our budget or a caller deadline is `'timeout'`, any other caller abort `'aborted'`. */
@@ -17,6 +21,7 @@ export function startDeadline(timeoutMs: number, callerSignal?: AbortSignal, dea
   const endsAt = Math.min(performance.now() + timeoutMs, deadlineAt);
   const remainingMs = () => Math.max(0, endsAt - performance.now());
   return {
+    endsAt,
     signal: callerSignal,
     remainingMs,
     abortKind() {
@@ -28,4 +33,37 @@ export function startDeadline(timeoutMs: number, callerSignal?: AbortSignal, dea
 
 function isTimeoutReason(reason: unknown): boolean {
   return reason instanceof Error && reason.name === 'TimeoutError';
+}
+
+/** Something in flight that must end by its deadline. */
+export interface Watched {
+  readonly deadline: CallDeadline;
+  /** Called once, by the clock, when the deadline passed or the caller left; must stop watching. */
+  expire(): void;
+}
+
+const watched = new Set<Watched>();
+let sweeper: NodeJS.Timeout | undefined;
+
+export function watchDeadline(item: Watched): void {
+  watched.add(item);
+  // Unref'd: an attempt in flight keeps the process alive through its socket, not through the clock.
+  sweeper ??= setInterval(sweep, DEADLINE_TICK_MS).unref();
+}
+
+export function unwatchDeadline(item: Watched): void {
+  watched.delete(item);
+}
+
+function sweep(): void {
+  if (watched.size === 0) {
+    // Stopped lazily, so back-to-back calls do not start and stop an interval each.
+    clearInterval(sweeper);
+    sweeper = undefined;
+    return;
+  }
+  const now = performance.now();
+  for (const item of watched) {
+    if (now >= item.deadline.endsAt || item.deadline.signal?.aborted) item.expire();
+  }
 }

@@ -20,8 +20,12 @@ export function isRetryable(error: UpstreamError): boolean {
   return false;
 }
 
-/** `Retry-After` when the upstream sent one, else exponential backoff with full jitter. */
+/**
+ * Exponential backoff with equal jitter (half the step fixed, half random), so a retry never goes
+ * out at once; longer when the upstream's `Retry-After` asks for more (a past date asks for nothing).
+ */
 export function retryDelayMs(error: UpstreamError, retryNumber: number, baseDelayMs: number, random: () => number = Math.random): number {
-  if (error.retryAfterSeconds !== undefined) return error.retryAfterSeconds * 1000;
-  return Math.round(random() * baseDelayMs * 2 ** (retryNumber - 1));
+  const step = baseDelayMs * 2 ** (retryNumber - 1);
+  const backoff = Math.round(step / 2 + (random() * step) / 2);
+  return Math.max(backoff, (error.retryAfterSeconds ?? 0) * 1000);
 }

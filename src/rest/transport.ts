@@ -1,7 +1,9 @@
 // The gateway's only way to reach the REST upstream: one keep-alive undici Pool, a per-call deadline,
-// GET-only retries, and every failure turned into an UpstreamError in one place.
+// a cap on each answer's size, GET-only retries, and every failure turned into an UpstreamError in
+// one place.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Pool, type Dispatcher } from 'undici';
+import { Attempt, type RawAnswer, ResponseTooLargeError } from './attempt.ts';
 import { parseErrorBody } from './error-body.ts';
 import { startDeadline, type CallDeadline } from './deadline.ts';
 import { routeTemplate } from './paths.ts';
@@ -16,10 +18,17 @@ export interface UpstreamTransportOptions {
   /** The REST base URL without `/api`, e.g. `http://127.0.0.1:8010`; a path prefix is kept. */
   baseUrl: string;
   /**
-   * Budget for one `request()` in milliseconds, retries and their waits included (headers + body).
+   * Budget for one `request()` in milliseconds, end to end: waiting for a pooled connection, the
+   * headers, the whole body, every retry and the waits between them.
    * @default 10000
    */
   timeoutMs?: number;
+  /**
+   * Largest answer body accepted, in bytes: a larger Content-Length fails before reading, a longer
+   * chunked body fails as soon as it passes the cap; either way the socket is destroyed.
+   * @default 8388608 (8 MiB)
+   */
+  maxResponseBytes?: number;
   /**
    * Size of the undici Pool (ignored when `dispatcher` is given).
    * @default 64
@@ -31,7 +40,7 @@ export interface UpstreamTransportOptions {
    */
   getRetries?: number;
   /**
-   * Base of the exponential backoff (full jitter) between retries.
+   * Base of the exponential backoff (equal jitter) between retries.
    * @default 50
    */
   retryBaseDelayMs?: number;
@@ -59,7 +68,7 @@ export interface UpstreamRequest {
   signal?: AbortSignal;
   /**
    * When the GraphQL request's upstream budget ends (REQUEST_DEADLINE_MS), as a `performance.now()`
-   * time: an attempt's timeouts end there too, and a call that starts later sends nothing.
+   * time: an attempt in flight ends there too, and a call that starts later sends nothing.
    */
   deadlineAt?: number;
 }
@@ -83,9 +92,10 @@ const USER_AGENT = 'org-graphql-gateway/0.1 (+undici)';
 const HEADER_TOKEN = /^[\x21-\x7e]+$/;
 const MAX_REQUEST_ID_LENGTH = 200;
 
+const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+
 /** Failures undici reports for our own mistakes, not the network's: let them surface unmasked to logs. */
 const PROGRAMMING_ERROR_CODES = new Set(['UND_ERR_INVALID_ARG', 'UND_ERR_INVALID_RETURN_VALUE', 'UND_ERR_NOT_SUPPORTED']);
-const TIMEOUT_CODES = new Set(['UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT']);
 
 interface Target {
   origin: string;
@@ -98,6 +108,10 @@ interface CallContext {
   deadline: CallDeadline;
   startedAt: number;
   attempt: number;
+  /** Summed over the attempts so far (see UpstreamError). */
+  sent: boolean;
+  queuedMs: number;
+  wireMs: number;
 }
 
 export function createUpstreamTransport(options: UpstreamTransportOptions): UpstreamTransport {
@@ -105,6 +119,7 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
   const timeoutMs = options.timeoutMs ?? 10_000;
   const getRetries = options.getRetries ?? 2;
   const retryBaseDelayMs = options.retryBaseDelayMs ?? 50;
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const ownPool = options.dispatcher ? undefined : new Pool(target.origin, { connections: options.connections ?? 64 });
   const dispatcher: Dispatcher = options.dispatcher ?? (ownPool as Pool);
   const redactorFor = upstreamTextRedaction(target.origin);
@@ -119,6 +134,9 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
       deadline: startDeadline(timeoutMs, req.signal, req.deadlineAt),
       startedAt: performance.now(),
       attempt: 0,
+      sent: false,
+      queuedMs: 0,
+      wireMs: 0,
     };
     for (;;) {
       ctx.attempt += 1;
@@ -144,26 +162,34 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
   /** One attempt: resolves with a 2xx answer's parsed body, throws UpstreamError for any other answer. */
   async function send(ctx: CallContext): Promise<{ status: number; body: unknown }> {
     const { req, deadline } = ctx;
-    // Queued behind the request's other calls until its deadline passed: nothing left to send with.
-    const budgetMs = Math.ceil(deadline.remainingMs());
-    if (budgetMs <= 0) throw failure(ctx, { kind: 'timeout' });
-    const response = await dispatcher.request({
-      origin: target.origin,
-      path: target.pathPrefix + req.path + queryString(req.query),
-      method: req.method,
-      headers: outgoingHeaders(req),
-      body: req.body === undefined ? null : JSON.stringify(req.body),
-      signal: deadline.signal,
-      // What is left of the call's budget bounds this attempt (undici's own cheap timers).
-      headersTimeout: budgetMs,
-      bodyTimeout: budgetMs,
-    });
-    const { statusCode: status, headers } = response;
-    if (status >= 300 && status < 400) {
-      await response.body.dump(); // frees the socket; Location is never read
-      throw failure(ctx, { kind: 'redirect', status });
+    // Queued behind the request's other calls until its deadline passed, or the caller left: send nothing.
+    const stopped = deadline.abortKind();
+    if (stopped) throw failure(ctx, { kind: stopped });
+    const attempt = new Attempt(deadline, maxResponseBytes);
+    dispatcher.dispatch(
+      {
+        origin: target.origin,
+        path: target.pathPrefix + req.path + queryString(req.query),
+        method: req.method,
+        headers: outgoingHeaders(req),
+        body: req.body === undefined ? null : JSON.stringify(req.body),
+        // The deadline clock bounds the whole attempt; undici's per-phase timers would only add work.
+        headersTimeout: 0,
+        bodyTimeout: 0,
+      },
+      attempt,
+    );
+    let answer: RawAnswer;
+    try {
+      answer = await attempt.answer;
+    } finally {
+      ctx.sent ||= attempt.sent;
+      ctx.queuedMs += attempt.queuedMs;
+      ctx.wireMs += attempt.wireMs;
     }
-    const text = await response.body.text(); // always consumed, so the socket goes back to the pool
+    const { status, headers, text } = answer;
+    // Location is never read.
+    if (status >= 300 && status < 400) throw failure(ctx, { kind: 'redirect', status });
     if (status >= 200 && status < 300) return { status, body: parseSuccessBody(ctx, status, headers['content-type'], text) };
     // Only an error answer is shown to callers: its text is redacted (src/rest/redact.ts) before anything holds it.
     const parsed = parseErrorBody(text, redactorFor(req.key));
@@ -185,18 +211,27 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
 
   function toUpstreamError(caught: unknown, ctx: CallContext): UpstreamError {
     if (caught instanceof UpstreamError) return caught;
+    if (caught instanceof ResponseTooLargeError) return failure(ctx, { kind: 'too-large', status: caught.status });
     const abortKind = ctx.deadline.abortKind();
     if (abortKind) return failure(ctx, { kind: abortKind });
     // The bytes were not HTTP (undici leaves some of these without a code).
     if (caught instanceof Error && caught.name === 'HTTPParserError') return failure(ctx, { kind: 'malformed' });
     const code = errorCode(caught);
     if (code === undefined || PROGRAMMING_ERROR_CODES.has(code)) throw caught;
-    if (TIMEOUT_CODES.has(code)) return failure(ctx, { kind: 'timeout' });
     return failure(ctx, { kind: 'network', networkCode: code });
   }
 
   function failure(ctx: CallContext, init: Omit<UpstreamErrorInit, 'method' | 'route'>): UpstreamError {
-    return new UpstreamError({ method: ctx.req.method, route: ctx.route, attempts: ctx.attempt, durationMs: elapsed(ctx), ...init });
+    return new UpstreamError({
+      method: ctx.req.method,
+      route: ctx.route,
+      attempts: ctx.attempt,
+      durationMs: elapsed(ctx),
+      sent: ctx.sent,
+      queuedMs: Math.round(ctx.queuedMs),
+      wireMs: Math.round(ctx.wireMs),
+      ...init,
+    });
   }
 
   return {

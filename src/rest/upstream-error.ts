@@ -4,7 +4,7 @@ import type { RestErrorBody } from './types.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
-export type UpstreamErrorKind = 'http' | 'timeout' | 'network' | 'malformed' | 'redirect' | 'aborted' | 'circuit-open';
+export type UpstreamErrorKind = 'http' | 'timeout' | 'network' | 'malformed' | 'too-large' | 'redirect' | 'aborted' | 'circuit-open';
 
 export interface UpstreamErrorInit {
   kind: UpstreamErrorKind;
@@ -17,6 +17,12 @@ export interface UpstreamErrorInit {
   networkCode?: string;
   attempts?: number;
   durationMs?: number;
+  /** @default false: set by the transport for every call it handed to undici. */
+  sent?: boolean;
+  /** @default 0 */
+  queuedMs?: number;
+  /** @default 0 */
+  wireMs?: number;
 }
 
 export class UpstreamError extends Error {
@@ -37,9 +43,18 @@ export class UpstreamError extends Error {
   readonly networkCode?: string;
   /** How many times the call was sent, retries included. */
   readonly attempts?: number;
+  /** The whole call: every attempt and the waits between them. */
   readonly durationMs?: number;
-  /** Whether the call reached the wire; `false`: it failed while waiting for a pool connection (not the upstream's doing). */
-  readonly sent?: boolean;
+  /**
+   * Whether the request may have reached the upstream: undici started writing it on a socket (in
+   * any attempt). False when it never left the gateway: refused or failed connection, or given up
+   * while it waited for one. Read it through `mayHaveReachedUpstream`.
+   */
+  readonly sent: boolean;
+  /** Time the attempts waited inside the gateway before being written: for a pooled connection, or for a new one to connect. */
+  readonly queuedMs: number;
+  /** Time the attempts spent on the wire, from being written to their end: the upstream's own slowness. */
+  readonly wireMs: number;
 
   constructor(init: UpstreamErrorInit) {
     super(`${init.method} ${init.route}: ${describe(init)}`);
@@ -53,6 +68,9 @@ export class UpstreamError extends Error {
     this.networkCode = init.networkCode;
     this.attempts = init.attempts;
     this.durationMs = init.durationMs;
+    this.sent = init.sent ?? false;
+    this.queuedMs = init.queuedMs ?? 0;
+    this.wireMs = init.wireMs ?? 0;
   }
 }
 
@@ -67,6 +85,8 @@ function describe(init: UpstreamErrorInit): string {
       return `connection failed${init.networkCode ? ` (${init.networkCode})` : ''}`;
     case 'malformed':
       return `upstream sent a malformed response${status}`;
+    case 'too-large':
+      return `upstream response over the size limit${status}`;
     case 'redirect':
       return `upstream redirected${status}; redirects are not followed`;
     case 'aborted':
@@ -82,4 +102,13 @@ export class InvalidKeyError extends Error {
   constructor() {
     super('The API key is not a valid bearer token.');
   }
+}
+
+/**
+ * Whether a failed call may have reached the upstream (so a write may have happened). Only what is
+ * known not to have left the gateway answers false; anything else might have.
+ */
+export function mayHaveReachedUpstream(error: unknown): boolean {
+  if (error instanceof UpstreamError) return error.sent;
+  return !(error instanceof InvalidKeyError);
 }

@@ -1,6 +1,7 @@
 // `npm start` as a newcomer runs it: no configuration, the embedded demo API, printed instructions
 // that work as printed, and GraphiQL prefilled with the demo key only in that embedded mode.
 import type { ChildProcess } from 'node:child_process';
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startReferenceApi } from '../../src/reference-api/index.ts';
 import { startMain } from '../support/main-process.ts';
@@ -66,7 +67,22 @@ describe('npm start', () => {
     }
   });
 
+  it('serves with its server bounds: a client that never finishes its headers is cut at SERVER_HEADERS_TIMEOUT_MS', async () => {
+    const { url } = await start({ SERVER_HEADERS_TIMEOUT_MS: '300', SERVER_REQUEST_TIMEOUT_MS: '300' }).ready;
+    const { port, hostname } = new URL(url);
+    const socket = connect(Number(port), hostname);
+    let received = '';
+    socket.on('data', (chunk) => (received += chunk.toString('latin1')));
+    await new Promise((resolve) => socket.once('connect', resolve));
+    const startedAt = performance.now();
+    socket.write('GET /graphql HTTP/1.1\r\nHost: gateway.test\r\n'); // and no blank line
+    await new Promise((resolve) => socket.once('close', resolve));
+    expect(performance.now() - startedAt).toBeLessThan(2000);
+    expect(received).toMatch(/^HTTP\/1\.1 408 /);
+  });
+
   it.each([
+    [{ SERVER_HEADERS_TIMEOUT_MS: '60000' }, /SERVER_HEADERS_TIMEOUT_MS \(60000\) must not be longer than SERVER_REQUEST_TIMEOUT_MS/],
     [{ PORT: 'eighty' }, /PORT must be a whole number/],
     [{ UPSTREAM_URL: 'ftp://example.com' }, /UPSTREAM_URL must be an http\(s\) URL/],
     [{ UPSTREAM_URL: 'http://127.0.0.1:9/api' }, /without `\/api`/],

@@ -74,3 +74,38 @@ describe('operations settings', () => {
     expect(() => loadConfig(env)).toThrow(message);
   });
 });
+
+describe('connection and upstream answer bounds', () => {
+  it('default to a 10 s headers and 30 s request timeout, 5 s keep-alive, 800 connections and 8 MiB upstream answers', () => {
+    expect(loadConfig({})).toMatchObject({
+      server: { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5000, maxConnections: 800 },
+      maxUpstreamResponseBytes: 8 * 1024 * 1024,
+    });
+  });
+
+  it('read every variable', () => {
+    const config = loadConfig({
+      SERVER_HEADERS_TIMEOUT_MS: '2000',
+      SERVER_REQUEST_TIMEOUT_MS: '4000',
+      SERVER_KEEP_ALIVE_TIMEOUT_MS: '65000',
+      MAX_CONNECTIONS: '100',
+      MAX_UPSTREAM_RESPONSE_BYTES: '1048576',
+    });
+    expect(config).toMatchObject({
+      server: { headersTimeoutMs: 2000, requestTimeoutMs: 4000, keepAliveTimeoutMs: 65_000, maxConnections: 100 },
+      maxUpstreamResponseBytes: 1_048_576,
+    });
+  });
+
+  it.each([
+    [{ SERVER_HEADERS_TIMEOUT_MS: '5000', SERVER_REQUEST_TIMEOUT_MS: '4000' }, /SERVER_HEADERS_TIMEOUT_MS \(5000\) must not be longer than SERVER_REQUEST_TIMEOUT_MS \(4000\)/],
+    [{ SERVER_HEADERS_TIMEOUT_MS: '50' }, /SERVER_HEADERS_TIMEOUT_MS must be a whole number from 100/],
+    [{ SERVER_REQUEST_TIMEOUT_MS: '0' }, /SERVER_REQUEST_TIMEOUT_MS must be a whole number from 100/],
+    [{ SERVER_KEEP_ALIVE_TIMEOUT_MS: 'long' }, /SERVER_KEEP_ALIVE_TIMEOUT_MS must be a whole number/],
+    [{ MAX_CONNECTIONS: '0' }, /MAX_CONNECTIONS must be a whole number from 1/],
+    [{ MAX_UPSTREAM_RESPONSE_BYTES: '100' }, /MAX_UPSTREAM_RESPONSE_BYTES must be a whole number from 1024/],
+  ])('refuse %j', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+});

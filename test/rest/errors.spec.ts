@@ -62,6 +62,24 @@ describe('toGraphQLError for upstream failures', () => {
     expect((await callerSees((res) => sendJson(res, 429, {}))).extensions).toEqual({ code: 'RATE_LIMITED', upstreamStatus: 429 });
   });
 
+  it.each([
+    ['1', 'Retry after 1 second.'],
+    ['2', 'Retry after 2 seconds.'],
+    ['0', 'Retry after 0 seconds.'],
+  ])('429 with Retry-After %s says "%s"', async (retryAfter, sentence) => {
+    const json = await callerSees((res) => sendJson(res, 429, {}, { 'retry-after': retryAfter }));
+    expect(json.message).toBe(`The upstream service is rate limiting this key. ${sentence}`);
+  });
+
+  it('429 with an unusable Retry-After falls back to the throttling text, then to nothing', async () => {
+    const throttled = { type: 'throttled_error', code: 'throttled', detail: 'Request was throttled. Expected available in 1 second.', attr: null };
+    expect(await callerSees((res) => sendJson(res, 429, throttled, { 'retry-after': '-1' }))).toEqual({
+      message: 'The upstream service is rate limiting this key. Retry after 1 second.',
+      extensions: { code: 'RATE_LIMITED', upstreamStatus: 429, retryAfter: 1 },
+    });
+    expect((await callerSees((res) => sendJson(res, 429, {}, { 'retry-after': '1.5' }))).extensions).toEqual({ code: 'RATE_LIMITED', upstreamStatus: 429 });
+  });
+
   it('malformed 2xx body -> UPSTREAM_ERROR with the status', async () => {
     expect(await callerSees((res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{'))).toEqual({
       message: 'The upstream service sent a malformed response.',
@@ -87,6 +105,18 @@ describe('toGraphQLError for upstream failures', () => {
       expect((await callerSees(() => undefined, 'GET', refused)).extensions).toEqual({ code: 'UPSTREAM_ERROR' });
     } finally {
       await refused.close();
+    }
+  });
+
+  it('an answer over MAX_UPSTREAM_RESPONSE_BYTES -> UPSTREAM_ERROR with the status', async () => {
+    const capped = createUpstreamTransport({ baseUrl: upstream.url, maxResponseBytes: 1024, getRetries: 0 });
+    try {
+      expect(await callerSees((res) => sendJson(res, 200, 'x'.repeat(2000)), 'GET', capped)).toEqual({
+        message: 'The upstream service sent a response larger than the gateway accepts.',
+        extensions: { code: 'UPSTREAM_ERROR', upstreamStatus: 200 },
+      });
+    } finally {
+      await capped.close();
     }
   });
 

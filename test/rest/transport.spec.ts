@@ -267,6 +267,31 @@ describe('retries', () => {
     expect(upstream.requests).toHaveLength(4);
   });
 
+  it('waits at least the backoff when Retry-After names a past date (now), and never sends a retry at once', async () => {
+    const t = connect({ retryBaseDelayMs: 100 });
+    upstream.handle((_req, res) => sendJson(res, 503, {}, { 'retry-after': 'Sun, 06 Nov 1994 08:49:37 GMT' }));
+    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY }))).toMatchObject({ status: 503, retryAfterSeconds: 0, attempts: 3 });
+    const [first, second, third] = upstream.requests.map((r) => r.receivedAt);
+    // Equal jitter: at least half of each exponential step (100 ms, then 200 ms).
+    expect((second ?? 0) - (first ?? 0)).toBeGreaterThanOrEqual(49);
+    expect((third ?? 0) - (second ?? 0)).toBeGreaterThanOrEqual(99);
+  });
+
+  it.each(['-1', '1.5', '5, 10', '1e+23', 'soon'])('ignores an unusable Retry-After %j: the backoff decides', async (retryAfter) => {
+    const t = connect({ retryBaseDelayMs: 20, timeoutMs: 5000 });
+    upstream.handle((_req, res) => (upstream.requests.length === 1 ? sendJson(res, 503, {}, { 'retry-after': retryAfter }) : sendJson(res, 200, {})));
+    const started = Date.now();
+    expect(await t.request({ method: 'GET', path: '/api/organizations/', key: KEY })).toMatchObject({ status: 200, attempts: 2 });
+    expect(Date.now() - started).toBeLessThan(500);
+  });
+
+  it('clamps a Retry-After decades ahead to an hour, which does not fit the budget: gives up at once', async () => {
+    const t = connect({ timeoutMs: 5000 });
+    upstream.handle((_req, res) => sendJson(res, 503, {}, { 'retry-after': 'Sat, 01 Jan 2080 00:00:00 GMT' }));
+    const error = await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY }));
+    expect(error).toMatchObject({ status: 503, retryAfterSeconds: 3600, attempts: 1 });
+  });
+
   it('gives up at once when Retry-After does not fit in the remaining time', async () => {
     const t = connect({ timeoutMs: 1000 });
     upstream.handle((_req, res) => sendJson(res, 503, {}, { 'retry-after': '30' }));

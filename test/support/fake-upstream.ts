@@ -1,5 +1,6 @@
 // A recording HTTP upstream on a loopback port: each test sets the handler and reads back exactly
-// what the gateway sent (method, raw path, query, headers, body).
+// what the gateway sent (method, raw path, query, headers, body), plus the faults a broken upstream
+// commits (a dripping body, a huge body, a dropped or reset connection).
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
@@ -10,6 +11,8 @@ export interface RecordedRequest {
   query: Record<string, string>;
   headers: IncomingHttpHeaders;
   body: string;
+  /** `performance.now()` when the whole request had been read. */
+  receivedAt: number;
 }
 
 /** Its return value is ignored (so `res.writeHead(...).end()` is a handler body). */
@@ -38,6 +41,7 @@ export async function startFakeUpstream(port = 0): Promise<FakeUpstream> {
       query: Object.fromEntries(new URLSearchParams(queryStart === -1 ? '' : target.slice(queryStart + 1))),
       headers: raw.headers,
       body: Buffer.concat(chunks).toString('utf8'),
+      receivedAt: performance.now(),
     };
     requests.push(recorded);
     await handler(recorded, res, raw);
@@ -67,6 +71,49 @@ export function dropMidResponse(res: ServerResponse): void {
   res.writeHead(200, { 'content-type': 'application/json', 'content-length': '100' });
   res.write('{"id":');
   setImmediate(() => res.socket?.destroy());
+}
+
+/**
+ * A 200 whose headers come at once and whose body then arrives one byte every `intervalMs`, for
+ * ever (a valid JSON prefix of spaces). Resolves when the gateway closes the connection.
+ */
+export function dripBody(res: ServerResponse, intervalMs = 150): Promise<void> {
+  res.writeHead(200, { 'content-type': 'application/json' }); // chunked: no length to finish at
+  res.write('[');
+  const drip = setInterval(() => res.write(' '), intervalMs);
+  return new Promise((resolve) =>
+    res.on('close', () => {
+      clearInterval(drip);
+      resolve();
+    }),
+  );
+}
+
+/** What `streamBody` managed to hand to the socket before the gateway stopped reading. */
+export interface StreamedBody {
+  bytesWritten: number;
+  /** Resolves once the body is done or the connection is gone. */
+  done: Promise<void>;
+}
+
+/** A 200 with a chunked body of `totalBytes`, written in 64 KiB pieces as fast as the socket takes them. */
+export function streamBody(res: ServerResponse, totalBytes: number): StreamedBody {
+  res.writeHead(200, { 'content-type': 'application/json' });
+  const chunk = Buffer.alloc(64 * 1024, ' ');
+  const streamed: StreamedBody = { bytesWritten: 0, done: Promise.resolve() };
+  streamed.done = new Promise((resolve) => {
+    res.on('close', () => resolve());
+    const writeMore = () => {
+      while (streamed.bytesWritten < totalBytes && !res.destroyed) {
+        const piece = chunk.subarray(0, Math.min(chunk.length, totalBytes - streamed.bytesWritten));
+        streamed.bytesWritten += piece.length;
+        if (!res.write(piece)) return void res.once('drain', writeMore);
+      }
+      if (!res.destroyed) res.end();
+    };
+    writeMore();
+  });
+  return streamed;
 }
 
 /** A loopback port with nothing listening on it. */

@@ -1,0 +1,114 @@
+// One attempt of an upstream call, as undici's dispatch handler: it buffers the answer up to a size
+// cap, notes the moment undici starts writing the request on a socket (from then on the request may
+// have reached the upstream), and ends at its deadline whether it is still waiting for a
+// connection, waiting for headers or reading the body.
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Dispatcher } from 'undici';
+import { type CallDeadline, unwatchDeadline, type Watched, watchDeadline } from './deadline.ts';
+
+export interface RawAnswer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  /** The whole body as UTF-8 text. */
+  text: string;
+}
+
+/** The answer is larger than the attempt accepts (by Content-Length, or counted while reading). */
+export class ResponseTooLargeError extends Error {
+  override readonly name = 'ResponseTooLargeError';
+  constructor(readonly status: number) {
+    super('Upstream response over the size limit.');
+  }
+}
+
+/** The attempt's deadline passed or its caller left (`CallDeadline.abortKind()` says which). */
+class AttemptCancelledError extends Error {
+  override readonly name = 'AttemptCancelledError';
+}
+
+export class Attempt implements Dispatcher.DispatchHandler, Watched {
+  readonly answer: Promise<RawAnswer>;
+  /** Undici started writing the request: it may have reached the upstream. */
+  sent = false;
+  private readonly startedAt = performance.now();
+  private writtenAt = 0;
+  private endedAt = 0;
+  private controller: Dispatcher.DispatchController | undefined;
+  private status = 0;
+  private headers: IncomingHttpHeaders = {};
+  private readonly chunks: Buffer[] = [];
+  private bytes = 0;
+  private resolve!: (answer: RawAnswer) => void;
+  private reject!: (error: Error) => void;
+
+  constructor(
+    readonly deadline: CallDeadline,
+    private readonly maxBytes: number,
+  ) {
+    this.answer = new Promise<RawAnswer>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+    watchDeadline(this);
+  }
+
+  /** Time spent inside the gateway before the request was written (pool wait, connecting). */
+  get queuedMs(): number {
+    return (this.sent ? this.writtenAt : this.endedAt) - this.startedAt;
+  }
+
+  /** Time from being written to the end of the attempt. */
+  get wireMs(): number {
+    return this.sent ? this.endedAt - this.writtenAt : 0;
+  }
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    // Given up while it waited for a connection: throwing here makes undici drop the request
+    // unwritten and keep the socket for the next one.
+    if (this.endedAt) throw new AttemptCancelledError();
+    this.sent = true;
+    this.writtenAt = performance.now();
+    this.controller = controller;
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, status: number, headers: IncomingHttpHeaders): void {
+    if (status < 200) return; // 1xx informational: the real answer follows
+    // Thrown errors make undici abort the request and destroy the socket, then call onResponseError.
+    if (Number(headers['content-length']) > this.maxBytes) throw new ResponseTooLargeError(status);
+    this.status = status;
+    this.headers = headers;
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.bytes += chunk.length;
+    if (this.bytes > this.maxBytes) throw new ResponseTooLargeError(this.status);
+    this.chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    if (!this.end()) return;
+    const { chunks } = this;
+    const text = chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks, this.bytes).toString('utf8');
+    this.resolve({ status: this.status, headers: this.headers, text });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    if (this.end()) this.reject(error);
+  }
+
+  /** By the deadline clock: fail now, and if the request is on a socket, destroy it (the pool opens another). */
+  expire(): void {
+    if (!this.end()) return;
+    const error = new AttemptCancelledError();
+    this.controller?.abort(error);
+    this.reject(error);
+  }
+
+  /** Marks the attempt ended; false if it already was. */
+  private end(): boolean {
+    if (this.endedAt) return false;
+    this.endedAt = performance.now();
+    unwatchDeadline(this);
+    return true;
+  }
+}

@@ -1,0 +1,128 @@
+// The time limits hold for whole GraphQL requests over HTTP: a dripping upstream body ends at
+// UPSTREAM_TIMEOUT_MS and frees its connection, REQUEST_DEADLINE_MS counts from the request's
+// arrival and cuts calls that are each within their own timeout, and a query waiting for a pooled
+// connection fails at its own limit instead of waiting for the connections to come free.
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createContext } from '../../src/context.ts';
+import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway.ts';
+import { createGatewayServer } from '../../src/http/server.ts';
+import { DEADLINE_TICK_MS } from '../../src/rest/deadline.ts';
+import { createUpstreamTransport } from '../../src/rest/transport.ts';
+import { dripBody, type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
+
+const KEY = 'phx_time_limits_key';
+const ORG = 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbb1';
+const page = (results: unknown[]) => ({ count: results.length, next: null, previous: null, results });
+const org = { id: ORG, name: 'Org', teams: [] };
+/** What the README promises (a tick of the deadline clock), plus room for a loaded test machine. */
+const LATE_MS = DEADLINE_TICK_MS + 150;
+
+let upstream: FakeUpstream | undefined;
+let gateway: Gateway | undefined;
+let server: Server | undefined;
+
+afterEach(async () => {
+  server?.closeAllConnections();
+  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+  await gateway?.close();
+  await upstream?.close();
+  server = gateway = upstream = undefined;
+});
+
+/** The gateway behind its HTTP server; `post` sends one query and times it from sending to the whole answer. */
+async function serve(options: Partial<GatewayOptions>) {
+  const fake = await startFakeUpstream();
+  const created = createGateway({ upstreamUrl: fake.url, upstreamGetRetries: 0, ...options });
+  const listening = createGatewayServer(created.yoga);
+  await new Promise<void>((resolve) => listening.listen(0, '127.0.0.1', resolve));
+  [upstream, gateway, server] = [fake, created, listening];
+  const url = `http://127.0.0.1:${(listening.address() as AddressInfo).port}/graphql`;
+  async function post(query: string) {
+    const startedAt = performance.now();
+    const response = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
+      body: JSON.stringify({ query }),
+    });
+    const body = (await response.json()) as { data?: any; errors?: any[] };
+    return { body, tookMs: performance.now() - startedAt };
+  }
+  await post('{ __typename }'); // warm: the first request pays for the connection and Yoga's start-up
+  return { upstream: fake, post };
+}
+
+describe('UPSTREAM_TIMEOUT_MS', () => {
+  it('ends a query whose upstream body drips at the limit, and its connection serves the next query at once', async () => {
+    const { upstream, post } = await serve({ upstreamTimeoutMs: 500, upstreamConnections: 1 });
+    let drip: Promise<void> | undefined;
+    upstream.handle((req, res) => (req.path === `/api/organizations/${ORG}/` ? (drip = dripBody(res, 150)) : sendJson(res, 200, page([org]))));
+
+    const slow = await post(`{ organization(databaseId: "${ORG}") { name } }`);
+    expect(slow.body).toMatchObject({ data: { organization: null }, errors: [{ path: ['organization'], extensions: { code: 'UPSTREAM_TIMEOUT' } }] });
+    expect(slow.tookMs).toBeGreaterThanOrEqual(500);
+    expect(slow.tookMs).toBeLessThan(500 + LATE_MS);
+    await drip;
+
+    const next = await post('{ organizations { totalCount } }');
+    expect(next.body).toEqual({ data: { organizations: { totalCount: 1 } } });
+    expect(next.tookMs).toBeLessThan(200);
+  });
+});
+
+describe('REQUEST_DEADLINE_MS', () => {
+  it('cuts a request whose calls are each within UPSTREAM_TIMEOUT_MS but together past the deadline', async () => {
+    const { upstream, post } = await serve({ upstreamTimeoutMs: 5000, requestDeadlineMs: 500 });
+    // Two levels, 300 ms each: the second call starts at ~300 ms and is cut at 500 ms.
+    upstream.handle((req, res) => setTimeout(() => sendJson(res, 200, page(req.path === '/api/organizations/' ? [org] : [])), 300));
+    const { body, tookMs } = await post('{ organizations { nodes { name batchExports { totalCount } } } }');
+    expect(body.data).toEqual({ organizations: { nodes: [{ name: 'Org', batchExports: null }] } });
+    expect(body.errors).toMatchObject([{ path: ['organizations', 'nodes', 0, 'batchExports'], extensions: { code: 'UPSTREAM_TIMEOUT' } }]);
+    expect(tookMs).toBeGreaterThanOrEqual(500);
+    expect(tookMs).toBeLessThan(500 + LATE_MS);
+    expect(upstream.requests.map((r) => r.path)).toEqual(['/api/organizations/', `/api/organizations/${ORG}/batch_exports/`]);
+  });
+
+  it('counts from the request’s arrival: a request that arrived longer ago than the deadline sends nothing', async () => {
+    const fake = await startFakeUpstream();
+    upstream = fake;
+    const transport = createUpstreamTransport({ baseUrl: fake.url });
+    try {
+      const request = new Request('http://gateway.test/graphql', { headers: { authorization: `Bearer ${KEY}` } });
+      const limits = { maxCalls: 10, concurrency: 4, deadlineMs: 1000, maxLookupScanPages: 10 };
+      const late = createContext(transport, request, limits, { requestId: 'late', receivedAt: performance.now() - 1000 });
+      await expect(late.rest().listOrganizations()).rejects.toMatchObject({ kind: 'timeout', sent: false });
+      expect(fake.requests).toHaveLength(0);
+      const onTime = createContext(transport, request, limits, { requestId: 'on-time', receivedAt: performance.now() - 900 });
+      await expect(onTime.rest().listOrganizations()).resolves.toBeDefined();
+      expect(fake.requests).toHaveLength(1);
+    } finally {
+      await transport.close();
+    }
+  });
+});
+
+describe('waiting for a pooled connection', () => {
+  it('with both connections held by drips, a query fails at its own deadline without sending its call', async () => {
+    const { upstream, post } = await serve({ upstreamTimeoutMs: 5000, requestDeadlineMs: 400, upstreamConnections: 2 });
+    upstream.handle((req, res) => {
+      if (req.path === `/api/organizations/${ORG}/`) return void dripBody(res, 100);
+      if (req.path === '/api/organizations/') return void setTimeout(() => sendJson(res, 200, page([org])), 250);
+      return sendJson(res, 200, page([]));
+    });
+    // The query's first call takes one connection for 250 ms; meanwhile two drips take the other
+    // and then that one, so its second call waits for a connection from ~250 ms on.
+    const query = post('{ organizations { nodes { batchExports { totalCount } } } }');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const drips = [0, 1].map(() => post(`{ organization(databaseId: "${ORG}") { name } }`));
+
+    const { body, tookMs } = await query;
+    expect(body.errors).toMatchObject([{ path: ['organizations', 'nodes', 0, 'batchExports'], extensions: { code: 'UPSTREAM_TIMEOUT' } }]);
+    expect(tookMs).toBeGreaterThanOrEqual(400);
+    expect(tookMs).toBeLessThan(400 + LATE_MS);
+    for (const drip of await Promise.all(drips)) expect(drip.body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_TIMEOUT');
+    // The batch exports call was never written: it was dropped once a connection came free.
+    expect(upstream.requests.map((r) => r.path).sort()).toEqual(['/api/organizations/', `/api/organizations/${ORG}/`, `/api/organizations/${ORG}/`]);
+  });
+});

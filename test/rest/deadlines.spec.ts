@@ -1,0 +1,121 @@
+// UPSTREAM_TIMEOUT_MS bounds one upstream call end to end (connection wait, headers, the whole body,
+// retries and their waits), a request's deadline cuts it too, and a call past either frees its
+// socket: against the fake upstream over loopback sockets.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEADLINE_TICK_MS } from '../../src/rest/deadline.ts';
+import { createUpstreamTransport, type UpstreamTransport, type UpstreamTransportOptions } from '../../src/rest/transport.ts';
+import type { UpstreamError } from '../../src/rest/upstream-error.ts';
+import { dripBody, type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
+import { upstreamFailure } from '../support/upstream-failure.ts';
+
+const KEY = 'phx_deadline_key';
+/** What the README promises (a tick of the deadline clock), plus room for a loaded test machine. */
+const LATE_MS = DEADLINE_TICK_MS + 150;
+
+let upstream: FakeUpstream;
+let transport: UpstreamTransport;
+
+beforeEach(async () => {
+  upstream = await startFakeUpstream();
+});
+
+afterEach(async () => {
+  await transport?.close();
+  await upstream.close();
+});
+
+function connect(options: Partial<UpstreamTransportOptions> = {}): UpstreamTransport {
+  transport = createUpstreamTransport({ baseUrl: upstream.url, retryBaseDelayMs: 1, ...options });
+  return transport;
+}
+
+const get = (path: string, more: { deadlineAt?: number; signal?: AbortSignal } = {}) =>
+  transport.request({ method: 'GET', path, key: KEY, ...more });
+
+/** The UpstreamError a call fails with, and how long after `startedAt` it failed. */
+async function failure(call: Promise<unknown>, startedAt = performance.now()): Promise<{ error: UpstreamError; afterMs: number }> {
+  const error = await upstreamFailure(call);
+  return { error, afterMs: performance.now() - startedAt };
+}
+
+function expectOnTime(afterMs: number, limitMs: number): void {
+  expect(afterMs).toBeGreaterThanOrEqual(limitMs - 1);
+  expect(afterMs).toBeLessThan(limitMs + LATE_MS);
+}
+
+describe('a dripping body', () => {
+  it.each([100, 200])('200 then a byte every %i ms ends as a timeout at UPSTREAM_TIMEOUT_MS, and frees the socket', async (intervalMs) => {
+    connect({ timeoutMs: 600, connections: 1 });
+    let dripClosed: Promise<void> | undefined;
+    upstream.handle((req, res) => (req.path === '/api/drip/' ? (dripClosed = dripBody(res, intervalMs)) : sendJson(res, 200, { ok: true })));
+
+    const { error, afterMs } = await failure(get('/api/drip/'));
+    expect(error).toMatchObject({ kind: 'timeout', attempts: 1, sent: true });
+    expectOnTime(afterMs, 600);
+    await dripClosed; // the gateway closed the dripping connection itself
+    // The pool's only connection is free again: the next call goes out at once.
+    const startedAt = performance.now();
+    expect((await get('/api/next/')).body).toEqual({ ok: true });
+    expect(performance.now() - startedAt).toBeLessThan(200);
+    expect(upstream.requests.map((r) => r.path)).toEqual(['/api/drip/', '/api/next/']);
+  });
+
+  it('ends at the request deadline when that comes first, though the call is within its own timeout', async () => {
+    connect({ timeoutMs: 5000 });
+    upstream.handle((_req, res) => void dripBody(res));
+    const startedAt = performance.now();
+    const { error, afterMs } = await failure(get('/api/drip/', { deadlineAt: startedAt + 400 }), startedAt);
+    expect(error.kind).toBe('timeout');
+    expectOnTime(afterMs, 400);
+  });
+
+  it('ends when the caller goes away (its client disconnected)', async () => {
+    connect({ timeoutMs: 5000 });
+    upstream.handle((_req, res) => void dripBody(res));
+    const caller = new AbortController();
+    setTimeout(() => caller.abort(), 200);
+    const { error, afterMs } = await failure(get('/api/drip/', { signal: caller.signal }));
+    expect(error.kind).toBe('aborted');
+    expectOnTime(afterMs, 200);
+  });
+});
+
+describe('waiting for a pooled connection', () => {
+  it('counts against the budget: with both connections held by drips, a third call fails at its own limit without being sent', async () => {
+    connect({ timeoutMs: 1000, connections: 2 });
+    upstream.handle((req, res) => (req.path === '/api/drip/' ? void dripBody(res) : sendJson(res, 200, { ok: true })));
+    const drips = [failure(get('/api/drip/')), failure(get('/api/drip/'))];
+    await expect.poll(() => upstream.requests.length).toBe(2);
+
+    const startedAt = performance.now();
+    const { error, afterMs } = await failure(get('/api/other/', { deadlineAt: startedAt + 300 }), startedAt);
+    expect(error).toMatchObject({ kind: 'timeout', sent: false, wireMs: 0 });
+    expectOnTime(afterMs, 300);
+    expect(error.queuedMs).toBeGreaterThanOrEqual(299);
+
+    for (const drip of await Promise.all(drips)) expect(drip.error).toMatchObject({ kind: 'timeout', sent: true });
+    // The call given up while queued was dropped unwritten when a connection came free.
+    expect((await get('/api/after/')).body).toEqual({ ok: true });
+    expect(upstream.requests.map((r) => r.path)).toEqual(['/api/drip/', '/api/drip/', '/api/after/']);
+  });
+});
+
+describe('retries', () => {
+  it('count their waits: a wait of Retry-After then a drip still end at UPSTREAM_TIMEOUT_MS', async () => {
+    connect({ timeoutMs: 1500 });
+    upstream.handle((_req, res) => (upstream.requests.length === 1 ? sendJson(res, 503, {}, { 'retry-after': '1' }) : void dripBody(res)));
+    const { error, afterMs } = await failure(get('/api/organizations/'));
+    expect(error).toMatchObject({ kind: 'timeout', attempts: 2 });
+    expectOnTime(afterMs, 1500);
+    const [first, second] = upstream.requests;
+    expect((second?.receivedAt ?? 0) - (first?.receivedAt ?? 0)).toBeGreaterThanOrEqual(1000);
+  });
+
+  it('are not attempted when the wait would end past the budget', async () => {
+    connect({ timeoutMs: 800 });
+    upstream.handle((_req, res) => sendJson(res, 503, {}, { 'retry-after': '1' }));
+    const { error, afterMs } = await failure(get('/api/organizations/'));
+    expect(error).toMatchObject({ kind: 'http', status: 503, attempts: 1 });
+    expect(afterMs).toBeLessThan(300);
+  });
+});
