@@ -1,8 +1,11 @@
 // A typed method per seed endpoint (section 4), bound to one caller's key. Every method is a route
-// template plus one generic call(); lists never follow the upstream's next/previous URLs. A client is
-// made per GraphQL request, so the methods live on a class prototype: nothing to build per request.
+// template, the shape its answer must have, and one generic call(); lists never follow the upstream's
+// next/previous URLs. A client is made per GraphQL request, so the methods live on a class
+// prototype: nothing to build per request.
+import * as shape from './answer-shapes.ts';
 import { buildPath, segment, type PathParams } from './paths.ts';
 import type { HttpMethod, UpstreamTransport } from './transport.ts';
+import { UpstreamError } from './upstream-error.ts';
 import type {
   BackfillAnswer,
   BatchExport,
@@ -118,6 +121,15 @@ const PIPELINE: Record<PipelineFamily, Collection> = {
 /** An extra endpoint below one record (e.g. `pause`) or on the collection itself (e.g. `bulk`). */
 const below = (template: string, name: string) => `${template}${name}/`;
 
+// Built once: a list page's shape checks the envelope and every record on it.
+const ORGANIZATION_PAGE = shape.pageOf(shape.isOrganization);
+const BATCH_EXPORT_PAGE = shape.pageOf(shape.isBatchExport);
+const DOMAIN_PAGE = shape.pageOf(shape.isDomain);
+const INVITE_PAGE = shape.pageOf(shape.isInvite);
+const MEMBER_PAGE = shape.pageOf(shape.isMember);
+const PIPELINE_ITEM_PAGE = shape.pageOf(shape.isPipelineItem);
+const SURVEY_PAGE = shape.pageOf(shape.isSurvey);
+
 const org = (orgId: string): PathParams => ({ organization_id: orgId });
 const inOrg = (orgId: string, id: string | number): PathParams => ({ organization_id: orgId, id });
 const project = (projectId: string): PathParams => ({ project_id: projectId });
@@ -133,8 +145,19 @@ class CallerRestClient implements RestClient {
     private readonly caller: RestCaller,
   ) {}
 
-  async #call<T>(method: HttpMethod, template: string, params: PathParams, body?: unknown, query?: Record<string, number | undefined>): Promise<T> {
-    const response = await this.transport.request<T>({
+  /**
+   * One call whose answer must have `expected` (none: a delete, whose answer is not read). An answer
+   * of another shape is a malformed response (UPSTREAM_ERROR), like one that is not JSON.
+   */
+  async #call<T>(
+    method: HttpMethod,
+    template: string,
+    params: PathParams,
+    expected: shape.AnswerShape<T> | undefined,
+    body?: unknown,
+    query?: Record<string, number | undefined>,
+  ): Promise<T> {
+    const response = await this.transport.request<unknown>({
       method,
       path: buildPath(template, params),
       route: template,
@@ -145,159 +168,163 @@ class CallerRestClient implements RestClient {
       signal: this.caller.signal,
       deadlineAt: this.caller.deadlineAt,
     });
-    return response.body;
+    if (expected && !expected(response.body)) {
+      const { status, attempts, durationMs } = response;
+      throw new UpstreamError({ kind: 'malformed', method, route: template, status, attempts, durationMs });
+    }
+    return response.body as T;
   }
 
-  #list<T>(collection: Collection, params: PathParams, p: ListParams = {}): Promise<Page<T>> {
-    return this.#call<Page<T>>('GET', collection.list, params, undefined, { limit: p.limit, offset: p.offset });
+  #list<T>(collection: Collection, params: PathParams, page: shape.AnswerShape<Page<T>>, p: ListParams = {}): Promise<Page<T>> {
+    return this.#call('GET', collection.list, params, page, undefined, { limit: p.limit, offset: p.offset });
   }
 
   // 4.1
   listOrganizations(p?: ListParams) {
-    return this.#list<Organization>(ORGANIZATIONS, {}, p);
+    return this.#list(ORGANIZATIONS, {}, ORGANIZATION_PAGE, p);
   }
   getOrganization(id: string) {
-    return this.#call<Organization>('GET', ORGANIZATIONS.item, { id });
+    return this.#call('GET', ORGANIZATIONS.item, { id }, shape.isOrganization);
   }
   createOrganization(body: RestBody) {
-    return this.#call<Organization>('POST', ORGANIZATIONS.list, {}, body);
+    return this.#call('POST', ORGANIZATIONS.list, {}, shape.isOrganization, body);
   }
   updateOrganization(id: string, body: RestBody) {
-    return this.#call<Organization>('PATCH', ORGANIZATIONS.item, { id }, body);
+    return this.#call('PATCH', ORGANIZATIONS.item, { id }, shape.isOrganization, body);
   }
   deleteOrganization(id: string) {
-    return this.#call<void>('DELETE', ORGANIZATIONS.item, { id });
+    return this.#call<void>('DELETE', ORGANIZATIONS.item, { id }, undefined);
   }
 
   // 4.2
   listBatchExports(orgId: string, p?: ListParams) {
-    return this.#list<BatchExport>(BATCH_EXPORTS, org(orgId), p);
+    return this.#list(BATCH_EXPORTS, org(orgId), BATCH_EXPORT_PAGE, p);
   }
   getBatchExport(orgId: string, id: string) {
-    return this.#call<BatchExport>('GET', BATCH_EXPORTS.item, inOrg(orgId, id));
+    return this.#call('GET', BATCH_EXPORTS.item, inOrg(orgId, id), shape.isBatchExport);
   }
   createBatchExport(orgId: string, body: RestBody) {
-    return this.#call<BatchExport>('POST', BATCH_EXPORTS.list, org(orgId), body);
+    return this.#call('POST', BATCH_EXPORTS.list, org(orgId), shape.isBatchExport, body);
   }
   updateBatchExport(orgId: string, id: string, body: RestBody) {
-    return this.#call<BatchExport>('PATCH', BATCH_EXPORTS.item, inOrg(orgId, id), body);
+    return this.#call('PATCH', BATCH_EXPORTS.item, inOrg(orgId, id), shape.isBatchExport, body);
   }
   deleteBatchExport(orgId: string, id: string) {
-    return this.#call<void>('DELETE', BATCH_EXPORTS.item, inOrg(orgId, id));
+    return this.#call<void>('DELETE', BATCH_EXPORTS.item, inOrg(orgId, id), undefined);
   }
   pauseBatchExport(orgId: string, id: string, body?: RestBody) {
-    return this.#call<PauseAnswer>('POST', below(BATCH_EXPORTS.item, 'pause'), inOrg(orgId, id), body);
+    return this.#call('POST', below(BATCH_EXPORTS.item, 'pause'), inOrg(orgId, id), shape.isPauseAnswer, body);
   }
   unpauseBatchExport(orgId: string, id: string, body?: RestBody) {
-    return this.#call<PauseAnswer>('POST', below(BATCH_EXPORTS.item, 'unpause'), inOrg(orgId, id), body);
+    return this.#call('POST', below(BATCH_EXPORTS.item, 'unpause'), inOrg(orgId, id), shape.isPauseAnswer, body);
   }
   backfillBatchExport(orgId: string, id: string, body: RestBody) {
-    return this.#call<BackfillAnswer>('POST', below(BATCH_EXPORTS.item, 'backfill'), inOrg(orgId, id), body);
+    return this.#call('POST', below(BATCH_EXPORTS.item, 'backfill'), inOrg(orgId, id), shape.isBackfillAnswer, body);
   }
 
   // 4.3
   listDomains(orgId: string, p?: ListParams) {
-    return this.#list<Domain>(DOMAINS, org(orgId), p);
+    return this.#list(DOMAINS, org(orgId), DOMAIN_PAGE, p);
   }
   getDomain(orgId: string, id: string) {
-    return this.#call<Domain>('GET', DOMAINS.item, inOrg(orgId, id));
+    return this.#call('GET', DOMAINS.item, inOrg(orgId, id), shape.isDomain);
   }
   createDomain(orgId: string, body: RestBody) {
-    return this.#call<Domain>('POST', DOMAINS.list, org(orgId), body);
+    return this.#call('POST', DOMAINS.list, org(orgId), shape.isDomain, body);
   }
   updateDomain(orgId: string, id: string, body: RestBody) {
-    return this.#call<Domain>('PATCH', DOMAINS.item, inOrg(orgId, id), body);
+    return this.#call('PATCH', DOMAINS.item, inOrg(orgId, id), shape.isDomain, body);
   }
   deleteDomain(orgId: string, id: string) {
-    return this.#call<void>('DELETE', DOMAINS.item, inOrg(orgId, id));
+    return this.#call<void>('DELETE', DOMAINS.item, inOrg(orgId, id), undefined);
   }
   verifyDomain(orgId: string, id: string) {
-    return this.#call<Domain>('POST', below(DOMAINS.item, 'verify'), inOrg(orgId, id));
+    return this.#call('POST', below(DOMAINS.item, 'verify'), inOrg(orgId, id), shape.isDomain);
   }
 
   // 4.4
   listInvites(orgId: string, p?: ListParams) {
-    return this.#list<Invite>(INVITES, org(orgId), p);
+    return this.#list(INVITES, org(orgId), INVITE_PAGE, p);
   }
   createInvite(orgId: string, body: RestBody) {
-    return this.#call<Invite>('POST', INVITES.list, org(orgId), body);
+    return this.#call('POST', INVITES.list, org(orgId), shape.isInvite, body);
   }
   deleteInvite(orgId: string, id: string) {
-    return this.#call<void>('DELETE', INVITES.item, inOrg(orgId, id));
+    return this.#call<void>('DELETE', INVITES.item, inOrg(orgId, id), undefined);
   }
   bulkCreateInvites(orgId: string, invites: object[]) {
-    return this.#call<BulkInvitesAnswer>('POST', below(INVITES.list, 'bulk'), org(orgId), invites);
+    return this.#call('POST', below(INVITES.list, 'bulk'), org(orgId), shape.isBulkInvitesAnswer, invites);
   }
 
   // 4.5: members are addressed by their user's uuid
   listMembers(orgId: string, p?: ListParams) {
-    return this.#list<Member>(MEMBERS, org(orgId), p);
+    return this.#list(MEMBERS, org(orgId), MEMBER_PAGE, p);
   }
   updateMember(orgId: string, userUuid: string, body: RestBody) {
-    return this.#call<Member>('PATCH', MEMBERS.item, inOrg(orgId, userUuid), body);
+    return this.#call('PATCH', MEMBERS.item, inOrg(orgId, userUuid), shape.isMember, body);
   }
   removeMember(orgId: string, userUuid: string) {
-    return this.#call<void>('DELETE', MEMBERS.item, inOrg(orgId, userUuid));
+    return this.#call<void>('DELETE', MEMBERS.item, inOrg(orgId, userUuid), undefined);
   }
 
   // 4.6
   listPipelineItems(family: PipelineFamily, orgId: string, p?: ListParams) {
-    return this.#list<PipelineItem>(PIPELINE[family], org(orgId), p);
+    return this.#list(PIPELINE[family], org(orgId), PIPELINE_ITEM_PAGE, p);
   }
   getPipelineItem(family: PipelineFamily, orgId: string, id: number) {
-    return this.#call<PipelineItem>('GET', PIPELINE[family].item, inOrg(orgId, id));
+    return this.#call('GET', PIPELINE[family].item, inOrg(orgId, id), shape.isPipelineItem);
   }
   createPipelineItem(family: PipelineFamily, orgId: string, body: RestBody) {
-    return this.#call<PipelineItem>('POST', PIPELINE[family].list, org(orgId), body);
+    return this.#call('POST', PIPELINE[family].list, org(orgId), shape.isPipelineItem, body);
   }
   updatePipelineItem(family: PipelineFamily, orgId: string, id: number, body: RestBody) {
-    return this.#call<PipelineItem>('PATCH', PIPELINE[family].item, inOrg(orgId, id), body);
+    return this.#call('PATCH', PIPELINE[family].item, inOrg(orgId, id), shape.isPipelineItem, body);
   }
   deletePipelineItem(family: PipelineFamily, orgId: string, id: number) {
-    return this.#call<void>('DELETE', PIPELINE[family].item, inOrg(orgId, id));
+    return this.#call<void>('DELETE', PIPELINE[family].item, inOrg(orgId, id), undefined);
   }
   checkPipelineItemForUpdates(family: PipelineFamily, orgId: string, id: number) {
-    return this.#call<CheckForUpdatesAnswer>('GET', below(PIPELINE[family].item, 'check_for_updates'), inOrg(orgId, id));
+    return this.#call('GET', below(PIPELINE[family].item, 'check_for_updates'), inOrg(orgId, id), shape.isCheckForUpdatesAnswer);
   }
   getPipelineItemSource(family: PipelineFamily, orgId: string, id: number) {
-    return this.#call<unknown>('GET', below(PIPELINE[family].item, 'source'), inOrg(orgId, id));
+    return this.#call('GET', below(PIPELINE[family].item, 'source'), inOrg(orgId, id), shape.isAnyJson);
   }
   updatePipelineItemSource(family: PipelineFamily, orgId: string, id: number, body: RestBody) {
-    return this.#call<unknown>('PATCH', below(PIPELINE[family].item, 'update_source'), inOrg(orgId, id), body);
+    return this.#call('PATCH', below(PIPELINE[family].item, 'update_source'), inOrg(orgId, id), shape.isPipelineItemOrOther, body);
   }
   upgradePipelineItem(family: PipelineFamily, orgId: string, id: number, body: RestBody) {
-    return this.#call<unknown>('POST', below(PIPELINE[family].item, 'upgrade'), inOrg(orgId, id), body);
+    return this.#call('POST', below(PIPELINE[family].item, 'upgrade'), inOrg(orgId, id), shape.isPipelineItemOrOther, body);
   }
   getPipelineFamilyActivity(family: PipelineFamily, orgId: string) {
-    return this.#call<unknown>('GET', below(PIPELINE[family].list, 'activity'), org(orgId));
+    return this.#call('GET', below(PIPELINE[family].list, 'activity'), org(orgId), shape.isAnyJson);
   }
   getPipelineFamilyExportsUnsubscribeConfigs(family: PipelineFamily, orgId: string) {
-    return this.#call<unknown>('GET', below(PIPELINE[family].list, 'exports_unsubscribe_configs'), org(orgId));
+    return this.#call('GET', below(PIPELINE[family].list, 'exports_unsubscribe_configs'), org(orgId), shape.isAnyJson);
   }
   getPipelineFamilyRepository(family: PipelineFamily, orgId: string) {
-    return this.#call<unknown>('GET', below(PIPELINE[family].list, 'repository'), org(orgId));
+    return this.#call('GET', below(PIPELINE[family].list, 'repository'), org(orgId), shape.isAnyJson);
   }
   getPipelineFamilyUnused(family: PipelineFamily, orgId: string) {
-    return this.#call<unknown>('GET', below(PIPELINE[family].list, 'unused'), org(orgId));
+    return this.#call('GET', below(PIPELINE[family].list, 'unused'), org(orgId), shape.isAnyJson);
   }
 
   // 4.7
   listSurveys(projectId: string, p?: ListParams) {
-    return this.#list<Survey>(SURVEYS, project(projectId), p);
+    return this.#list(SURVEYS, project(projectId), SURVEY_PAGE, p);
   }
   getSurvey(projectId: string, id: string) {
-    return this.#call<Survey>('GET', SURVEYS.item, inProject(projectId, id));
+    return this.#call('GET', SURVEYS.item, inProject(projectId, id), shape.isSurvey);
   }
   createSurvey(projectId: string, body: RestBody) {
-    return this.#call<Survey>('POST', SURVEYS.list, project(projectId), body);
+    return this.#call('POST', SURVEYS.list, project(projectId), shape.isSurvey, body);
   }
   updateSurvey(projectId: string, id: string, body: RestBody) {
-    return this.#call<Survey>('PATCH', SURVEYS.item, inProject(projectId, id), body);
+    return this.#call('PATCH', SURVEYS.item, inProject(projectId, id), shape.isSurvey, body);
   }
   deleteSurvey(projectId: string, id: string) {
-    return this.#call<void>('DELETE', SURVEYS.item, inProject(projectId, id));
+    return this.#call<void>('DELETE', SURVEYS.item, inProject(projectId, id), undefined);
   }
   getSurveysResponsesCount(projectId: string) {
-    return this.#call<unknown>('GET', below(SURVEYS.list, 'responses_count'), project(projectId));
+    return this.#call('GET', below(SURVEYS.list, 'responses_count'), project(projectId), shape.isAnyJson);
   }
 }
