@@ -22,6 +22,8 @@ export interface GatewayConfig {
   requestDeadlineMs: number;
   /** @default 102400 */
   maxRequestBytes: number;
+  /** How deeply a `JSON` value may nest, in a caller's input and in an upstream answer. @default 32 */
+  maxJsonDepth: number;
   queryLimits: {
     /** @default 12 */
     maxDepth: number;
@@ -81,6 +83,8 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     upstreamConcurrencyPerRequest: integer(env, 'UPSTREAM_CONCURRENCY_PER_REQUEST', 16, 1, 1024),
     requestDeadlineMs: integer(env, 'REQUEST_DEADLINE_MS', 30_000, 1, 600_000),
     maxRequestBytes: integer(env, 'MAX_REQUEST_BYTES', 102_400, 1024, 100 * 1024 * 1024),
+    // At most 256: far below the depths at which JSON.stringify and graphql-jit overflow the stack.
+    maxJsonDepth: integer(env, 'MAX_JSON_DEPTH', 32, 1, 256),
     queryLimits: {
       maxDepth: integer(env, 'MAX_DEPTH', 12, 1, 1000),
       maxAliases: integer(env, 'MAX_ALIASES', 15, 0, 10_000),
