@@ -386,4 +386,17 @@ describe("a mutation's answer of the wrong shape is UPSTREAM_ERROR, and the writ
     expectOneUpstreamError(body, ['bulkCreateInvites']);
     expect(upstream.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`POST ${o}/invites/bulk/`]);
   });
+
+  it('bulkCreateInvites re-reading the invites skips one whose e-mail is null instead of failing', async () => {
+    const second = { ...invite, id: MEMBER, target_email: 'cat@acme.example' };
+    answerWith({
+      [`POST ${o}/invites/bulk/`]: invite, // the seed's answer: one invite for the two sent
+      [`GET ${o}/invites/`]: page({ ...invite, id: USER, target_email: null }, invite, second),
+    });
+    const { body } = await run(`mutation { bulkCreateInvites(input: { organizationId: "${orgId}",
+      invites: [{ targetEmail: "bob@acme.example" }, { targetEmail: "cat@acme.example" }] }) {
+      ... on BulkCreateInvitesPayload { invites { targetEmail } } } }`);
+    expect(body).toEqual({ data: { bulkCreateInvites: { invites: [{ targetEmail: 'bob@acme.example' }, { targetEmail: 'cat@acme.example' }] } } });
+    expect(upstream.requests.map((r) => r.method)).toEqual(['POST', 'GET']);
+  });
 });
