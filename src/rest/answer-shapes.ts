@@ -4,20 +4,7 @@
 // parent record or a crash further in. Only that much is checked, by hand, because it runs for
 // every record of every page; a leaf of the wrong type (a string for an Int, a malformed date) fails
 // only its own field as it is serialized (src/schema/leaf-serializers.ts).
-import type {
-  BackfillAnswer,
-  BatchExport,
-  BulkInvitesAnswer,
-  CheckForUpdatesAnswer,
-  Domain,
-  Invite,
-  Member,
-  Organization,
-  Page,
-  PauseAnswer,
-  PipelineItem,
-  Survey,
-} from './types.ts';
+import type * as Rest from './types.ts';
 
 /** Whether an answer has the shape the gateway relies on; the client refuses one that does not. */
 export type AnswerShape<T> = (answer: unknown) => answer is T;
@@ -54,23 +41,23 @@ const isTeam = (team: unknown) => {
 };
 const isRun = (run: unknown) => isObject(run) && isUuid(run.id);
 
-export const isOrganization = (value: unknown): value is Organization =>
+export const isOrganization = (value: unknown): value is Rest.Organization =>
   isObject(value) && isUuid(value.id) && everyItem(value.teams, isTeam) && isListOrNull(value.available_product_features);
 
-export const isBatchExport = (value: unknown): value is BatchExport =>
+export const isBatchExport = (value: unknown): value is Rest.BatchExport =>
   isObject(value) && isUuid(value.id) && isObjectOrNull(value.destination) && everyItem(value.latest_runs, isRun);
 
-export const isDomain = (value: unknown): value is Domain => isObject(value) && isUuid(value.id);
+export const isDomain = (value: unknown): value is Rest.Domain => isObject(value) && isUuid(value.id);
 
-export const isInvite = (value: unknown): value is Invite => isObject(value) && isUuid(value.id) && isObjectOrNull(value.created_by);
+export const isInvite = (value: unknown): value is Rest.Invite => isObject(value) && isUuid(value.id) && isObjectOrNull(value.created_by);
 
 /** A member's global id and its REST path carry its user's uuid. */
-export const isMember = (value: unknown): value is Member =>
+export const isMember = (value: unknown): value is Rest.Member =>
   isObject(value) && isUuid(value.id) && isObject(value.user) && isUuid(value.user.uuid);
 
-export const isPipelineItem = (value: unknown): value is PipelineItem => isObject(value) && isNonNegativeInt(value.id);
+export const isPipelineItem = (value: unknown): value is Rest.PipelineItem => isObject(value) && isNonNegativeInt(value.id);
 
-export const isSurvey = (value: unknown): value is Survey =>
+export const isSurvey = (value: unknown): value is Rest.Survey =>
   isObject(value) &&
   isUuid(value.id) &&
   isObjectOrNull(value.linked_flag) &&
@@ -80,8 +67,8 @@ export const isSurvey = (value: unknown): value is Survey =>
   isListOrNull(value.iteration_start_dates);
 
 /** The list envelope (2.1) with every record checked; `count` is served as `totalCount: Int!`. */
-export function pageOf<T>(isRecord: AnswerShape<T>): AnswerShape<Page<T>> {
-  return (value: unknown): value is Page<T> =>
+export function pageOf<T>(isRecord: AnswerShape<T>): AnswerShape<Rest.Page<T>> {
+  return (value: unknown): value is Rest.Page<T> =>
     isObject(value) && isNonNegativeInt(value.count) && Array.isArray(value.results) && everyItem(value.results, isRecord);
 }
 
@@ -93,17 +80,17 @@ function recordOr<T, Live>(isRecord: AnswerShape<T>, isLive: (answer: Fields) =>
   return (value: unknown): value is T | Live => isObject(value) && ('id' in value ? isRecord(value) : isLive(value));
 }
 
-export const isPauseAnswer: AnswerShape<PauseAnswer> = recordOr(isBatchExport, (answer) => typeof answer.paused === 'boolean');
+export const isPauseAnswer: AnswerShape<Rest.PauseAnswer> = recordOr(isBatchExport, (answer) => typeof answer.paused === 'boolean');
 
-export const isBackfillAnswer: AnswerShape<BackfillAnswer> = recordOr(
+export const isBackfillAnswer: AnswerShape<Rest.BackfillAnswer> = recordOr(
   isBatchExport,
   (answer) => typeof answer.backfill_id === 'string' || Number.isFinite(answer.backfill_id),
 );
 
-export const isBulkInvitesAnswer = (value: unknown): value is BulkInvitesAnswer =>
+export const isBulkInvitesAnswer = (value: unknown): value is Rest.BulkInvitesAnswer =>
   Array.isArray(value) ? everyItem(value, isInvite) : isInvite(value);
 
-export const isCheckForUpdatesAnswer: AnswerShape<CheckForUpdatesAnswer> = recordOr(isPipelineItem, (answer) => isPipelineItem(answer.plugin));
+export const isCheckForUpdatesAnswer: AnswerShape<Rest.CheckForUpdatesAnswer> = recordOr(isPipelineItem, (answer) => isPipelineItem(answer.plugin));
 
 /** update_source and upgrade: the item, or (live) its source files by name. */
 export const isPipelineItemOrOther: AnswerShape<unknown> = recordOr(isPipelineItem, () => true);

@@ -1,13 +1,24 @@
 // An upstream answer of the wrong shape is an upstream error of the field that asked for it: lists,
 // lookups, nested connections and mutation answers, against a recording fake upstream. Every such
 // error is UPSTREAM_ERROR with a fixed message that quotes nothing the upstream sent, and the
-// fields beside it still resolve.
+// fields beside it still resolve. Last, a property over any value put anywhere in an answer.
 import type { ServerResponse } from 'node:http';
+import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { UNREPRESENTABLE_VALUE } from '../../src/errors.ts';
 import { createGateway, type Gateway } from '../../src/gateway.ts';
 import { globalId } from '../../src/schema/global-id.ts';
-import { type FakeUpstream, sendJson, startFakeUpstream, WRONG_BODIES, type WrongAnswer } from '../support/fake-upstream.ts';
+import { postGraphQL } from '../ops/support.ts';
+import {
+  DeepJson,
+  type FakeUpstream,
+  jsonText,
+  sendJson,
+  sendText,
+  startFakeUpstream,
+  WRONG_BODIES,
+  type WrongAnswer,
+} from '../support/fake-upstream.ts';
 
 const KEY = 'phx_answer_shapes_key';
 const ORG = '0b0e7a52-3a55-4d5e-9a43-6f6d2a1f0001';
@@ -18,6 +29,7 @@ const MEMBER = '0b0e7a52-3a55-4d5e-9a43-6f6d2a1f0005';
 const USER = '0b0e7a52-3a55-4d5e-9a43-6f6d2a1f0006';
 const INVITE = '0b0e7a52-3a55-4d5e-9a43-6f6d2a1f0007';
 const SURVEY = '0b0e7a52-3a55-4d5e-9a43-6f6d2a1f0008';
+const OTHER_ORG = '0b0e7a52-3a55-4d5e-9a43-6f6d2a1f0009';
 const MALFORMED = 'The upstream service sent a malformed response.';
 
 const page = (...results: unknown[]) => ({ count: results.length, next: null, previous: null, results });
@@ -62,6 +74,7 @@ const VALID: Record<string, unknown> = {
   [`POST ${o}/batch_exports/`]: batchExport,
   [`POST ${o}/batch_exports/${EXPORT}/pause/`]: batchExport,
   [`POST ${o}/invites/bulk/`]: [invite],
+  [`GET /api/organizations/${OTHER_ORG}/batch_exports/${EXPORT}/`]: batchExport,
 };
 
 /** An answer for one route: a value sent as JSON, or a function that writes the response itself. */
@@ -95,15 +108,7 @@ function answerWith(replaced: Record<string, Answer>) {
   });
 }
 
-async function run(query: string) {
-  const response = await gateway.yoga.fetch('http://gateway.test/graphql', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}` },
-    body: JSON.stringify({ query }),
-  });
-  const text = await response.text();
-  return { text, body: JSON.parse(text) as { data?: any; errors?: any[] } };
-}
+const run = (query: string) => postGraphQL(gateway.yoga.fetch as (url: string, init: RequestInit) => Promise<Response>, query, { key: KEY });
 
 /** Exactly one error, an UPSTREAM_ERROR at `path` with a fixed message, and nothing the upstream sent quoted anywhere. */
 function expectOneUpstreamError(body: { errors?: any[] }, path: (string | number)[], message = MALFORMED) {
@@ -398,5 +403,83 @@ describe("a mutation's answer of the wrong shape is UPSTREAM_ERROR, and the writ
       ... on BulkCreateInvitesPayload { invites { targetEmail } } } }`);
     expect(body).toEqual({ data: { bulkCreateInvites: { invites: [{ targetEmail: 'bob@acme.example' }, { targetEmail: 'cat@acme.example' }] } } });
     expect(upstream.requests.map((r) => r.method)).toEqual(['POST', 'GET']);
+  });
+});
+
+const MARKERS = ['LEAK', '../../x'];
+/** The codes the contract lets an error carry. */
+const CONTRACT_CODES = [
+  'UNAUTHENTICATED', 'FORBIDDEN', 'NOT_FOUND', 'RATE_LIMITED', 'UPSTREAM_ERROR', 'UPSTREAM_TIMEOUT', 'BAD_USER_INPUT',
+  'QUERY_TOO_COMPLEX', 'OVERLOADED', 'IDEMPOTENCY_CONFLICT', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_UNAVAILABLE',
+];
+
+/** The answers the property may break, by route. */
+const TARGETS = [`GET ${o}/`, `GET ${o}/batch_exports/`, `GET ${o}/members/`];
+
+/** An organization with its lists (`a`), and a record of another organization (`b`) that no answer broken here reaches. */
+const EVERYTHING = `{
+  a: organization(databaseId: "${ORG}") {
+    id databaseId name slug createdAt membershipLevel memberCount isMemberJoinEmailEnabled metadata teams availableProductFeatures
+    projects { id databaseId name }
+    batchExports { totalCount pageInfo { hasNextPage } nodes {
+      id databaseId name paused destination { type config } latestRuns { id databaseId status recordsCompleted batchExport } } }
+    members { totalCount nodes { id databaseId level user { databaseId uuid email firstName } } }
+  }
+  b: node(id: "${globalId('BatchExport', OTHER_ORG, EXPORT)}") { id ... on BatchExport { name destination { type } latestRuns { databaseId } } }
+}`;
+
+/** Values to put in an answer: any JSON, markers, edge numbers, and values nested far deeper than any limit. */
+const anyValue = fc.oneof(
+  fc.jsonValue({ maxDepth: 3 }),
+  fc.constantFrom(...MARKERS),
+  fc.string().map((text) => `${MARKERS[text.length % MARKERS.length]}${text}`),
+  fc.constantFrom(null, -5, 1.5, 2 ** 31, 1e300, '', {}, [], { LEAK: '../../x' }),
+  fc.constantFrom(new DeepJson(5000), new DeepJson(5000, 'array'), new DeepJson(33)),
+  fc.constant(undefined), // the key is left out (a list item becomes null; the whole answer, an empty body)
+);
+
+/** Every place in a JSON value, as key paths; the empty path is the whole value. */
+function placesIn(value: unknown, path: (string | number)[] = []): (string | number)[][] {
+  const places = [path];
+  if (Array.isArray(value)) value.forEach((item, i) => places.push(...placesIn(item, [...path, i])));
+  else if (value && typeof value === 'object') for (const [key, inner] of Object.entries(value)) places.push(...placesIn(inner, [...path, key]));
+  return places;
+}
+
+function replaced(value: unknown, path: (string | number)[], replacement: unknown): unknown {
+  if (path.length === 0) return replacement;
+  const [head, ...rest] = path as [string | number, ...(string | number)[]];
+  const copy: any = Array.isArray(value) ? [...value] : { ...(value as object) };
+  copy[head] = replaced(copy[head], rest, replacement);
+  return copy;
+}
+
+describe('any value anywhere in an upstream answer', () => {
+  it('fails only what it touches, with a contract code and nothing of it quoted', async () => {
+    const baseline = (await run(EVERYTHING)).body;
+    expect(baseline.errors).toBeUndefined();
+    expect(baseline.data.a.batchExports.nodes).toHaveLength(1);
+    expect(baseline.data.b.name).toBe('S3 export');
+
+    const breakage = fc.constantFrom(...TARGETS).chain((route) =>
+      fc.record({ route: fc.constant(route), place: fc.constantFrom(...placesIn(VALID[route])), replacement: anyValue }),
+    );
+    await fc.assert(
+      fc.asyncProperty(breakage, async ({ route, place, replacement }) => {
+        const answer = replaced(VALID[route], place, replacement);
+        answerWith({ [route]: (res: ServerResponse) => sendText(res, 200, answer === undefined ? '' : jsonText(answer)) });
+        const { status, body } = await run(EVERYTHING);
+        expect(status).toBe(200);
+        expect(body.data.b).toEqual(baseline.data.b);
+        // When a list was broken, the organization's record and its other list are untouched.
+        if (route.endsWith('/batch_exports/')) expect(body.data.a.members).toEqual(baseline.data.a.members);
+        if (route.endsWith('/members/')) expect(body.data.a.batchExports).toEqual(baseline.data.a.batchExports);
+        for (const error of body.errors ?? []) {
+          expect(CONTRACT_CODES).toContain(error.extensions?.code);
+          for (const marker of MARKERS) expect(error.message).not.toContain(marker);
+        }
+      }),
+      { numRuns: 200 },
+    );
   });
 });
