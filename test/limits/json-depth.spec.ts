@@ -138,6 +138,25 @@ describe('a JSON value a caller sends', () => {
   });
 });
 
+describe('a JSON literal in the operation', () => {
+  const create = (literal: string, variables = '') =>
+    `mutation${variables} { createPipelineDestination(input: { organizationId: "${ORG_ID}", configSchema: ${literal} }) { __typename } }`;
+
+  it('is sent as written', async () => {
+    const { body } = await post(gateway, request(create('{a: [1, "two", {b: null}], c: true}')));
+    expect(body.errors).toBeUndefined();
+    expect(upstream.requests.map((r) => JSON.parse(r.body))).toEqual([{ config_schema: { a: [1, 'two', { b: null }], c: true } }]);
+  });
+
+  it('holding a variable is BAD_USER_INPUT: the variable would be left out of the write', async () => {
+    const { body } = await post(gateway, request(create('{a: $x, b: 1}', '($x: String)'), '{"x":"hello"}'));
+    expect(body.errors).toEqual([
+      expect.objectContaining({ message: expect.stringMatching(/cannot hold a variable/), extensions: { code: 'BAD_USER_INPUT' } }),
+    ]);
+    expect(upstream.requests).toEqual([]);
+  });
+});
+
 describe('a JSON value the upstream sends', () => {
   const QUERY = `{ organization(databaseId: "${ORG}") { name metadata teams availableProductFeatures projects { databaseId } } }`;
 
