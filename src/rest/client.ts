@@ -97,38 +97,37 @@ export interface RestClient {
   getSurveysResponsesCount(projectId: string): Promise<unknown>;
 }
 
-/** The route templates of one REST collection and of one record in it (`:id`). */
-interface Collection {
+/** The route templates of one REST collection and of one record in it (`:id`), and the shapes of their answers. */
+interface Collection<T> {
   list: string;
   item: string;
+  record: shape.AnswerShape<T>;
+  /** The list envelope with every record on it checked. */
+  page: shape.AnswerShape<Page<T>>;
 }
 
-const collection = (list: string): Collection => ({ list, item: `${list}:id/` });
+const collection = <T>(list: string, record: shape.AnswerShape<T>): Collection<T> => ({
+  list,
+  item: `${list}:id/`,
+  record,
+  page: shape.pageOf(record),
+});
 
 const ORGANIZATION = '/api/organizations/:organization_id/';
-const ORGANIZATIONS = collection('/api/organizations/');
-const BATCH_EXPORTS = collection(`${ORGANIZATION}batch_exports/`);
-const DOMAINS = collection(`${ORGANIZATION}domains/`);
-const INVITES = collection(`${ORGANIZATION}invites/`);
-const MEMBERS = collection(`${ORGANIZATION}members/`);
-const SURVEYS = collection('/api/projects/:project_id/surveys/');
+const ORGANIZATIONS = collection('/api/organizations/', shape.isOrganization);
+const BATCH_EXPORTS = collection(`${ORGANIZATION}batch_exports/`, shape.isBatchExport);
+const DOMAINS = collection(`${ORGANIZATION}domains/`, shape.isDomain);
+const INVITES = collection(`${ORGANIZATION}invites/`, shape.isInvite);
+const MEMBERS = collection(`${ORGANIZATION}members/`, shape.isMember);
+const SURVEYS = collection('/api/projects/:project_id/surveys/', shape.isSurvey);
 // The family is a fixed word of the route, so it stays in the template that errors and metrics name.
-const PIPELINE: Record<PipelineFamily, Collection> = {
-  pipeline_destinations: collection(`${ORGANIZATION}${segment('pipeline_destinations')}/`),
-  pipeline_frontend_apps: collection(`${ORGANIZATION}${segment('pipeline_frontend_apps')}/`),
-  pipeline_import_apps: collection(`${ORGANIZATION}${segment('pipeline_import_apps')}/`),
+const PIPELINE: Record<PipelineFamily, Collection<PipelineItem>> = {
+  pipeline_destinations: collection(`${ORGANIZATION}${segment('pipeline_destinations')}/`, shape.isPipelineItem),
+  pipeline_frontend_apps: collection(`${ORGANIZATION}${segment('pipeline_frontend_apps')}/`, shape.isPipelineItem),
+  pipeline_import_apps: collection(`${ORGANIZATION}${segment('pipeline_import_apps')}/`, shape.isPipelineItem),
 };
 /** An extra endpoint below one record (e.g. `pause`) or on the collection itself (e.g. `bulk`). */
 const below = (template: string, name: string) => `${template}${name}/`;
-
-// Built once: a list page's shape checks the envelope and every record on it.
-const ORGANIZATION_PAGE = shape.pageOf(shape.isOrganization);
-const BATCH_EXPORT_PAGE = shape.pageOf(shape.isBatchExport);
-const DOMAIN_PAGE = shape.pageOf(shape.isDomain);
-const INVITE_PAGE = shape.pageOf(shape.isInvite);
-const MEMBER_PAGE = shape.pageOf(shape.isMember);
-const PIPELINE_ITEM_PAGE = shape.pageOf(shape.isPipelineItem);
-const SURVEY_PAGE = shape.pageOf(shape.isSurvey);
 
 const org = (orgId: string): PathParams => ({ organization_id: orgId });
 const inOrg = (orgId: string, id: string | number): PathParams => ({ organization_id: orgId, id });
@@ -175,22 +174,22 @@ class CallerRestClient implements RestClient {
     return response.body as T;
   }
 
-  #list<T>(collection: Collection, params: PathParams, page: shape.AnswerShape<Page<T>>, p: ListParams = {}): Promise<Page<T>> {
-    return this.#call('GET', collection.list, params, page, undefined, { limit: p.limit, offset: p.offset });
+  #list<T>(collection: Collection<T>, params: PathParams, p: ListParams = {}): Promise<Page<T>> {
+    return this.#call('GET', collection.list, params, collection.page, undefined, { limit: p.limit, offset: p.offset });
   }
 
   // 4.1
   listOrganizations(p?: ListParams) {
-    return this.#list(ORGANIZATIONS, {}, ORGANIZATION_PAGE, p);
+    return this.#list(ORGANIZATIONS, {}, p);
   }
   getOrganization(id: string) {
-    return this.#call('GET', ORGANIZATIONS.item, { id }, shape.isOrganization);
+    return this.#call('GET', ORGANIZATIONS.item, { id }, ORGANIZATIONS.record);
   }
   createOrganization(body: RestBody) {
-    return this.#call('POST', ORGANIZATIONS.list, {}, shape.isOrganization, body);
+    return this.#call('POST', ORGANIZATIONS.list, {}, ORGANIZATIONS.record, body);
   }
   updateOrganization(id: string, body: RestBody) {
-    return this.#call('PATCH', ORGANIZATIONS.item, { id }, shape.isOrganization, body);
+    return this.#call('PATCH', ORGANIZATIONS.item, { id }, ORGANIZATIONS.record, body);
   }
   deleteOrganization(id: string) {
     return this.#call<void>('DELETE', ORGANIZATIONS.item, { id }, undefined);
@@ -198,16 +197,16 @@ class CallerRestClient implements RestClient {
 
   // 4.2
   listBatchExports(orgId: string, p?: ListParams) {
-    return this.#list(BATCH_EXPORTS, org(orgId), BATCH_EXPORT_PAGE, p);
+    return this.#list(BATCH_EXPORTS, org(orgId), p);
   }
   getBatchExport(orgId: string, id: string) {
-    return this.#call('GET', BATCH_EXPORTS.item, inOrg(orgId, id), shape.isBatchExport);
+    return this.#call('GET', BATCH_EXPORTS.item, inOrg(orgId, id), BATCH_EXPORTS.record);
   }
   createBatchExport(orgId: string, body: RestBody) {
-    return this.#call('POST', BATCH_EXPORTS.list, org(orgId), shape.isBatchExport, body);
+    return this.#call('POST', BATCH_EXPORTS.list, org(orgId), BATCH_EXPORTS.record, body);
   }
   updateBatchExport(orgId: string, id: string, body: RestBody) {
-    return this.#call('PATCH', BATCH_EXPORTS.item, inOrg(orgId, id), shape.isBatchExport, body);
+    return this.#call('PATCH', BATCH_EXPORTS.item, inOrg(orgId, id), BATCH_EXPORTS.record, body);
   }
   deleteBatchExport(orgId: string, id: string) {
     return this.#call<void>('DELETE', BATCH_EXPORTS.item, inOrg(orgId, id), undefined);
@@ -224,30 +223,30 @@ class CallerRestClient implements RestClient {
 
   // 4.3
   listDomains(orgId: string, p?: ListParams) {
-    return this.#list(DOMAINS, org(orgId), DOMAIN_PAGE, p);
+    return this.#list(DOMAINS, org(orgId), p);
   }
   getDomain(orgId: string, id: string) {
-    return this.#call('GET', DOMAINS.item, inOrg(orgId, id), shape.isDomain);
+    return this.#call('GET', DOMAINS.item, inOrg(orgId, id), DOMAINS.record);
   }
   createDomain(orgId: string, body: RestBody) {
-    return this.#call('POST', DOMAINS.list, org(orgId), shape.isDomain, body);
+    return this.#call('POST', DOMAINS.list, org(orgId), DOMAINS.record, body);
   }
   updateDomain(orgId: string, id: string, body: RestBody) {
-    return this.#call('PATCH', DOMAINS.item, inOrg(orgId, id), shape.isDomain, body);
+    return this.#call('PATCH', DOMAINS.item, inOrg(orgId, id), DOMAINS.record, body);
   }
   deleteDomain(orgId: string, id: string) {
     return this.#call<void>('DELETE', DOMAINS.item, inOrg(orgId, id), undefined);
   }
   verifyDomain(orgId: string, id: string) {
-    return this.#call('POST', below(DOMAINS.item, 'verify'), inOrg(orgId, id), shape.isDomain);
+    return this.#call('POST', below(DOMAINS.item, 'verify'), inOrg(orgId, id), DOMAINS.record);
   }
 
   // 4.4
   listInvites(orgId: string, p?: ListParams) {
-    return this.#list(INVITES, org(orgId), INVITE_PAGE, p);
+    return this.#list(INVITES, org(orgId), p);
   }
   createInvite(orgId: string, body: RestBody) {
-    return this.#call('POST', INVITES.list, org(orgId), shape.isInvite, body);
+    return this.#call('POST', INVITES.list, org(orgId), INVITES.record, body);
   }
   deleteInvite(orgId: string, id: string) {
     return this.#call<void>('DELETE', INVITES.item, inOrg(orgId, id), undefined);
@@ -258,10 +257,10 @@ class CallerRestClient implements RestClient {
 
   // 4.5: members are addressed by their user's uuid
   listMembers(orgId: string, p?: ListParams) {
-    return this.#list(MEMBERS, org(orgId), MEMBER_PAGE, p);
+    return this.#list(MEMBERS, org(orgId), p);
   }
   updateMember(orgId: string, userUuid: string, body: RestBody) {
-    return this.#call('PATCH', MEMBERS.item, inOrg(orgId, userUuid), shape.isMember, body);
+    return this.#call('PATCH', MEMBERS.item, inOrg(orgId, userUuid), MEMBERS.record, body);
   }
   removeMember(orgId: string, userUuid: string) {
     return this.#call<void>('DELETE', MEMBERS.item, inOrg(orgId, userUuid), undefined);
@@ -269,16 +268,16 @@ class CallerRestClient implements RestClient {
 
   // 4.6
   listPipelineItems(family: PipelineFamily, orgId: string, p?: ListParams) {
-    return this.#list(PIPELINE[family], org(orgId), PIPELINE_ITEM_PAGE, p);
+    return this.#list(PIPELINE[family], org(orgId), p);
   }
   getPipelineItem(family: PipelineFamily, orgId: string, id: number) {
-    return this.#call('GET', PIPELINE[family].item, inOrg(orgId, id), shape.isPipelineItem);
+    return this.#call('GET', PIPELINE[family].item, inOrg(orgId, id), PIPELINE[family].record);
   }
   createPipelineItem(family: PipelineFamily, orgId: string, body: RestBody) {
-    return this.#call('POST', PIPELINE[family].list, org(orgId), shape.isPipelineItem, body);
+    return this.#call('POST', PIPELINE[family].list, org(orgId), PIPELINE[family].record, body);
   }
   updatePipelineItem(family: PipelineFamily, orgId: string, id: number, body: RestBody) {
-    return this.#call('PATCH', PIPELINE[family].item, inOrg(orgId, id), shape.isPipelineItem, body);
+    return this.#call('PATCH', PIPELINE[family].item, inOrg(orgId, id), PIPELINE[family].record, body);
   }
   deletePipelineItem(family: PipelineFamily, orgId: string, id: number) {
     return this.#call<void>('DELETE', PIPELINE[family].item, inOrg(orgId, id), undefined);
@@ -310,16 +309,16 @@ class CallerRestClient implements RestClient {
 
   // 4.7
   listSurveys(projectId: string, p?: ListParams) {
-    return this.#list(SURVEYS, project(projectId), SURVEY_PAGE, p);
+    return this.#list(SURVEYS, project(projectId), p);
   }
   getSurvey(projectId: string, id: string) {
-    return this.#call('GET', SURVEYS.item, inProject(projectId, id), shape.isSurvey);
+    return this.#call('GET', SURVEYS.item, inProject(projectId, id), SURVEYS.record);
   }
   createSurvey(projectId: string, body: RestBody) {
-    return this.#call('POST', SURVEYS.list, project(projectId), shape.isSurvey, body);
+    return this.#call('POST', SURVEYS.list, project(projectId), SURVEYS.record, body);
   }
   updateSurvey(projectId: string, id: string, body: RestBody) {
-    return this.#call('PATCH', SURVEYS.item, inProject(projectId, id), shape.isSurvey, body);
+    return this.#call('PATCH', SURVEYS.item, inProject(projectId, id), SURVEYS.record, body);
   }
   deleteSurvey(projectId: string, id: string) {
     return this.#call<void>('DELETE', SURVEYS.item, inProject(projectId, id), undefined);
