@@ -27,6 +27,8 @@ export interface GatewayConfig {
   maxUpstreamResponseBytes: number;
   /** @default 102400 */
   maxRequestBytes: number;
+  /** How deeply a `JSON` value may nest, in a caller's input and in an upstream answer. @default 32 */
+  maxJsonDepth: number;
   queryLimits: {
     /** @default 12 */
     maxDepth: number;
@@ -100,6 +102,8 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     maxLookupScanPages: integer(env, 'MAX_LOOKUP_SCAN_PAGES', 10, 1, 1000),
     maxUpstreamResponseBytes: integer(env, 'MAX_UPSTREAM_RESPONSE_BYTES', 8 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
     maxRequestBytes: integer(env, 'MAX_REQUEST_BYTES', 102_400, 1024, 100 * 1024 * 1024),
+    // At most 256: far below the depths at which JSON.stringify and graphql-jit overflow the stack.
+    maxJsonDepth: integer(env, 'MAX_JSON_DEPTH', 32, 1, 256),
     queryLimits: {
       maxDepth: integer(env, 'MAX_DEPTH', 12, 1, 1000),
       maxAliases: integer(env, 'MAX_ALIASES', 15, 0, 10_000),

@@ -1,7 +1,7 @@
 // The one place where failures become the GraphQL errors callers see (contract: Errors). Only a
 // GraphQLError without an originalError survives graphql-yoga's masking, so none is attached here:
 // log the original before converting if you need it.
-import { GraphQLError } from 'graphql';
+import { type ASTNode, GraphQLError } from 'graphql';
 import { InvalidPathSegmentError } from './rest/paths.ts';
 import { InvalidKeyError, UpstreamError } from './rest/upstream-error.ts';
 
@@ -15,17 +15,37 @@ export type ErrorCode =
   | 'BAD_USER_INPUT'
   | 'QUERY_TOO_COMPLEX';
 
-/** A caller-facing error; `code` always wins over a same-named extension. */
-export function gatewayError(code: ErrorCode, message: string, extensions?: Record<string, unknown>): GraphQLError {
-  return new GraphQLError(message, { extensions: { ...extensions, code } });
+/** A caller-facing error; `code` always wins over a same-named extension. `nodes` locate it in the operation. */
+export function gatewayError(code: ErrorCode, message: string, extensions?: Record<string, unknown>, nodes?: ASTNode): GraphQLError {
+  return new GraphQLError(message, { nodes, extensions: { ...extensions, code } });
 }
 
+/**
+ * The message of every upstream value a field's type cannot represent (src/schema/leaf-serializers.ts):
+ * graphql-jit reports a serializer's failure with its message alone.
+ */
+export const UNREPRESENTABLE_VALUE = 'The upstream service sent a value this field cannot represent.';
+
 export function toGraphQLError(error: unknown): GraphQLError {
-  if (error instanceof GraphQLError) return error;
+  if (error instanceof GraphQLError) {
+    if (!madeByExecutor(error)) return error;
+    if (error.message === UNREPRESENTABLE_VALUE) return gatewayError('UPSTREAM_ERROR', UNREPRESENTABLE_VALUE);
+  }
   if (error instanceof UpstreamError) return fromUpstream(error);
   if (error instanceof InvalidPathSegmentError) return gatewayError('BAD_USER_INPUT', error.message);
   if (error instanceof InvalidKeyError) return gatewayError('UNAUTHENTICATED', error.message);
   return new GraphQLError('Unexpected error.', { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+}
+
+/**
+ * An error graphql-jit made itself while completing a field: it has a path, but neither a code nor
+ * an original error (nor, from graphql-jit, any `extensions`). A serializer's refusal is an upstream
+ * value; anything else (a null for a non-null field, ...) is unexpected, since the answer checks
+ * (src/rest/answer-shapes.ts) guarantee what the schema relies on.
+ */
+function madeByExecutor(error: GraphQLError): boolean {
+  const extensions = error.extensions as GraphQLError['extensions'] | undefined;
+  return error.path !== undefined && error.originalError == null && extensions?.code === undefined;
 }
 
 /** An upstream 404: lookups turn it into `null` instead of an error. */

@@ -8,8 +8,10 @@ import { useGraphQlJit } from '@envelop/graphql-jit';
 import { toGraphQLError } from './errors.ts';
 import { bodyLimitPlugin } from './limits/body-limit.ts';
 import { fanOutBudgetPlugin } from './limits/fan-out-plugin.ts';
+import { jsonDepthPlugin } from './limits/json-depth.ts';
 import { DEFAULT_QUERY_LIMITS, type QueryLimits, queryLimitPlugins } from './limits/query-limits.ts';
 import { createUpstreamTransport, type UpstreamTransport } from './rest/transport.ts';
+import { leafSerializers } from './schema/leaf-serializers.ts';
 import { subgraphSchema as schema } from './schema/subgraph.ts'; // the public schema plus _service and _entities
 import { EXAMPLE_QUERY } from './example-query.ts';
 import { createLocalGraphiQL } from './graphiql/index.ts';
@@ -48,6 +50,8 @@ export interface GatewayOptions extends OperationsOptions {
   queryLimits?: Partial<QueryLimits>;
   /** Largest request body accepted. @default 102400 */
   maxRequestBytes?: number;
+  /** How deeply a `JSON` value may nest, in a caller's input and in an upstream answer. @default 32 */
+  maxJsonDepth?: number;
   /** Filled into GraphiQL's headers: only for the embedded demo API, never for a real upstream. */
   demoKey?: string;
   /** Run only these operations, by id (PERSISTED_OPERATIONS). @default undefined: any operation, and APQ */
@@ -95,6 +99,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
   };
 
+  const maxJsonDepth = options.maxJsonDepth ?? 32;
   const graphiql = createLocalGraphiQL({ title: 'Organization GraphQL gateway', defaultQuery: EXAMPLE_QUERY, demoKey: options.demoKey });
 
   const yoga = createYoga<Record<string, never>, GatewayContext>({
@@ -116,7 +121,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     // every request body through a TransformStream and build a second Request: ~1% of the CPU.
     maxRequestBodySize: false,
     plugins: [
-      useGraphQlJit({}, { onError: (result) => jitCompileFailure(observability.logger, result) }),
+      // An upstream value a field cannot represent fails that field with UPSTREAM_ERROR (errors.ts).
+      useGraphQlJit({ customSerializers: leafSerializers(schema, maxJsonDepth) }, { onError: (result) => jitCompileFailure(observability.logger, result) }),
       arrivalPlugin(arrivals),
       withoutOriginalErrors(),
       graphiql.plugin,
@@ -127,6 +133,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       ...protocolErrorPlugins(),
       ...persistedOperationPlugins(options.persistedOperations),
       ...queryLimitPlugins({ ...DEFAULT_QUERY_LIMITS, ...options.queryLimits }),
+      // Before the fan-out estimate: it reads the variables.
+      jsonDepthPlugin(maxJsonDepth),
       fanOutBudgetPlugin(limits.maxCalls, limits.maxLookupScanPages),
     ],
   });

@@ -4,6 +4,7 @@ import type { DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { gatewayError } from '../errors.ts';
 import { estimateUpstreamCalls } from './fan-out.ts';
+import { exceedsDepth } from './json-depth.ts';
 
 /** Distinct operation names and variables remembered per document, and the longest key kept: the
  * cache must stay small whatever variables callers send (Yoga keeps up to 1000 documents). */
@@ -18,16 +19,16 @@ export function fanOutBudgetPlugin(budget: number, maxLookupScanPages: number): 
 
   return {
     onExecute({ args, setResultAndStopExecution }) {
-      const key = `${args.operationName ?? ''}\u0000${args.variableValues ? JSON.stringify(args.variableValues) : ''}`;
+      const key = estimateKey(args.operationName, args.variableValues);
       let byArguments = estimates.get(args.document);
       if (!byArguments) {
         byArguments = new Map();
         estimates.set(args.document, byArguments);
       }
-      let estimate = byArguments.get(key);
+      let estimate = key === undefined ? undefined : byArguments.get(key);
       if (estimate === undefined) {
         estimate = estimateUpstreamCalls(args.schema, args.document, args.operationName, args.variableValues, { maxLookupScanPages });
-        if (byArguments.size < MAX_ESTIMATES_PER_DOCUMENT && key.length <= MAX_KEY_LENGTH) byArguments.set(key, estimate);
+        if (key !== undefined && byArguments.size < MAX_ESTIMATES_PER_DOCUMENT) byArguments.set(key, estimate);
       }
       if (estimate > budget) {
         setResultAndStopExecution({
@@ -42,4 +43,15 @@ export function fanOutBudgetPlugin(budget: number, maxLookupScanPages: number): 
       }
     },
   };
+}
+
+/**
+ * The estimate's cache key, or undefined when it would be too long to keep. Variables nested more
+ * than half as deep as that length could not give a short enough key, and are not stringified:
+ * JSON.stringify recurses, and these may be any depth (undeclared variables are never checked).
+ */
+function estimateKey(operationName: string | null | undefined, variables: Record<string, unknown> | null | undefined): string | undefined {
+  if (variables && exceedsDepth(variables, MAX_KEY_LENGTH / 2)) return undefined;
+  const key = `${operationName ?? ''}\u0000${variables ? JSON.stringify(variables) : ''}`;
+  return key.length <= MAX_KEY_LENGTH ? key : undefined;
 }

@@ -1,8 +1,11 @@
 // A typed method per seed endpoint (section 4), bound to one caller's key. Every method is a route
-// template plus one generic call(); lists never follow the upstream's next/previous URLs. A client is
-// made per GraphQL request, so the methods live on a class prototype: nothing to build per request.
+// template, the shape its answer must have, and one generic call(); lists never follow the upstream's
+// next/previous URLs. A client is made per GraphQL request, so the methods live on a class
+// prototype: nothing to build per request.
+import * as shape from './answer-shapes.ts';
 import { buildPath, segment, type PathParams } from './paths.ts';
 import type { HttpMethod, UpstreamTransport } from './transport.ts';
+import { UpstreamError } from './upstream-error.ts';
 import type {
   BackfillAnswer,
   BatchExport,
@@ -94,26 +97,34 @@ export interface RestClient {
   getSurveysResponsesCount(projectId: string): Promise<unknown>;
 }
 
-/** The route templates of one REST collection and of one record in it (`:id`). */
-interface Collection {
+/** The route templates of one REST collection and of one record in it (`:id`), and the shapes of their answers. */
+interface Collection<T> {
   list: string;
   item: string;
+  record: shape.AnswerShape<T>;
+  /** The list envelope with every record on it checked. */
+  page: shape.AnswerShape<Page<T>>;
 }
 
-const collection = (list: string): Collection => ({ list, item: `${list}:id/` });
+const collection = <T>(list: string, record: shape.AnswerShape<T>): Collection<T> => ({
+  list,
+  item: `${list}:id/`,
+  record,
+  page: shape.pageOf(record),
+});
 
 const ORGANIZATION = '/api/organizations/:organization_id/';
-const ORGANIZATIONS = collection('/api/organizations/');
-const BATCH_EXPORTS = collection(`${ORGANIZATION}batch_exports/`);
-const DOMAINS = collection(`${ORGANIZATION}domains/`);
-const INVITES = collection(`${ORGANIZATION}invites/`);
-const MEMBERS = collection(`${ORGANIZATION}members/`);
-const SURVEYS = collection('/api/projects/:project_id/surveys/');
+const ORGANIZATIONS = collection('/api/organizations/', shape.isOrganization);
+const BATCH_EXPORTS = collection(`${ORGANIZATION}batch_exports/`, shape.isBatchExport);
+const DOMAINS = collection(`${ORGANIZATION}domains/`, shape.isDomain);
+const INVITES = collection(`${ORGANIZATION}invites/`, shape.isInvite);
+const MEMBERS = collection(`${ORGANIZATION}members/`, shape.isMember);
+const SURVEYS = collection('/api/projects/:project_id/surveys/', shape.isSurvey);
 // The family is a fixed word of the route, so it stays in the template that errors and metrics name.
-const PIPELINE: Record<PipelineFamily, Collection> = {
-  pipeline_destinations: collection(`${ORGANIZATION}${segment('pipeline_destinations')}/`),
-  pipeline_frontend_apps: collection(`${ORGANIZATION}${segment('pipeline_frontend_apps')}/`),
-  pipeline_import_apps: collection(`${ORGANIZATION}${segment('pipeline_import_apps')}/`),
+const PIPELINE: Record<PipelineFamily, Collection<PipelineItem>> = {
+  pipeline_destinations: collection(`${ORGANIZATION}${segment('pipeline_destinations')}/`, shape.isPipelineItem),
+  pipeline_frontend_apps: collection(`${ORGANIZATION}${segment('pipeline_frontend_apps')}/`, shape.isPipelineItem),
+  pipeline_import_apps: collection(`${ORGANIZATION}${segment('pipeline_import_apps')}/`, shape.isPipelineItem),
 };
 /** An extra endpoint below one record (e.g. `pause`) or on the collection itself (e.g. `bulk`). */
 const below = (template: string, name: string) => `${template}${name}/`;
@@ -133,8 +144,19 @@ class CallerRestClient implements RestClient {
     private readonly caller: RestCaller,
   ) {}
 
-  async #call<T>(method: HttpMethod, template: string, params: PathParams, body?: unknown, query?: Record<string, number | undefined>): Promise<T> {
-    const response = await this.transport.request<T>({
+  /**
+   * One call whose answer must have `expected` (none: a delete, whose answer is not read). An answer
+   * of another shape is a malformed response (UPSTREAM_ERROR), like one that is not JSON.
+   */
+  async #call<T>(
+    method: HttpMethod,
+    template: string,
+    params: PathParams,
+    expected: shape.AnswerShape<T> | undefined,
+    body?: unknown,
+    query?: Record<string, number | undefined>,
+  ): Promise<T> {
+    const response = await this.transport.request<unknown>({
       method,
       path: buildPath(template, params),
       route: template,
@@ -145,159 +167,163 @@ class CallerRestClient implements RestClient {
       signal: this.caller.signal,
       deadlineAt: this.caller.deadlineAt,
     });
-    return response.body;
+    if (expected && !expected(response.body)) {
+      const { status, attempts, durationMs } = response;
+      throw new UpstreamError({ kind: 'malformed', method, route: template, status, attempts, durationMs });
+    }
+    return response.body as T;
   }
 
-  #list<T>(collection: Collection, params: PathParams, p: ListParams = {}): Promise<Page<T>> {
-    return this.#call<Page<T>>('GET', collection.list, params, undefined, { limit: p.limit, offset: p.offset });
+  #list<T>(collection: Collection<T>, params: PathParams, p: ListParams = {}): Promise<Page<T>> {
+    return this.#call('GET', collection.list, params, collection.page, undefined, { limit: p.limit, offset: p.offset });
   }
 
   // 4.1
   listOrganizations(p?: ListParams) {
-    return this.#list<Organization>(ORGANIZATIONS, {}, p);
+    return this.#list(ORGANIZATIONS, {}, p);
   }
   getOrganization(id: string) {
-    return this.#call<Organization>('GET', ORGANIZATIONS.item, { id });
+    return this.#call('GET', ORGANIZATIONS.item, { id }, ORGANIZATIONS.record);
   }
   createOrganization(body: RestBody) {
-    return this.#call<Organization>('POST', ORGANIZATIONS.list, {}, body);
+    return this.#call('POST', ORGANIZATIONS.list, {}, ORGANIZATIONS.record, body);
   }
   updateOrganization(id: string, body: RestBody) {
-    return this.#call<Organization>('PATCH', ORGANIZATIONS.item, { id }, body);
+    return this.#call('PATCH', ORGANIZATIONS.item, { id }, ORGANIZATIONS.record, body);
   }
   deleteOrganization(id: string) {
-    return this.#call<void>('DELETE', ORGANIZATIONS.item, { id });
+    return this.#call<void>('DELETE', ORGANIZATIONS.item, { id }, undefined);
   }
 
   // 4.2
   listBatchExports(orgId: string, p?: ListParams) {
-    return this.#list<BatchExport>(BATCH_EXPORTS, org(orgId), p);
+    return this.#list(BATCH_EXPORTS, org(orgId), p);
   }
   getBatchExport(orgId: string, id: string) {
-    return this.#call<BatchExport>('GET', BATCH_EXPORTS.item, inOrg(orgId, id));
+    return this.#call('GET', BATCH_EXPORTS.item, inOrg(orgId, id), BATCH_EXPORTS.record);
   }
   createBatchExport(orgId: string, body: RestBody) {
-    return this.#call<BatchExport>('POST', BATCH_EXPORTS.list, org(orgId), body);
+    return this.#call('POST', BATCH_EXPORTS.list, org(orgId), BATCH_EXPORTS.record, body);
   }
   updateBatchExport(orgId: string, id: string, body: RestBody) {
-    return this.#call<BatchExport>('PATCH', BATCH_EXPORTS.item, inOrg(orgId, id), body);
+    return this.#call('PATCH', BATCH_EXPORTS.item, inOrg(orgId, id), BATCH_EXPORTS.record, body);
   }
   deleteBatchExport(orgId: string, id: string) {
-    return this.#call<void>('DELETE', BATCH_EXPORTS.item, inOrg(orgId, id));
+    return this.#call<void>('DELETE', BATCH_EXPORTS.item, inOrg(orgId, id), undefined);
   }
   pauseBatchExport(orgId: string, id: string, body?: RestBody) {
-    return this.#call<PauseAnswer>('POST', below(BATCH_EXPORTS.item, 'pause'), inOrg(orgId, id), body);
+    return this.#call('POST', below(BATCH_EXPORTS.item, 'pause'), inOrg(orgId, id), shape.isPauseAnswer, body);
   }
   unpauseBatchExport(orgId: string, id: string, body?: RestBody) {
-    return this.#call<PauseAnswer>('POST', below(BATCH_EXPORTS.item, 'unpause'), inOrg(orgId, id), body);
+    return this.#call('POST', below(BATCH_EXPORTS.item, 'unpause'), inOrg(orgId, id), shape.isPauseAnswer, body);
   }
   backfillBatchExport(orgId: string, id: string, body: RestBody) {
-    return this.#call<BackfillAnswer>('POST', below(BATCH_EXPORTS.item, 'backfill'), inOrg(orgId, id), body);
+    return this.#call('POST', below(BATCH_EXPORTS.item, 'backfill'), inOrg(orgId, id), shape.isBackfillAnswer, body);
   }
 
   // 4.3
   listDomains(orgId: string, p?: ListParams) {
-    return this.#list<Domain>(DOMAINS, org(orgId), p);
+    return this.#list(DOMAINS, org(orgId), p);
   }
   getDomain(orgId: string, id: string) {
-    return this.#call<Domain>('GET', DOMAINS.item, inOrg(orgId, id));
+    return this.#call('GET', DOMAINS.item, inOrg(orgId, id), DOMAINS.record);
   }
   createDomain(orgId: string, body: RestBody) {
-    return this.#call<Domain>('POST', DOMAINS.list, org(orgId), body);
+    return this.#call('POST', DOMAINS.list, org(orgId), DOMAINS.record, body);
   }
   updateDomain(orgId: string, id: string, body: RestBody) {
-    return this.#call<Domain>('PATCH', DOMAINS.item, inOrg(orgId, id), body);
+    return this.#call('PATCH', DOMAINS.item, inOrg(orgId, id), DOMAINS.record, body);
   }
   deleteDomain(orgId: string, id: string) {
-    return this.#call<void>('DELETE', DOMAINS.item, inOrg(orgId, id));
+    return this.#call<void>('DELETE', DOMAINS.item, inOrg(orgId, id), undefined);
   }
   verifyDomain(orgId: string, id: string) {
-    return this.#call<Domain>('POST', below(DOMAINS.item, 'verify'), inOrg(orgId, id));
+    return this.#call('POST', below(DOMAINS.item, 'verify'), inOrg(orgId, id), DOMAINS.record);
   }
 
   // 4.4
   listInvites(orgId: string, p?: ListParams) {
-    return this.#list<Invite>(INVITES, org(orgId), p);
+    return this.#list(INVITES, org(orgId), p);
   }
   createInvite(orgId: string, body: RestBody) {
-    return this.#call<Invite>('POST', INVITES.list, org(orgId), body);
+    return this.#call('POST', INVITES.list, org(orgId), INVITES.record, body);
   }
   deleteInvite(orgId: string, id: string) {
-    return this.#call<void>('DELETE', INVITES.item, inOrg(orgId, id));
+    return this.#call<void>('DELETE', INVITES.item, inOrg(orgId, id), undefined);
   }
   bulkCreateInvites(orgId: string, invites: object[]) {
-    return this.#call<BulkInvitesAnswer>('POST', below(INVITES.list, 'bulk'), org(orgId), invites);
+    return this.#call('POST', below(INVITES.list, 'bulk'), org(orgId), shape.isBulkInvitesAnswer, invites);
   }
 
   // 4.5: members are addressed by their user's uuid
   listMembers(orgId: string, p?: ListParams) {
-    return this.#list<Member>(MEMBERS, org(orgId), p);
+    return this.#list(MEMBERS, org(orgId), p);
   }
   updateMember(orgId: string, userUuid: string, body: RestBody) {
-    return this.#call<Member>('PATCH', MEMBERS.item, inOrg(orgId, userUuid), body);
+    return this.#call('PATCH', MEMBERS.item, inOrg(orgId, userUuid), MEMBERS.record, body);
   }
   removeMember(orgId: string, userUuid: string) {
-    return this.#call<void>('DELETE', MEMBERS.item, inOrg(orgId, userUuid));
+    return this.#call<void>('DELETE', MEMBERS.item, inOrg(orgId, userUuid), undefined);
   }
 
   // 4.6
   listPipelineItems(family: PipelineFamily, orgId: string, p?: ListParams) {
-    return this.#list<PipelineItem>(PIPELINE[family], org(orgId), p);
+    return this.#list(PIPELINE[family], org(orgId), p);
   }
   getPipelineItem(family: PipelineFamily, orgId: string, id: number) {
-    return this.#call<PipelineItem>('GET', PIPELINE[family].item, inOrg(orgId, id));
+    return this.#call('GET', PIPELINE[family].item, inOrg(orgId, id), PIPELINE[family].record);
   }
   createPipelineItem(family: PipelineFamily, orgId: string, body: RestBody) {
-    return this.#call<PipelineItem>('POST', PIPELINE[family].list, org(orgId), body);
+    return this.#call('POST', PIPELINE[family].list, org(orgId), PIPELINE[family].record, body);
   }
   updatePipelineItem(family: PipelineFamily, orgId: string, id: number, body: RestBody) {
-    return this.#call<PipelineItem>('PATCH', PIPELINE[family].item, inOrg(orgId, id), body);
+    return this.#call('PATCH', PIPELINE[family].item, inOrg(orgId, id), PIPELINE[family].record, body);
   }
   deletePipelineItem(family: PipelineFamily, orgId: string, id: number) {
-    return this.#call<void>('DELETE', PIPELINE[family].item, inOrg(orgId, id));
+    return this.#call<void>('DELETE', PIPELINE[family].item, inOrg(orgId, id), undefined);
   }
   checkPipelineItemForUpdates(family: PipelineFamily, orgId: string, id: number) {
-    return this.#call<CheckForUpdatesAnswer>('GET', below(PIPELINE[family].item, 'check_for_updates'), inOrg(orgId, id));
+    return this.#call('GET', below(PIPELINE[family].item, 'check_for_updates'), inOrg(orgId, id), shape.isCheckForUpdatesAnswer);
   }
   getPipelineItemSource(family: PipelineFamily, orgId: string, id: number) {
-    return this.#call<unknown>('GET', below(PIPELINE[family].item, 'source'), inOrg(orgId, id));
+    return this.#call('GET', below(PIPELINE[family].item, 'source'), inOrg(orgId, id), shape.isAnyJson);
   }
   updatePipelineItemSource(family: PipelineFamily, orgId: string, id: number, body: RestBody) {
-    return this.#call<unknown>('PATCH', below(PIPELINE[family].item, 'update_source'), inOrg(orgId, id), body);
+    return this.#call('PATCH', below(PIPELINE[family].item, 'update_source'), inOrg(orgId, id), shape.isPipelineItemOrOther, body);
   }
   upgradePipelineItem(family: PipelineFamily, orgId: string, id: number, body: RestBody) {
-    return this.#call<unknown>('POST', below(PIPELINE[family].item, 'upgrade'), inOrg(orgId, id), body);
+    return this.#call('POST', below(PIPELINE[family].item, 'upgrade'), inOrg(orgId, id), shape.isPipelineItemOrOther, body);
   }
   getPipelineFamilyActivity(family: PipelineFamily, orgId: string) {
-    return this.#call<unknown>('GET', below(PIPELINE[family].list, 'activity'), org(orgId));
+    return this.#call('GET', below(PIPELINE[family].list, 'activity'), org(orgId), shape.isAnyJson);
   }
   getPipelineFamilyExportsUnsubscribeConfigs(family: PipelineFamily, orgId: string) {
-    return this.#call<unknown>('GET', below(PIPELINE[family].list, 'exports_unsubscribe_configs'), org(orgId));
+    return this.#call('GET', below(PIPELINE[family].list, 'exports_unsubscribe_configs'), org(orgId), shape.isAnyJson);
   }
   getPipelineFamilyRepository(family: PipelineFamily, orgId: string) {
-    return this.#call<unknown>('GET', below(PIPELINE[family].list, 'repository'), org(orgId));
+    return this.#call('GET', below(PIPELINE[family].list, 'repository'), org(orgId), shape.isAnyJson);
   }
   getPipelineFamilyUnused(family: PipelineFamily, orgId: string) {
-    return this.#call<unknown>('GET', below(PIPELINE[family].list, 'unused'), org(orgId));
+    return this.#call('GET', below(PIPELINE[family].list, 'unused'), org(orgId), shape.isAnyJson);
   }
 
   // 4.7
   listSurveys(projectId: string, p?: ListParams) {
-    return this.#list<Survey>(SURVEYS, project(projectId), p);
+    return this.#list(SURVEYS, project(projectId), p);
   }
   getSurvey(projectId: string, id: string) {
-    return this.#call<Survey>('GET', SURVEYS.item, inProject(projectId, id));
+    return this.#call('GET', SURVEYS.item, inProject(projectId, id), SURVEYS.record);
   }
   createSurvey(projectId: string, body: RestBody) {
-    return this.#call<Survey>('POST', SURVEYS.list, project(projectId), body);
+    return this.#call('POST', SURVEYS.list, project(projectId), SURVEYS.record, body);
   }
   updateSurvey(projectId: string, id: string, body: RestBody) {
-    return this.#call<Survey>('PATCH', SURVEYS.item, inProject(projectId, id), body);
+    return this.#call('PATCH', SURVEYS.item, inProject(projectId, id), SURVEYS.record, body);
   }
   deleteSurvey(projectId: string, id: string) {
-    return this.#call<void>('DELETE', SURVEYS.item, inProject(projectId, id));
+    return this.#call<void>('DELETE', SURVEYS.item, inProject(projectId, id), undefined);
   }
   getSurveysResponsesCount(projectId: string) {
-    return this.#call<unknown>('GET', below(SURVEYS.list, 'responses_count'), project(projectId));
+    return this.#call('GET', below(SURVEYS.list, 'responses_count'), project(projectId), shape.isAnyJson);
   }
 }

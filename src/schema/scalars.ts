@@ -1,7 +1,10 @@
 // The contract's scalars, from graphql-scalars. DateTime keeps the upstream's string as sent
-// (microseconds included) instead of round-tripping it through a JS Date.
-import { GraphQLScalarType } from 'graphql';
+// (microseconds included) instead of round-tripping it through a JS Date. Literals are parsed without
+// the request's variables: graphql-jit compiles them once per document and writes a warning to
+// stderr (past LOG_FILE) for any scalar whose parseLiteral takes them.
+import { BREAK, GraphQLScalarType, type ValueNode, type VariableNode, visit } from 'graphql';
 import { DateTimeResolver, EmailAddressResolver, JSONResolver, UUIDResolver } from 'graphql-scalars';
+import { gatewayError } from '../errors.ts';
 import { builder } from './builder.ts';
 
 const DateTime = new GraphQLScalarType<string, string>({
@@ -18,13 +21,34 @@ const DateTime = new GraphQLScalarType<string, string>({
     DateTimeResolver.parseValue(value);
     return String(value);
   },
-  parseLiteral: (ast, variables) => {
-    DateTimeResolver.parseLiteral(ast, variables);
+  parseLiteral: (ast) => {
+    DateTimeResolver.parseLiteral(ast, undefined);
     return (ast as { value: string }).value;
+  },
+});
+
+/**
+ * A JSON literal is taken as written. A variable inside one (`{a: $x}`) would be compiled away by
+ * graphql-jit, silently leaving its value out of the write: it is refused instead.
+ */
+const Json = new GraphQLScalarType({
+  ...JSONResolver.toConfig(),
+  parseLiteral: (ast: ValueNode) => {
+    let variable: VariableNode | undefined;
+    visit(ast, {
+      Variable(node) {
+        variable = node;
+        return BREAK;
+      },
+    });
+    if (variable) {
+      throw gatewayError('BAD_USER_INPUT', 'A JSON literal cannot hold a variable: pass the whole JSON value as one variable.', {}, variable);
+    }
+    return JSONResolver.parseLiteral(ast, undefined);
   },
 });
 
 builder.addScalarType('UUID', UUIDResolver);
 builder.addScalarType('DateTime', DateTime);
 builder.addScalarType('EmailAddress', EmailAddressResolver);
-builder.addScalarType('JSON', JSONResolver);
+builder.addScalarType('JSON', Json);

@@ -54,6 +54,13 @@ describe('operations settings', () => {
     expect(loadLoggingConfig({ LOG_LEVEL: 'silent' })).toEqual({ logLevel: 'silent', logFile: undefined, logMaxLineLength: 16_384 });
   });
 
+  it('bound JSON values to 32 levels by default, MAX_JSON_DEPTH from 1 to 256', () => {
+    expect(loadConfig({}).maxJsonDepth).toBe(32);
+    expect(loadConfig({ MAX_JSON_DEPTH: '64' }).maxJsonDepth).toBe(64);
+    expect(() => loadConfig({ MAX_JSON_DEPTH: '0' })).toThrow(/MAX_JSON_DEPTH must be a whole number from 1 to 256/);
+    expect(() => loadConfig({ MAX_JSON_DEPTH: '257' })).toThrow(ConfigError);
+  });
+
   it.each([
     [{ LOG_LEVEL: 'verbose' }, /LOG_LEVEL must be one of fatal, error, warn, info, debug, trace, silent/],
     [{ SHUTDOWN_GRACE_MS: '-1' }, /SHUTDOWN_GRACE_MS must be a whole number from 0 to 600000/],

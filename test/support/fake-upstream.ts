@@ -124,3 +124,46 @@ export async function refusedUrl(): Promise<string> {
   await new Promise((resolve) => server.close(resolve));
   return `http://127.0.0.1:${port}`;
 }
+
+/** Sends `text` as the body exactly as given: an answer JSON.stringify cannot write, or one that is not JSON. */
+export function sendText(res: ServerResponse, status: number, text: string, contentType = 'application/json'): void {
+  res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+/** JSON text of objects (`{"a":{"a":…}}`) or arrays nested `depth` levels: deeper than JSON.stringify can write. */
+export function deepJsonText(depth: number, kind: 'object' | 'array' = 'object'): string {
+  return kind === 'object' ? `${'{"a":'.repeat(depth)}1${'}'.repeat(depth)}` : `${'['.repeat(depth)}${']'.repeat(depth)}`;
+}
+
+/** Stands, inside a value given to `jsonText`, for JSON nested `depth` levels deep. */
+export class DeepJson {
+  constructor(
+    readonly depth: number,
+    readonly kind: 'object' | 'array' = 'object',
+  ) {}
+}
+
+/** JSON text of `value`, with every DeepJson in it written out as `deepJsonText`. */
+export function jsonText(value: unknown): string {
+  const deep: DeepJson[] = [];
+  const text = JSON.stringify(value, (_key, inner: unknown) => (inner instanceof DeepJson ? `\u0000deep:${deep.push(inner) - 1}` : inner));
+  return text.replace(/"\\u0000deep:(\d+)"/g, (_match, index: string) => {
+    const { depth, kind } = deep[Number(index)] as DeepJson;
+    return deepJsonText(depth, kind);
+  });
+}
+
+/** A wrong-shaped answer: its name and how the fake sends it. */
+export type WrongAnswer = [name: string, send: (res: ServerResponse) => void];
+
+/** Answers no list or record endpoint may give: the gateway must treat each as an upstream failure. */
+export const WRONG_BODIES: WrongAnswer[] = [
+  ['a body of []', (res) => sendJson(res, 200, [])],
+  ['a body of null', (res) => sendJson(res, 200, null)],
+  ['a body of 42', (res) => sendJson(res, 200, 42)],
+  ['a string body', (res) => sendJson(res, 200, '../../x LEAK')],
+  ['an HTML page', (res) => sendText(res, 200, '<html><body>LEAK ../../x</body></html>', 'text/html')],
+  ['a 204', (res) => res.writeHead(204).end()],
+  ['an empty 200', (res) => sendText(res, 200, '')],
+];

@@ -76,6 +76,8 @@ defineMutation('bulkCreateInvites', {
 async function newestByEmail(rest: RestClient, orgId: string, bodies: Record<string, unknown>[]): Promise<Invite[]> {
   const newest = new Map<string, Invite>();
   for (const invite of await allInvites(rest, orgId)) {
+    // An invite without an e-mail (an upstream null) cannot be one of those sent.
+    if (typeof invite.target_email !== 'string') continue;
     const email = invite.target_email.toLowerCase();
     const seen = newest.get(email);
     if (!seen || invite.created_at >= seen.created_at) newest.set(email, invite);
