@@ -87,6 +87,7 @@ describe('REQUEST_DEADLINE_MS', () => {
   it('counts from the request’s arrival: a request that arrived longer ago than the deadline sends nothing', async () => {
     const fake = await startFakeUpstream();
     upstream = fake;
+    fake.handle((_req, res) => sendJson(res, 200, page([])));
     const transport = createUpstreamTransport({ baseUrl: fake.url });
     try {
       const request = new Request('http://gateway.test/graphql', { headers: { authorization: `Bearer ${KEY}` } });

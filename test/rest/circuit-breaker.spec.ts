@@ -43,10 +43,14 @@ describe('failureScope', () => {
       { kind: 'http', status: 503 },
       { kind: 'malformed', status: 200 },
       { kind: 'network', networkCode: 'ECONNRESET' },
-      { kind: 'timeout' },
+      { kind: 'timeout', sent: true },
     ] as const) {
       expect(failureScope(new UpstreamError({ ...init, method: 'GET', route: '/api/organizations/' }))).toBe('route');
     }
     expect(failureScope(new Error('not an upstream failure'))).toBeUndefined();
+  });
+
+  it('does not count a timeout of a call that never left the gateway (it waited for a pooled connection)', () => {
+    expect(failureScope(new UpstreamError({ kind: 'timeout', sent: false, method: 'GET', route: '/api/organizations/' }))).toBeUndefined();
   });
 });
