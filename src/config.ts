@@ -1,6 +1,8 @@
 // The only reader of process.env: every setting typed, defaulted and checked at start.
+import { type BudgetWindow, parseUpstreamBudget } from './budget/budget-setting.ts';
 import type { ServerSettings } from './http/server.ts';
 import { type OperationManifest, readOperationManifest } from './persisted/manifest.ts';
+import type { CacheSettings } from './store/index.ts';
 
 export interface GatewayConfig {
   /** @default 4000 */
@@ -70,6 +72,13 @@ export interface GatewayConfig {
    * operation, and automatic persisted queries. @default undefined
    */
   persistedOperations: OperationManifest | undefined;
+  /**
+   * CACHE: `memory` or a Redis URL, with CACHE_TTL_MS, CACHE_SECRET, CACHE_TIMEOUT_MS,
+   * CACHE_MAX_ENTRIES and CACHE_MAX_BYTES. @default undefined: nothing is cached across requests
+   */
+  cache: CacheSettings | undefined;
+  /** UPSTREAM_BUDGET, e.g. `480/minute,4800/hour`: upstream calls per key and window. @default undefined: no budget */
+  upstreamBudget: BudgetWindow[] | undefined;
   /** The HTTP server's own bounds on its callers' connections (src/http/server.ts). */
   server: ServerSettings;
   circuitBreaker: {
@@ -122,6 +131,8 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     metricsEnabled: boolean(env, 'METRICS_ENABLED', true),
     debugUpstreamCalls: boolean(env, 'DEBUG_UPSTREAM_CALLS', true),
     persistedOperations: persistedOperations(env.PERSISTED_OPERATIONS),
+    cache: cacheSettings(env),
+    upstreamBudget: upstreamBudget(env.UPSTREAM_BUDGET),
     server: serverSettings(env),
     circuitBreaker: {
       errorThresholdPercentage: integer(env, 'CIRCUIT_BREAKER_ERROR_PERCENT', 50, 1, 100),
@@ -188,6 +199,49 @@ function serverSettings(env: Env): ServerSettings {
     );
   }
   return settings;
+}
+
+/** CACHE_SECRET: long enough that the tags it makes cannot be matched to guessed keys by guessing it. */
+const MIN_CACHE_SECRET_LENGTH = 16;
+
+function cacheSettings(env: Env): CacheSettings | undefined {
+  const store = env.CACHE?.trim();
+  if (!store) return undefined;
+  if (store !== 'memory' && !isRedisUrl(store)) {
+    throw new ConfigError('CACHE must be `memory` or a Redis URL like redis://host:6379/0 (rediss:// for TLS).');
+  }
+  const secret = env.CACHE_SECRET;
+  if (secret !== undefined && secret !== '' && secret.length < MIN_CACHE_SECRET_LENGTH) {
+    throw new ConfigError(`CACHE_SECRET must be at least ${MIN_CACHE_SECRET_LENGTH} characters long.`);
+  }
+  return {
+    store,
+    // At most an hour: a Redis generation outlives every answer that read it by far (src/store/redis-store.ts).
+    ttlMs: integer(env, 'CACHE_TTL_MS', 5000, 1, 3_600_000),
+    secret: secret || undefined,
+    timeoutMs: integer(env, 'CACHE_TIMEOUT_MS', 100, 1, 10_000),
+    maxEntries: integer(env, 'CACHE_MAX_ENTRIES', 10_000, 1, 10_000_000),
+    maxBytes: integer(env, 'CACHE_MAX_BYTES', 64 * 1024 * 1024, 1024, 64 * 1024 * 1024 * 1024),
+  };
+}
+
+/** A Redis URL, never echoed in the error: it may hold a password. */
+function isRedisUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return ['redis:', 'rediss:'].includes(url.protocol) && url.hostname !== '' && /^\/?\d*$/.test(url.pathname) && !url.search && !url.hash;
+  } catch {
+    return false;
+  }
+}
+
+function upstreamBudget(raw: string | undefined): BudgetWindow[] | undefined {
+  if (!raw?.trim()) return undefined;
+  try {
+    return parseUpstreamBudget(raw);
+  } catch (error) {
+    throw new ConfigError(`UPSTREAM_BUDGET: ${(error as Error).message}`);
+  }
 }
 
 function persistedOperations(file: string | undefined): OperationManifest | undefined {

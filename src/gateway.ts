@@ -22,9 +22,12 @@ import { createObservability, type ObservabilityOptions } from './observability/
 import type { Logger } from './observability/logger.ts';
 import type { GatewayMetrics } from './observability/metrics.ts';
 import type { UpstreamCall } from './rest/request-transport.ts';
+import type { BudgetWindow } from './budget/budget-setting.ts';
+import type { CacheSettings } from './store/index.ts';
+import { createUpstreamEconomy } from './upstream-economy.ts';
 
 /** Logging, metrics, readiness, CORS and CSRF settings: see src/observability and src/http. */
-type OperationsOptions = Omit<ObservabilityOptions, 'transport' | 'requestIdOf'> & Omit<HttpOptions, 'transport' | 'upstreamUrl'>;
+type OperationsOptions = Omit<ObservabilityOptions, 'transport' | 'requestIdOf'> & Omit<HttpOptions, 'transport' | 'upstreamUrl' | 'cacheStore'>;
 
 export interface GatewayOptions extends OperationsOptions {
   upstreamUrl: string;
@@ -56,6 +59,10 @@ export interface GatewayOptions extends OperationsOptions {
   demoKey?: string;
   /** Run only these operations, by id (PERSISTED_OPERATIONS). @default undefined: any operation, and APQ */
   persistedOperations?: OperationManifest;
+  /** Caches upstream GET answers across requests (CACHE and its settings). @default undefined: nothing is cached */
+  cache?: CacheSettings;
+  /** Upstream calls each key may make per window (UPSTREAM_BUDGET). @default undefined: no budget */
+  upstreamBudget?: readonly BudgetWindow[];
   /** A transport to use instead of building one (tests). */
   transport?: UpstreamTransport;
   /** Told of every finished upstream call, after the metrics. */
@@ -87,7 +94,13 @@ export function createGateway(options: GatewayOptions): Gateway {
   );
   const arrivals = new WeakMap<Request, Arrival>();
   const observability = createObservability({ ...options, transport, requestIdOf: (request) => arrivals.get(request)?.requestId });
-  const http = createHttpSurface({ ...options, transport });
+  const economy = createUpstreamEconomy({
+    ...options,
+    logger: observability.logger,
+    registry: observability.metrics.registry,
+    labelBounds: { maxLength: 200, maxValues: options.metricsMaxLabelValues ?? 200 },
+  });
+  const http = createHttpSurface({ ...options, transport, cacheStore: economy?.storeReport });
   const limits: RequestLimits = {
     maxCalls: options.maxUpstreamCalls ?? 250,
     concurrency: options.upstreamConcurrencyPerRequest ?? 16,
@@ -110,7 +123,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     landingPage: false,
     logging: observability.yogaLogger,
     cors: http.cors,
-    context: ({ request }) => createContext(transport, request, limits, arrivals.get(request)),
+    context: ({ request }) => createContext(economy ? economy.transportFor(request, transport) : transport, request, limits, arrivals.get(request)),
     maskedErrors: { maskError: callerFacingError },
     renderGraphiQL: graphiql.render,
     graphiql: graphiql.options,
@@ -135,7 +148,9 @@ export function createGateway(options: GatewayOptions): Gateway {
       ...queryLimitPlugins({ ...DEFAULT_QUERY_LIMITS, ...options.queryLimits }),
       // Before the fan-out estimate: it reads the variables.
       jsonDepthPlugin(maxJsonDepth),
-      fanOutBudgetPlugin(limits.maxCalls, limits.maxLookupScanPages),
+      fanOutBudgetPlugin(limits.maxCalls, limits.maxLookupScanPages, economy?.onEstimate),
+      // After the estimate: the upstream budget reserves it.
+      ...(economy?.plugins ?? []),
     ],
   });
 
@@ -148,6 +163,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     close: async () => {
       await transport.close();
       await http.close();
+      await economy?.close();
     },
   };
 }

@@ -19,12 +19,20 @@ export interface ReadinessOptions {
   /** How long the probe waits for the upstream. @default 2000 */
   timeoutMs?: number;
   transport: Pick<GuardedTransport, 'circuits'>;
+  /** The cache's store (CACHE), reported as information like the upstream: a store that is down never fails readiness. */
+  cacheStore?: () => CacheStoreReport | undefined;
+}
+
+export interface CacheStoreReport {
+  store: 'memory' | 'redis';
+  reachable: boolean;
 }
 
 export type ReadinessReport =
   | {
       status: 'ready';
       upstream: { reachable: boolean; reason?: string; circuits: ReturnType<GuardedTransport['circuits']> };
+      cache?: CacheStoreReport;
     }
   | { status: 'unavailable'; reason: string };
 
@@ -73,7 +81,9 @@ export function createReadiness(options: ReadinessOptions): Readiness {
       .finally(() => (inFlight = undefined));
     const reason = lastProbe ? lastProbe.reason : await inFlight;
     const circuits = options.transport.circuits();
-    return { status: 'ready', upstream: reason === undefined ? { reachable: true, circuits } : { reachable: false, reason, circuits } };
+    const upstream = reason === undefined ? { reachable: true, circuits } : { reachable: false, reason, circuits };
+    const cache = options.cacheStore?.();
+    return cache ? { status: 'ready', upstream, cache } : { status: 'ready', upstream };
   }
 
   return {
