@@ -26,18 +26,20 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): SharedStore
     sizeCalculation: (value, key) => value.length + key.length,
   });
   const generations = new Map<string, string>();
-  const budget = new LRUCache<string, number>({ max: MAX_BUDGET_COUNTERS });
+  // Made on first use: a cache without a budget never needs it (lru-cache allocates for `max` up front).
+  let budgetCounters: LRUCache<string, number> | undefined;
+  const budget = () => (budgetCounters ??= new LRUCache<string, number>({ max: MAX_BUDGET_COUNTERS }));
   const secret = options.secret ?? randomBytes(32).toString('base64url');
   const entryKey = (tag: string, id: string) => `${tag} ${id}`;
   const counterKey = (tag: string, window: BudgetWindowAt, index = window.index) => `${tag} ${window.windowMs} ${index}`;
   const countsOf = (tag: string, window: BudgetWindowAt): WindowCounts => ({
-    current: budget.get(counterKey(tag, window)) ?? 0,
-    previous: budget.get(counterKey(tag, window, window.index - 1)) ?? 0,
+    current: budget().get(counterKey(tag, window)) ?? 0,
+    previous: budget().get(counterKey(tag, window, window.index - 1)) ?? 0,
   });
   const add = (tag: string, window: BudgetWindowAt, delta: number) => {
     const key = counterKey(tag, window);
     // Kept while it can still count: through the next window, as that one's previous.
-    budget.set(key, Math.max(0, (budget.get(key) ?? 0) + delta), { ttl: 2 * window.windowMs });
+    budget().set(key, Math.max(0, (budget().get(key) ?? 0) + delta), { ttl: 2 * window.windowMs });
   };
 
   return {

@@ -10,8 +10,8 @@ import { GLOBAL_SCOPE } from '../store/shared-store.ts';
 
 /** The scopes an answer of this GET depends on; undefined when it must not be cached. */
 export function readScopes(path: string): string[] | undefined {
-  const [, api, collection, id, ...below] = path.split('/');
-  if (api !== 'api' || id === '@current' || below.includes('@current')) return undefined;
+  const [, api, collection, id] = path.split('/');
+  if (api !== 'api' || namesCurrent(path)) return undefined;
   if (collection === 'organizations') return [GLOBAL_SCOPE, id ? organizationScope(id) : ORGANIZATIONS_SCOPE];
   if (collection === 'projects' && id) return [GLOBAL_SCOPE, projectScope(id)];
   return undefined;
@@ -20,7 +20,7 @@ export function readScopes(path: string): string[] | undefined {
 /** The scopes a write to this path (POST, PATCH or DELETE) makes stale. */
 export function writeScopes(method: string, path: string): string[] {
   const [, api, collection, id, child] = path.split('/');
-  if (api !== 'api' || path.includes('/@current/')) return [GLOBAL_SCOPE];
+  if (api !== 'api' || namesCurrent(path)) return [GLOBAL_SCOPE];
   if (collection === 'organizations') {
     if (!id) return [ORGANIZATIONS_SCOPE]; // a new organization
     // Losing an organization or a membership loses access to its projects, whose answers the
@@ -35,6 +35,8 @@ export function writeScopes(method: string, path: string): string[] {
 }
 
 const ORGANIZATIONS_SCOPE = 'orgs';
+/** `@current` (the caller's first organization or project) is another id's record under another name. */
+const namesCurrent = (path: string) => path.includes('/%40current/') || path.includes('/@current/');
 const organizationScope = (segment: string) => `org:${canonical(segment)}`;
 const projectScope = (segment: string) => `project:${canonical(segment)}`;
 

@@ -140,6 +140,38 @@ describe('two instances on one Redis', () => {
     }
   });
 
+  it('never makes a request wait on a frozen Redis longer than CACHE_TIMEOUT_MS, and uses it again once it answers', async () => {
+    const frozen = testGateway({ upstreamUrl: api.url, cache: { store: redis.url, ttlMs: 60_000, timeoutMs: 100 } });
+    try {
+      await untilStoreReachable(frozen);
+      const key = api.keys.outsider;
+      await frozen.post(ORGANIZATION_NAMES, key);
+      expect(sources((await frozen.post(ORGANIZATION_NAMES, key)).body)).toEqual(['cache']);
+      redis.freeze();
+      const timed = async () => {
+        const started = performance.now();
+        const response = await frozen.post(ORGANIZATION_NAMES, key);
+        expect(response.body.data.organizations.nodes).toEqual([{ name: 'Elsewhere Inc' }]);
+        expect(sources(response.body)).toEqual(['upstream']);
+        return performance.now() - started;
+      };
+      const failures = async () => Number(/^gateway_cache_store_failures_total (\d+)$/m.exec((await frozen.gateway.metrics.render()).body)?.[1]);
+      // The first waits for one lookup to time out; then the store is set aside and nothing waits
+      // on it (no operation is even tried, but the probe's once a second).
+      expect(await timed()).toBeLessThan(100 + 400);
+      const failed = await failures();
+      expect(failed).toBeGreaterThan(0);
+      for (let i = 0; i < 3; i += 1) expect(await timed()).toBeLessThan(400);
+      expect(await failures()).toBeLessThanOrEqual(failed + 1);
+      expect((await frozen.readiness()).body.cache).toEqual({ store: 'redis', reachable: false });
+    } finally {
+      redis.thaw();
+    }
+    await untilStoreReachable(frozen);
+    expect(sources((await frozen.post(ORGANIZATION_NAMES, api.keys.outsider)).body)).toEqual(['cache']);
+    await frozen.gateway.close();
+  });
+
   it('loses no request while Redis is down (cache bypassed, one warning per instance) and caches again once it is back', async () => {
     const key = api.keys.demo;
     await redis.stop();

@@ -8,7 +8,7 @@ export interface TestGateway {
   gateway: Gateway;
   log: ReturnType<typeof captureLogger>;
   /** Runs a GraphQL operation with the debug and budget extensions on. */
-  post(query: string, key: string, options?: { variables?: unknown; headers?: Record<string, string> }): ReturnType<typeof postGraphQL>;
+  post(query: string, key: string | undefined, options?: { variables?: unknown; headers?: Record<string, string> }): ReturnType<typeof postGraphQL>;
   /** `/readiness`: its status and body. */
   readiness(): Promise<{ status: number; body: any }>;
 }

@@ -16,6 +16,9 @@ export interface RedisServer {
   stop(): Promise<void>;
   /** Starts it again on the same port, empty. */
   start(): Promise<void>;
+  /** SIGSTOP: connections stay open but nothing is answered (a Redis too slow to use), until `thaw()`. */
+  freeze(): void;
+  thaw(): void;
   /** A plain client, for reading what the gateway stored. */
   client(): Redis;
   close(): Promise<void>;
@@ -59,7 +62,7 @@ export async function startRedisServer(): Promise<RedisServer> {
     child = undefined;
     if (!running || running.exitCode !== null) return;
     const exited = new Promise((resolve) => running.once('exit', resolve));
-    running.kill('SIGKILL');
+    running.kill('SIGKILL'); // a frozen process dies too
     await exited;
   }
 
@@ -69,6 +72,8 @@ export async function startRedisServer(): Promise<RedisServer> {
     port,
     stop,
     start,
+    freeze: () => child?.kill('SIGSTOP'),
+    thaw: () => child?.kill('SIGCONT'),
     client() {
       const client = new Redis(port, '127.0.0.1', { maxRetriesPerRequest: 1 });
       client.on('error', () => undefined); // the server may be stopped on purpose; commands still fail
