@@ -68,6 +68,8 @@ export interface UpstreamRequest {
   signal?: AbortSignal;
   /** Whether an answer has the shape the client relies on (its own check): only such answers are cached. */
   answerShape?: (body: unknown) => boolean;
+  /** Hand back the body's text too (the cache stores it); otherwise it is dropped once parsed. */
+  keepText?: boolean;
   /**
    * When the GraphQL request's upstream budget ends (REQUEST_DEADLINE_MS), as a `performance.now()`
    * time: an attempt in flight ends there too, and a call that starts later sends nothing.
@@ -81,7 +83,7 @@ export interface UpstreamResponse<T = unknown> {
   body: T;
   durationMs: number;
   attempts: number;
-  /** The body as it arrived, before parsing (what the cache stores). */
+  /** The body as it arrived, when the request asked to keep it. */
   text?: string;
   /** Served without an upstream call of this request: from the cache, or by another request's identical call. */
   source?: 'cache' | 'coalesced';
@@ -149,7 +151,7 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
       let error: UpstreamError;
       try {
         const { status, body, text } = await send(ctx);
-        return { status, body: body as T, durationMs: elapsed(ctx), attempts: ctx.attempt, text };
+        return { status, body: body as T, durationMs: elapsed(ctx), attempts: ctx.attempt, text: req.keepText ? text : undefined };
       } catch (caught) {
         error = toUpstreamError(caught, ctx);
       }

@@ -96,7 +96,7 @@ export class RequestCache implements UpstreamTransport {
 
   /** The shared call: without the leader's signal or deadline, so no waiter can cancel it for the others. */
   async #fetch(req: UpstreamRequest, storeTag: string | undefined, id: string, generations: string | undefined, route: string): Promise<SharedAnswer> {
-    const response = await this.base.request({ ...req, signal: undefined, deadlineAt: undefined });
+    const response = await this.base.request({ ...req, signal: undefined, deadlineAt: undefined, keepText: true });
     // Checked before any waiter gets the body: an answer the client would refuse is not cached.
     if (storeTag === undefined || generations === undefined || !response.text || !(req.answerShape?.(response.body) ?? true)) return { response };
     this.state.events?.stored(route);
