@@ -63,11 +63,22 @@ export function createContext(
     // The deadline counts from the request's arrival, not from its first upstream call; the
     // client's disconnect cancels calls through the signal below.
     if (!client) {
-      client = createRestClient(requestTransport, { key, requestId, signal: disconnectSignal(request), deadlineAt: receivedAt + limits.deadlineMs });
+      client = createRestClient(requestTransport, {
+        key,
+        requestId,
+        signal: disconnectSignal(request),
+        deadlineAt: receivedAt + limits.deadlineMs,
+      });
     }
     return client;
   };
-  return { requestId, authenticated: key !== null, rest, loaders: createLoaders(rest, limits.maxLookupScanPages), upstreamCalls: requestTransport.calls };
+  return {
+    requestId,
+    authenticated: key !== null,
+    rest,
+    loaders: createLoaders(rest, limits.maxLookupScanPages),
+    upstreamCalls: requestTransport.calls,
+  };
 }
 
 /**

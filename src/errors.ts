@@ -92,7 +92,8 @@ function describeStatus({ status = 0, detail, retryAfterSeconds }: UpstreamError
   if (status === 403) return ['FORBIDDEN', detail || 'The API key is not allowed to do this.'];
   if (status === 404) return ['NOT_FOUND', 'Not found.'];
   if (status === 429) {
-    const when = retryAfterSeconds === undefined ? '' : ` Retry after ${retryAfterSeconds} ${retryAfterSeconds === 1 ? 'second' : 'seconds'}.`;
+    const when =
+      retryAfterSeconds === undefined ? '' : ` Retry after ${retryAfterSeconds} ${retryAfterSeconds === 1 ? 'second' : 'seconds'}.`;
     return ['RATE_LIMITED', `The upstream service is rate limiting this key.${when}`];
   }
   // 400/422: the upstream rejected values that came from the caller's arguments; mutations turn

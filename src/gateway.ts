@@ -1,27 +1,28 @@
 // createGateway(options): the Yoga instance (schema, per-request context, error masking, request
 // ids, health) over one shared upstream transport.
+
+import { useGraphQlJit } from '@envelop/graphql-jit';
 import { type ExecutionResult, GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { type Arrival, createContext, type GatewayContext, type RequestLimits, requestIdOf } from './context.ts';
-import { type CircuitBreakerOptions, type GuardedTransport, withCircuitBreakers } from './rest/circuit-breaker.ts';
-import { useGraphQlJit } from '@envelop/graphql-jit';
 import { toGraphQLError } from './errors.ts';
+import { EXAMPLE_QUERY } from './example-query.ts';
+import { createLocalGraphiQL } from './graphiql/index.ts';
+import { createHttpSurface, type HttpOptions } from './http/index.ts';
 import { bodyLimitPlugin } from './limits/body-limit.ts';
 import { fanOutBudgetPlugin } from './limits/fan-out-plugin.ts';
 import { jsonDepthPlugin } from './limits/json-depth.ts';
 import { DEFAULT_QUERY_LIMITS, type QueryLimits, queryLimitPlugins } from './limits/query-limits.ts';
-import { createUpstreamTransport, type UpstreamTransport } from './rest/transport.ts';
-import { leafSerializers } from './schema/leaf-serializers.ts';
-import { subgraphSchema as schema } from './schema/subgraph.ts'; // the public schema plus _service and _entities
-import { EXAMPLE_QUERY } from './example-query.ts';
-import { createLocalGraphiQL } from './graphiql/index.ts';
-import { type OperationManifest, persistedOperationPlugins } from './persisted/index.ts';
-import { protocolErrorPlugins } from './protocol-errors.ts';
-import { createHttpSurface, type HttpOptions } from './http/index.ts';
 import { createObservability, type ObservabilityOptions } from './observability/index.ts';
 import type { Logger } from './observability/logger.ts';
 import type { GatewayMetrics } from './observability/metrics.ts';
+import { type OperationManifest, persistedOperationPlugins } from './persisted/index.ts';
+import { protocolErrorPlugins } from './protocol-errors.ts';
+import { type CircuitBreakerOptions, type GuardedTransport, withCircuitBreakers } from './rest/circuit-breaker.ts';
 import type { UpstreamCall } from './rest/request-transport.ts';
+import { createUpstreamTransport, type UpstreamTransport } from './rest/transport.ts';
+import { leafSerializers } from './schema/leaf-serializers.ts';
+import { subgraphSchema as schema } from './schema/subgraph.ts'; // the public schema plus _service and _entities
 
 /** Logging, metrics, readiness, CORS and CSRF settings: see src/observability and src/http. */
 type OperationsOptions = Omit<ObservabilityOptions, 'transport' | 'requestIdOf'> & Omit<HttpOptions, 'transport' | 'upstreamUrl'>;
@@ -122,7 +123,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     maxRequestBodySize: false,
     plugins: [
       // An upstream value a field cannot represent fails that field with UPSTREAM_ERROR (errors.ts).
-      useGraphQlJit({ customSerializers: leafSerializers(schema, maxJsonDepth) }, { onError: (result) => jitCompileFailure(observability.logger, result) }),
+      useGraphQlJit(
+        { customSerializers: leafSerializers(schema, maxJsonDepth) },
+        { onError: (result) => jitCompileFailure(observability.logger, result) },
+      ),
       arrivalPlugin(arrivals),
       withoutOriginalErrors(),
       graphiql.plugin,

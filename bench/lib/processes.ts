@@ -96,7 +96,10 @@ let built = false;
 /** `npm run build` once per bench run: the gateway runs compiled, as in production. */
 function buildGateway(): void {
   if (built) return;
-  execFileSync(process.execPath, [resolve(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: REPO_ROOT, stdio: 'inherit' });
+  execFileSync(process.execPath, [resolve(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+    cwd: REPO_ROOT,
+    stdio: 'inherit',
+  });
   built = true;
 }
 

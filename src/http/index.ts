@@ -26,7 +26,11 @@ export interface HttpSurface {
 }
 
 export function createHttpSurface(options: HttpOptions): HttpSurface {
-  const readiness = createReadiness({ upstreamUrl: options.upstreamUrl, timeoutMs: options.readinessTimeoutMs, transport: options.transport });
+  const readiness = createReadiness({
+    upstreamUrl: options.upstreamUrl,
+    timeoutMs: options.readinessTimeoutMs,
+    transport: options.transport,
+  });
   const closeWhenShuttingDown: Plugin = {
     onResponse({ response }) {
       if (readiness.shuttingDown) response.headers.set('connection', 'close');

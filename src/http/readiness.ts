@@ -88,7 +88,9 @@ export function createReadiness(options: ReadinessOptions): Readiness {
       async onRequest({ request, url, endResponse, fetchAPI }) {
         if (url.pathname !== READINESS_PATH || !['GET', 'HEAD'].includes(request.method)) return;
         const report = await check();
-        endResponse(fetchAPI.Response.json(report, { status: report.status === 'ready' ? 200 : 503, headers: { 'cache-control': 'no-store' } }));
+        endResponse(
+          fetchAPI.Response.json(report, { status: report.status === 'ready' ? 200 : 503, headers: { 'cache-control': 'no-store' } }),
+        );
       },
     },
     async close() {

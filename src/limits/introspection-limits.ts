@@ -83,18 +83,40 @@ function introspectionLimitsRule(limits: IntrospectionLimits): ValidationRule {
         leave() {
           if (deepest && deepest.depth > limits.maxIntrospectionDepth) {
             const { depth, node } = deepest;
-            context.reportError(tooComplex(`Introspection depth limit of ${limits.maxIntrospectionDepth} exceeded, found ${depth}.`, 'maxIntrospectionDepth', node));
+            context.reportError(
+              tooComplex(
+                `Introspection depth limit of ${limits.maxIntrospectionDepth} exceeded, found ${depth}.`,
+                'maxIntrospectionDepth',
+                node,
+              ),
+            );
           }
           if (schemas.size > 1) {
-            context.reportError(tooComplex(`\`__schema\` limit of 1 exceeded, found ${schemas.size}: one answers it all.`, 'maxIntrospectionSchemas', [...schemas.values()][1]));
+            context.reportError(
+              tooComplex(
+                `\`__schema\` limit of 1 exceeded, found ${schemas.size}: one answers it all.`,
+                'maxIntrospectionSchemas',
+                [...schemas.values()][1],
+              ),
+            );
           }
           if (types.size > limits.maxIntrospectionTypes) {
             const node = [...types.values()][limits.maxIntrospectionTypes];
-            context.reportError(tooComplex(`\`__type\` limit of ${limits.maxIntrospectionTypes} exceeded, found ${types.size}.`, 'maxIntrospectionTypes', node));
+            context.reportError(
+              tooComplex(
+                `\`__type\` limit of ${limits.maxIntrospectionTypes} exceeded, found ${types.size}.`,
+                'maxIntrospectionTypes',
+                node,
+              ),
+            );
           }
           if (aliased.length > 0) {
             context.reportError(
-              tooComplex(`Introspection aliases limit of 0 exceeded, found ${aliased.length}: an alias there only repeats part of the schema.`, 'introspectionAliases', aliased[0]),
+              tooComplex(
+                `Introspection aliases limit of 0 exceeded, found ${aliased.length}: an alias there only repeats part of the schema.`,
+                'introspectionAliases',
+                aliased[0],
+              ),
             );
           }
         },
@@ -108,7 +130,13 @@ const introspectionListsRule: ValidationRule = (context) =>
   MaxIntrospectionDepthRule(
     Object.assign(Object.create(context) as ValidationContext, {
       reportError: (error: GraphQLError) =>
-        context.reportError(tooComplex(`${error.message}: introspection lists nest at most 3 deep.`, 'maxIntrospectionListDepth', error.nodes?.[0] as FieldNode)),
+        context.reportError(
+          tooComplex(
+            `${error.message}: introspection lists nest at most 3 deep.`,
+            'maxIntrospectionListDepth',
+            error.nodes?.[0] as FieldNode,
+          ),
+        ),
     }),
   );
 
@@ -119,7 +147,14 @@ export function introspectionLimitsPlugin(limits: IntrospectionLimits): Plugin {
       addValidationRule(rule);
       addValidationRule(introspectionListsRule);
       // The original would report the same documents again, as GRAPHQL_VALIDATION_FAILED.
-      setValidationFn((schema, document, rules, ...rest) => validateFn(schema, document, rules?.filter((rule: ValidationRule) => rule !== MaxIntrospectionDepthRule), ...rest));
+      setValidationFn((schema, document, rules, ...rest) =>
+        validateFn(
+          schema,
+          document,
+          rules?.filter((rule: ValidationRule) => rule !== MaxIntrospectionDepthRule),
+          ...rest,
+        ),
+      );
     },
   };
 }

@@ -47,8 +47,7 @@ export async function scanList<R>(ids: readonly string[], { page, idOf, maxPages
       else failure ??= outcome.reason;
     }
   }
-  const missing =
-    failure !== undefined ? lookupFailure(failure) : pagesInList <= maxPages ? null : beyondBound(maxPages, pages * stride);
+  const missing = failure !== undefined ? lookupFailure(failure) : pagesInList <= maxPages ? null : beyondBound(maxPages, pages * stride);
   return ids.map((id) => found.get(id) ?? missing);
 }
 

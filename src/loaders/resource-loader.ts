@@ -154,7 +154,11 @@ export class ResourceLoader<Raw, R extends Raw = Raw> {
   }
 
   /** One record's own call: its 404 is its null, its failure its own error. */
-  private async retrieveOne(retrieve: (parentId: string, id: string) => Promise<Raw>, parentId: string, id: string): Promise<R | null | Error> {
+  private async retrieveOne(
+    retrieve: (parentId: string, id: string) => Promise<Raw>,
+    parentId: string,
+    id: string,
+  ): Promise<R | null | Error> {
     try {
       return this.resource.tag(await retrieve(parentId, id), parentId);
     } catch (error) {

@@ -2,8 +2,8 @@
 // key redacted. Log objects are built from named fields only (never a request or its headers), so
 // redaction is the second line of defence, not the first. No line is longer than logMaxLineLength,
 // whatever a caller sent.
-import { pino, type DestinationStream, type Logger } from 'pino';
-import { loadLoggingConfig, type LogLevel } from '../config.ts';
+import { type DestinationStream, type Logger, pino } from 'pino';
+import { type LogLevel, loadLoggingConfig } from '../config.ts';
 import { truncate } from './bounded-label.ts';
 
 export type { Logger } from 'pino';

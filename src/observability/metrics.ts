@@ -1,12 +1,12 @@
 // Prometheus metrics (prom-client). Each gateway has its own Registry, so tests can build many; the
 // process metrics (CPU, memory, event loop, GC) live in one registry per process and are merged in
 // at scrape time.
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
 import { type CircuitState, type GuardedTransport, WHOLE_UPSTREAM } from '../rest/circuit-breaker.ts';
 import type { UpstreamCall } from '../rest/request-transport.ts';
 import { boundedLabel } from './bounded-label.ts';
-import { safeRoute } from './routes.ts';
 import type { OperationSummary } from './request-log.ts';
+import { safeRoute } from './routes.ts';
 
 export interface MetricsOptions {
   /** Operation names are cut to this many characters. @default 100 */

@@ -2,7 +2,7 @@
 // to the log line and the metrics; and each unexpected error of an operation, with its request id.
 // The request id is passed along explicitly: an AsyncLocalStorage would turn on Node's promise
 // hooks for every promise of every request, which cost about a tenth of the gateway's CPU.
-import { getOperationAST, GraphQLError } from 'graphql';
+import { GraphQLError, getOperationAST } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { UpstreamCall } from '../rest/request-transport.ts';
 import { truncate } from './bounded-label.ts';
@@ -78,7 +78,8 @@ export function requestLogPlugin(options: RequestLogOptions): Plugin {
       const entry = pending.get(request);
       if (!entry) return;
       // The name the client asked for, until execution knows the real one (kept only if it is a name).
-      if (typeof params.operationName === 'string' && GRAPHQL_NAME.test(params.operationName)) entry.operation = operationName(params.operationName);
+      if (typeof params.operationName === 'string' && GRAPHQL_NAME.test(params.operationName))
+        entry.operation = operationName(params.operationName);
     },
     onExecute({ args }) {
       const context = args.contextValue as { request?: Request; upstreamCalls?: readonly UpstreamCall[] };

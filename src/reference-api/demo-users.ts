@@ -13,10 +13,23 @@ export const MEMBER_USER_ID = USER_IDS.bob;
 export const OUTSIDER_USER_ID = USER_IDS.outsider;
 
 const USERS = [
-  { id: 1, first_name: 'Demo', last_name: 'User', email: 'demo@example.com', hedgehog_config: { use_as_profile: true, color: 'blue', accessories: ['beret'] }, is_2fa_enabled: true },
+  {
+    id: 1,
+    first_name: 'Demo',
+    last_name: 'User',
+    email: 'demo@example.com',
+    hedgehog_config: { use_as_profile: true, color: 'blue', accessories: ['beret'] },
+    is_2fa_enabled: true,
+  },
   { id: 2, first_name: 'Alice', last_name: 'Anders', email: 'alice@hedgehog.example', hedgehog_config: null },
   { id: 3, first_name: 'Bob', last_name: 'Baker', email: 'bob@hedgehog.example', hedgehog_config: null, has_social_auth: true },
-  { id: 4, first_name: 'Carol', last_name: 'Chen', email: 'carol@prickly.example', hedgehog_config: { use_as_profile: false, color: null, accessories: [] } },
+  {
+    id: 4,
+    first_name: 'Carol',
+    last_name: 'Chen',
+    email: 'carol@prickly.example',
+    hedgehog_config: { use_as_profile: false, color: null, accessories: [] },
+  },
   { id: 5, first_name: 'Dave', last_name: 'Diaz', email: 'dave@prickly.example', hedgehog_config: null, is_email_verified: false },
   { id: 6, first_name: 'Olive', last_name: 'Outsider', email: 'olive@elsewhere.example', hedgehog_config: null },
   { id: 7, first_name: 'Erin', last_name: 'Evans', email: 'erin@elsewhere.example', hedgehog_config: null },

@@ -23,9 +23,23 @@ const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345
 
 /** Product features the live service lists for an organization on a paid plan. */
 export const DEFAULT_PRODUCT_FEATURES = [
-  { key: 'sso_enforcement', name: 'SSO enforcement', description: 'Require members to log in with SSO.', unit: null, limit: null, note: null },
+  {
+    key: 'sso_enforcement',
+    name: 'SSO enforcement',
+    description: 'Require members to log in with SSO.',
+    unit: null,
+    limit: null,
+    note: null,
+  },
   { key: 'saml', name: 'SAML SSO', description: 'Log in with your identity provider.', unit: null, limit: null, note: null },
-  { key: 'surveys_multiple_questions', name: 'Multiple questions', description: 'Ask more than one question per survey.', unit: null, limit: null, note: null },
+  {
+    key: 'surveys_multiple_questions',
+    name: 'Multiple questions',
+    description: 'Ask more than one question per survey.',
+    unit: null,
+    limit: null,
+    note: null,
+  },
 ];
 
 function slugify(name: string): string {
@@ -218,10 +232,7 @@ export class ReferenceStore {
     return [...this.batchExports.values()].filter((e) => e.organization_id === organizationId);
   }
 
-  addBatchExport(
-    organizationId: string,
-    fields: Partial<StoredBatchExport> & Pick<StoredBatchExport, 'name'>,
-  ): StoredBatchExport {
+  addBatchExport(organizationId: string, fields: Partial<StoredBatchExport> & Pick<StoredBatchExport, 'name'>): StoredBatchExport {
     const now = this.now();
     const exportRecord: StoredBatchExport = {
       id: this.ids.uuid(),
@@ -247,7 +258,10 @@ export class ReferenceStore {
   }
 
   /** Records a run on an export: newest first, at most 10 kept, as the live `latest_runs`. */
-  addBatchExportRun(exportRecord: StoredBatchExport, fields: Partial<BatchExportRun> & Pick<BatchExportRun, 'data_interval_end'>): BatchExportRun {
+  addBatchExportRun(
+    exportRecord: StoredBatchExport,
+    fields: Partial<BatchExportRun> & Pick<BatchExportRun, 'data_interval_end'>,
+  ): BatchExportRun {
     const now = this.now();
     const run: BatchExportRun = {
       id: this.ids.uuid(),

@@ -65,7 +65,8 @@ function toText(value: unknown, attr: string, spec: FieldSpec): string {
 
 function toDatetime(value: unknown, attr: string): string {
   const parsed = parseTimestamp(value);
-  if (!parsed) invalid('Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].', attr);
+  if (!parsed)
+    invalid('Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].', attr);
   return formatTimestamp(parsed);
 }
 
@@ -104,7 +105,11 @@ function validateValue(value: unknown, spec: FieldSpec, attr: string): unknown {
       const choices = spec.choices ?? [];
       const match = choices.find((choice) => String(choice) === String(value));
       if (match === undefined || typeof value === 'object') {
-        throw validationError('invalid_choice', `"${typeof value === 'boolean' ? (value ? 'True' : 'False') : String(value)}" is not a valid choice.`, attr);
+        throw validationError(
+          'invalid_choice',
+          `"${typeof value === 'boolean' ? (value ? 'True' : 'False') : String(value)}" is not a valid choice.`,
+          attr,
+        );
       }
       return match;
     }
@@ -114,7 +119,8 @@ function validateValue(value: unknown, spec: FieldSpec, attr: string): unknown {
       if (!Array.isArray(value)) throw validationError('not_a_list', `Expected a list of items but got type "${pythonType(value)}".`, attr);
       return value.map((item, index) => toDatetime(item, `${attr}__${index}`));
     case 'object':
-      if (!isPlainObject(value)) throw validationError('not_a_dict', `Expected a dictionary of items but got type "${pythonType(value)}".`, attr);
+      if (!isPlainObject(value))
+        throw validationError('not_a_dict', `Expected a dictionary of items but got type "${pythonType(value)}".`, attr);
       return value;
     case 'list':
       if (!Array.isArray(value)) throw validationError('not_a_list', `Expected a list of items but got type "${pythonType(value)}".`, attr);
@@ -131,7 +137,11 @@ function validateValue(value: unknown, spec: FieldSpec, attr: string): unknown {
  */
 export function validateFields(body: unknown, schema: Schema, partial: boolean, attrPrefix = ''): Fields {
   if (!isPlainObject(body)) {
-    throw validationError('invalid_input', `Invalid data. Expected a dictionary, but got ${pythonType(body)}.`, attrPrefix ? attrPrefix.slice(0, -2) : null);
+    throw validationError(
+      'invalid_input',
+      `Invalid data. Expected a dictionary, but got ${pythonType(body)}.`,
+      attrPrefix ? attrPrefix.slice(0, -2) : null,
+    );
   }
   const out: Fields = {};
   for (const [name, spec] of Object.entries(schema)) {

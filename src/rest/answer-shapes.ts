@@ -20,7 +20,8 @@ const PROJECT_ID_PATTERN = /^[\w-]+$/;
 const isObject = (value: unknown): value is Fields => typeof value === 'object' && value !== null && !Array.isArray(value);
 const isUuid = (value: unknown): value is string => typeof value === 'string' && UUID_PATTERN.test(value);
 /** A pipeline item's `id`, or a list's `count`: served as `Int!`. */
-const isNonNegativeInt = (value: unknown): value is number => Number.isInteger(value) && (value as number) >= 0 && (value as number) <= MAX_INT;
+const isNonNegativeInt = (value: unknown): value is number =>
+  Number.isInteger(value) && (value as number) >= 0 && (value as number) <= MAX_INT;
 /** An embedded record (`user`, `created_by`, `destination`, a flag): an upstream null is allowed. */
 const isObjectOrNull = (value: unknown) => value == null || isObject(value);
 /** A list the schema serves as a non-null list: null stands for an empty one. */
@@ -90,7 +91,9 @@ export const isBackfillAnswer: AnswerShape<Rest.BackfillAnswer> = recordOr(
 export const isBulkInvitesAnswer = (value: unknown): value is Rest.BulkInvitesAnswer =>
   Array.isArray(value) ? everyItem(value, isInvite) : isInvite(value);
 
-export const isCheckForUpdatesAnswer: AnswerShape<Rest.CheckForUpdatesAnswer> = recordOr(isPipelineItem, (answer) => isPipelineItem(answer.plugin));
+export const isCheckForUpdatesAnswer: AnswerShape<Rest.CheckForUpdatesAnswer> = recordOr(isPipelineItem, (answer) =>
+  isPipelineItem(answer.plugin),
+);
 
 /** update_source and upgrade: the item, or (live) its source files by name. */
 export const isPipelineItemOrOther: AnswerShape<unknown> = recordOr(isPipelineItem, () => true);

@@ -10,8 +10,8 @@
 // outcome the breaker does not count (an answer, even a 4xx) closes it again.
 import CircuitBreaker from 'opossum';
 import { routeTemplate } from './paths.ts';
-import { UpstreamError } from './upstream-error.ts';
 import type { UpstreamRequest, UpstreamResponse, UpstreamTransport } from './transport.ts';
+import { UpstreamError } from './upstream-error.ts';
 
 export interface CircuitBreakerOptions {
   /** Failure percentage within the rolling window that opens a circuit. @default 50 */
@@ -56,7 +56,16 @@ export function failureScope(error: unknown): 'upstream' | 'route' | undefined {
 }
 
 /** No connection could be made: nothing of the request reached the upstream. */
-const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+const CONNECT_FAILURES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'ETIMEDOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 /**
  * Route templates are the fixed set of src/rest/client.ts (a few dozen); past this many, reads of a
@@ -68,7 +77,8 @@ type Breaker = CircuitBreaker<[UpstreamRequest, Breaker?], UpstreamResponse>;
 
 export function withCircuitBreakers(transport: UpstreamTransport, options: CircuitBreakerOptions = {}): GuardedTransport {
   const listeners: ((state: CircuitState, route: string) => void)[] = [];
-  const send = (req: UpstreamRequest, routeBreaker?: Breaker): Promise<UpstreamResponse> => (routeBreaker ? routeBreaker.fire(req) : transport.request(req));
+  const send = (req: UpstreamRequest, routeBreaker?: Breaker): Promise<UpstreamResponse> =>
+    routeBreaker ? routeBreaker.fire(req) : transport.request(req);
 
   const breaker = (route: string, counts: 'upstream' | 'route'): Breaker => {
     const created: Breaker = new CircuitBreaker(send, {

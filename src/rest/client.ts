@@ -3,9 +3,8 @@
 // next/previous URLs. A client is made per GraphQL request, so the methods live on a class
 // prototype: nothing to build per request.
 import * as shape from './answer-shapes.ts';
-import { buildPath, segment, type PathParams } from './paths.ts';
+import { buildPath, type PathParams, segment } from './paths.ts';
 import type { HttpMethod, UpstreamTransport } from './transport.ts';
-import { UpstreamError } from './upstream-error.ts';
 import type {
   BackfillAnswer,
   BatchExport,
@@ -21,6 +20,7 @@ import type {
   PipelineItem,
   Survey,
 } from './types.ts';
+import { UpstreamError } from './upstream-error.ts';
 
 export interface ListParams {
   limit?: number;

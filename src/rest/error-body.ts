@@ -21,7 +21,10 @@ export function parseErrorBody(text: string, redact: UpstreamTextRedactor): Pars
   const detail = typeof record.detail === 'string' ? redact(record.detail) : undefined;
   const attr = record.attr === undefined ? null : record.attr;
   const isFullShape =
-    typeof record.type === 'string' && typeof record.code === 'string' && detail !== undefined && (attr === null || typeof attr === 'string');
+    typeof record.type === 'string' &&
+    typeof record.code === 'string' &&
+    detail !== undefined &&
+    (attr === null || typeof attr === 'string');
   if (!isFullShape) return { detail };
   const body: RestErrorBody = {
     type: redact(record.type as string) as RestErrorBody['type'],

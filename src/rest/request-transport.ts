@@ -3,8 +3,8 @@
 // the debug extension.
 import pLimit from 'p-limit';
 import { gatewayError } from '../errors.ts';
-import { UpstreamError } from './upstream-error.ts';
 import type { UpstreamRequest, UpstreamResponse, UpstreamTransport } from './transport.ts';
+import { UpstreamError } from './upstream-error.ts';
 
 export interface UpstreamCall {
   method: string;

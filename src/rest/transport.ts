@@ -2,15 +2,15 @@
 // a cap on each answer's size, GET-only retries, and every failure turned into an UpstreamError in
 // one place.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Pool, type Dispatcher } from 'undici';
+import { type Dispatcher, Pool } from 'undici';
 import { Attempt, type RawAnswer, ResponseTooLargeError } from './attempt.ts';
+import { type CallDeadline, startDeadline } from './deadline.ts';
 import { parseErrorBody } from './error-body.ts';
-import { startDeadline, type CallDeadline } from './deadline.ts';
 import { routeTemplate } from './paths.ts';
-import { isRetryable, retryDelayMs } from './retry.ts';
 import { upstreamTextRedaction } from './redact.ts';
+import { isRetryable, retryDelayMs } from './retry.ts';
 import { parseRetryAfter, retryAfterFromDetail } from './retry-after.ts';
-import { InvalidKeyError, UpstreamError, type HttpMethod, type UpstreamErrorInit } from './upstream-error.ts';
+import { type HttpMethod, InvalidKeyError, UpstreamError, type UpstreamErrorInit } from './upstream-error.ts';
 
 export type { HttpMethod } from './upstream-error.ts';
 

@@ -1,10 +1,10 @@
 import { type BatchExportRecord, type BatchExportRunRecord, tagRun } from '../loaders/records.ts';
 import type { BatchExportDestination } from '../rest/types.ts';
 import { builder } from './builder.ts';
-import { nodeType } from './node-type.ts';
 import { listFields } from './connection-types.ts';
 import { requiresScope } from './naming.ts';
 import { registerNode, retrieveCall } from './node-registry.ts';
+import { nodeType } from './node-type.ts';
 import { BatchExportDestinationRef, BatchExportRef, BatchExportRunRef, OrganizationRef } from './refs.ts';
 import { restFields } from './rest-fields.ts';
 

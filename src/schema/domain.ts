@@ -1,9 +1,9 @@
 import type { DomainRecord } from '../loaders/records.ts';
 import { builder } from './builder.ts';
-import { nodeType } from './node-type.ts';
 import { listFields } from './connection-types.ts';
 import { requiresScope } from './naming.ts';
 import { registerNode, retrieveCall } from './node-registry.ts';
+import { nodeType } from './node-type.ts';
 import { DomainRef, OrganizationRef } from './refs.ts';
 import { restFields } from './rest-fields.ts';
 

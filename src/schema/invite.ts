@@ -1,9 +1,9 @@
 import type { InviteRecord } from '../loaders/records.ts';
 import { builder } from './builder.ts';
-import { nodeType } from './node-type.ts';
 import { listFields } from './connection-types.ts';
 import { requiresScope } from './naming.ts';
 import { registerNode, scanCall } from './node-registry.ts';
+import { nodeType } from './node-type.ts';
 import { InviteRef, OrganizationRef, UserRef } from './refs.ts';
 import { restFields } from './rest-fields.ts';
 

@@ -1,10 +1,10 @@
 import type { OrganizationRecord, ProjectRecord } from '../loaders/records.ts';
 import { builder } from './builder.ts';
-import { nodeType } from './node-type.ts';
 import { resolveRestConnection } from './connection.ts';
 import { connectionType } from './connection-types.ts';
 import { requiresScope } from './naming.ts';
 import { registerNode, retrieveCall } from './node-registry.ts';
+import { nodeType } from './node-type.ts';
 import { OrganizationRef, ProjectRef } from './refs.ts';
 import { restFields } from './rest-fields.ts';
 

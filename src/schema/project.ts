@@ -1,7 +1,7 @@
 import { builder } from './builder.ts';
-import { nodeType } from './node-type.ts';
 import { requiresScope } from './naming.ts';
 import { registerNode } from './node-registry.ts';
+import { nodeType } from './node-type.ts';
 import { ProjectRef } from './refs.ts';
 
 nodeType(ProjectRef, {

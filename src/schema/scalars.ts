@@ -42,7 +42,12 @@ const Json = new GraphQLScalarType({
       },
     });
     if (variable) {
-      throw gatewayError('BAD_USER_INPUT', 'A JSON literal cannot hold a variable: pass the whole JSON value as one variable.', {}, variable);
+      throw gatewayError(
+        'BAD_USER_INPUT',
+        'A JSON literal cannot hold a variable: pass the whole JSON value as one variable.',
+        {},
+        variable,
+      );
     }
     return JSONResolver.parseLiteral(ast, undefined);
   },

@@ -46,7 +46,9 @@ builder.asEntity(OrganizationRef, {
     if ('id' in reference && reference.id !== undefined) return loadRepresentation('Organization', reference.id, context);
     const { databaseId } = reference as { databaseId?: unknown };
     if (typeof databaseId !== 'string' || !UUID_PATTERN.test(databaseId)) {
-      throw gatewayError('BAD_USER_INPUT', '`databaseId` of an Organization representation must be a UUID.', { argumentName: 'databaseId' });
+      throw gatewayError('BAD_USER_INPUT', '`databaseId` of an Organization representation must be a UUID.', {
+        argumentName: 'databaseId',
+      });
     }
     return context.loaders.organizations.byId('', databaseId);
   },
@@ -85,7 +87,9 @@ type EntitiesResolver = GraphQLFieldResolver<unknown, unknown, { representations
 function eachRepresentationAlone(resolve: EntitiesResolver, entityTypes: ReadonlySet<string>): EntitiesResolver {
   const isEntity = (representation: unknown) => {
     const typename = (representation as { __typename?: unknown } | null)?.__typename;
-    return typeof representation === 'object' && !Array.isArray(representation) && typeof typename === 'string' && entityTypes.has(typename);
+    return (
+      typeof representation === 'object' && !Array.isArray(representation) && typeof typename === 'string' && entityTypes.has(typename)
+    );
   };
   const message = `A representation must be an object whose \`__typename\` is an entity type: ${[...entityTypes].join(', ')}.`;
   const notAnEntity = () => gatewayError('BAD_USER_INPUT', message, { argumentName: 'representations' });

@@ -1,9 +1,9 @@
 import type { SurveyRecord } from '../loaders/records.ts';
 import { builder } from './builder.ts';
-import { nodeType } from './node-type.ts';
 import { listFields } from './connection-types.ts';
 import { requiresScope } from './naming.ts';
 import { registerNode, retrieveCall } from './node-registry.ts';
+import { nodeType } from './node-type.ts';
 import { FeatureFlagRef, ProjectRef, SurveyRef, UserRef } from './refs.ts';
 import { type RestFieldSpec, restFields } from './rest-fields.ts';
 

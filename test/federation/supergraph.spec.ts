@@ -157,7 +157,12 @@ describe('a supergraph of this gateway and a billing subgraph (Hive Gateway)', (
     );
     expect(errors).toBeUndefined();
     expect(data?.organizations.nodes).toEqual(
-      organizations.map((o) => ({ databaseId: o.id, name: o.name, billingPlan: planOf(o.id), batchExports: { totalCount: o.batchExports } })),
+      organizations.map((o) => ({
+        databaseId: o.id,
+        name: o.name,
+        billingPlan: planOf(o.id),
+        batchExports: { totalCount: o.batchExports },
+      })),
     );
 
     // Billing got one representation per organization, by the key it declared.
@@ -189,7 +194,12 @@ describe('a supergraph of this gateway and a billing subgraph (Hive Gateway)', (
     );
     expect(errors).toBeUndefined();
     expect(data?.invoicedOrganizations).toEqual(
-      organizations.map((o) => ({ databaseId: o.id, billingPlan: planOf(o.id), name: o.name, batchExports: { totalCount: o.batchExports } })),
+      organizations.map((o) => ({
+        databaseId: o.id,
+        billingPlan: planOf(o.id),
+        name: o.name,
+        batchExports: { totalCount: o.batchExports },
+      })),
     );
     // All representations arrive in one `_entities` request and load as one batch: one retrieve per
     // organization, sent together (contract: Identifiers), plus one count per organization.

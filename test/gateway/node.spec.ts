@@ -68,7 +68,9 @@ beforeAll(async () => {
   const orgs = await restGet<{ results: { id: string }[] }>(h.api.url, '/api/organizations/', h.api.keys.demo);
   // The organization with the most batch exports has runs and every other family populated.
   const counted = await Promise.all(
-    orgs.results.map(async (o) => [o.id, (await restGet(h.api.url, `/api/organizations/${o.id}/batch_exports/?limit=1`, h.api.keys.demo)).count] as const),
+    orgs.results.map(
+      async (o) => [o.id, (await restGet(h.api.url, `/api/organizations/${o.id}/batch_exports/?limit=1`, h.api.keys.demo)).count] as const,
+    ),
   );
   org = counted.sort((a, b) => b[1] - a[1])[0]?.[0] as string;
   const { data } = await h.run(AllIds, { org });
@@ -76,15 +78,19 @@ beforeAll(async () => {
   if (!o) throw new Error('no organization');
   const project = o.projects.find((p) => (p.surveys?.nodes.length ?? 0) > 0);
   const exportWithRun = o.batchExports?.nodes.find((e) => e.latestRuns.length > 0);
-  const first = <T,>(nodes: T[] | undefined) => nodes?.[0] as T;
+  const first = <T>(nodes: T[] | undefined) => nodes?.[0] as T;
   samples.set('Organization', [o.id, o.databaseId]);
   samples.set('Project', [project?.id as string, project?.databaseId as string]);
   samples.set('Survey', [first(project?.surveys?.nodes).id, first(project?.surveys?.nodes).databaseId]);
   samples.set('BatchExport', [exportWithRun?.id as string, exportWithRun?.databaseId as string]);
   samples.set('BatchExportRun', [first(exportWithRun?.latestRuns).id, first(exportWithRun?.latestRuns).databaseId]);
   for (const [typename, field] of [
-    ['Domain', 'domains'], ['Invite', 'invites'], ['Member', 'members'], ['PipelineDestination', 'pipelineDestinations'],
-    ['PipelineFrontendApp', 'pipelineFrontendApps'], ['PipelineImportApp', 'pipelineImportApps'],
+    ['Domain', 'domains'],
+    ['Invite', 'invites'],
+    ['Member', 'members'],
+    ['PipelineDestination', 'pipelineDestinations'],
+    ['PipelineFrontendApp', 'pipelineFrontendApps'],
+    ['PipelineImportApp', 'pipelineImportApps'],
   ] as const) {
     const node = first(o[field]?.nodes as { id: string; databaseId: string | number }[] | undefined);
     samples.set(typename, [node.id, node.databaseId]);
@@ -95,8 +101,17 @@ afterAll(() => h.close());
 describe('node(id)', () => {
   it('has a sample of every Node type', () => {
     expect([...samples.keys()].sort()).toEqual([
-      'BatchExport', 'BatchExportRun', 'Domain', 'Invite', 'Member', 'Organization',
-      'PipelineDestination', 'PipelineFrontendApp', 'PipelineImportApp', 'Project', 'Survey',
+      'BatchExport',
+      'BatchExportRun',
+      'Domain',
+      'Invite',
+      'Member',
+      'Organization',
+      'PipelineDestination',
+      'PipelineFrontendApp',
+      'PipelineImportApp',
+      'Project',
+      'Survey',
     ]);
     for (const [typename, [id]] of samples) expect(id, typename).toMatch(/^[A-Za-z0-9+/=]+$/);
   });
@@ -139,7 +154,12 @@ describe('node(id)', () => {
     const [orgId] = samples.get('Organization') as [string, string];
     const gone = '00000000-0000-4000-8000-000000000000';
     const realOrg = Buffer.from(orgId, 'base64').toString().split(':')[1];
-    for (const raw of [`Organization:${gone}`, `BatchExport:${realOrg}:${gone}`, `Invite:${realOrg}:${gone}`, `PipelineDestination:${realOrg}:999999`]) {
+    for (const raw of [
+      `Organization:${gone}`,
+      `BatchExport:${realOrg}:${gone}`,
+      `Invite:${realOrg}:${gone}`,
+      `PipelineDestination:${realOrg}:999999`,
+    ]) {
       const { data, errors } = await h.run(NodeById, { id: encode(raw) });
       expect(errors, raw).toBeUndefined();
       expect(data.node, raw).toBeNull();

@@ -52,16 +52,30 @@ describe('schema.graphql', () => {
     for (const name of ['UUID', 'DateTime', 'JSON', 'EmailAddress']) expect(isScalarType(schema.getType(name))).toBe(true);
     const node = schema.getType('Node');
     if (!isInterfaceType(node)) throw new Error('Node must be an interface');
-    const implementations = schema.getPossibleTypes(node).map((t) => t.name).sort();
+    const implementations = schema
+      .getPossibleTypes(node)
+      .map((t) => t.name)
+      .sort();
     expect(implementations).toEqual([
-      'BatchExport', 'BatchExportRun', 'Domain', 'Invite', 'Member', 'Organization',
-      'PipelineDestination', 'PipelineFrontendApp', 'PipelineImportApp', 'Project', 'Survey',
+      'BatchExport',
+      'BatchExportRun',
+      'Domain',
+      'Invite',
+      'Member',
+      'Organization',
+      'PipelineDestination',
+      'PipelineFrontendApp',
+      'PipelineImportApp',
+      'Project',
+      'Survey',
     ]);
   });
 
   it('the typed documents in test/generated match the operations and schema (run `npm run codegen` when this fails)', () => {
     const codegen = new URL('node_modules/@graphql-codegen/cli/cjs/bin.js', root);
-    expect(() => execFileSync(process.execPath, [codegen.pathname, '--config', 'codegen.ts', '--check'], { cwd: root, stdio: 'pipe' })).not.toThrow();
+    expect(() =>
+      execFileSync(process.execPath, [codegen.pathname, '--config', 'codegen.ts', '--check'], { cwd: root, stdio: 'pipe' }),
+    ).not.toThrow();
   });
 
   it('npm run schema -- --check agrees', () => {

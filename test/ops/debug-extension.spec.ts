@@ -36,9 +36,13 @@ describe('the debug extension', () => {
   });
 
   it('shows failed calls with their status, and nothing that locates the upstream or the caller', async () => {
-    const result = await harness.run('{ organization(databaseId: "00000000-0000-4000-8000-000000000000") { name } organizations { totalCount } }', undefined, {
-      headers: DEBUG,
-    });
+    const result = await harness.run(
+      '{ organization(databaseId: "00000000-0000-4000-8000-000000000000") { name } organizations { totalCount } }',
+      undefined,
+      {
+        headers: DEBUG,
+      },
+    );
     const calls = (result.body.extensions as { upstreamCalls: any[] }).upstreamCalls;
     expect(calls).toContainEqual(expect.objectContaining({ route: '/api/organizations/:id/', status: 404, outcome: 'http' }));
     const text = JSON.stringify(result.body);

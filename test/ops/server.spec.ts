@@ -101,7 +101,7 @@ describe('slow clients', () => {
     expect(client.received()).toMatch(/^HTTP\/1\.1 408 /);
   });
 
-  it('an idle keep-alive connection is closed SERVER_KEEP_ALIVE_TIMEOUT_MS (+ Node\'s 1 s margin) after its last answer', async () => {
+  it("an idle keep-alive connection is closed SERVER_KEEP_ALIVE_TIMEOUT_MS (+ Node's 1 s margin) after its last answer", async () => {
     const port = await serveGateway({ keepAliveTimeoutMs: 300 });
     const client = await rawClient(port);
     client.socket.write(`${HEAD}Content-Length: ${QUERY.length}\r\n\r\n${QUERY}`);

@@ -3,8 +3,21 @@
 import { camelCase } from '../../src/schema/naming.ts';
 
 const JSON_FIELDS = new Set([
-  'teams', 'available_product_features', 'metadata', 'config', 'schema', 'hedgehog_config', 'filters',
-  'targeting_flag_filters', 'questions', 'conditions', 'appearance', 'config_schema', 'capabilities', 'metrics', 'public_jobs',
+  'teams',
+  'available_product_features',
+  'metadata',
+  'config',
+  'schema',
+  'hedgehog_config',
+  'filters',
+  'targeting_flag_filters',
+  'questions',
+  'conditions',
+  'appearance',
+  'config_schema',
+  'capabilities',
+  'metrics',
+  'public_jobs',
 ]);
 
 /** Fields whose GraphQL type coerces the REST value (seed: `member_count` is a string; the schema's Int). */

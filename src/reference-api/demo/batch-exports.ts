@@ -5,11 +5,39 @@ import type { ReferenceStore } from '../store.ts';
 import { shiftTimestamp as at } from '../time.ts';
 
 const DESTINATIONS: BatchExportDestination[] = [
-  { type: 'S3', config: { bucket_name: 'hedgehog-exports', region: 'us-east-1', prefix: 'posthog/', file_format: 'Parquet', compression: 'zstd' } },
-  { type: 'Snowflake', config: { account: 'hh12345.us-east-1', database: 'ANALYTICS', warehouse: 'COMPUTE_WH', schema: 'POSTHOG', table_name: 'events', user: 'posthog_export', role: 'EXPORTER' } },
-  { type: 'Postgres', config: { host: 'db.hedgehog.example', port: 5432, database: 'analytics', schema: 'public', table_name: 'events', user: 'posthog', has_self_signed_cert: false } },
+  {
+    type: 'S3',
+    config: { bucket_name: 'hedgehog-exports', region: 'us-east-1', prefix: 'posthog/', file_format: 'Parquet', compression: 'zstd' },
+  },
+  {
+    type: 'Snowflake',
+    config: {
+      account: 'hh12345.us-east-1',
+      database: 'ANALYTICS',
+      warehouse: 'COMPUTE_WH',
+      schema: 'POSTHOG',
+      table_name: 'events',
+      user: 'posthog_export',
+      role: 'EXPORTER',
+    },
+  },
+  {
+    type: 'Postgres',
+    config: {
+      host: 'db.hedgehog.example',
+      port: 5432,
+      database: 'analytics',
+      schema: 'public',
+      table_name: 'events',
+      user: 'posthog',
+      has_self_signed_cert: false,
+    },
+  },
   { type: 'BigQuery', config: { project_id: 'hedgehog-analytics', dataset_id: 'posthog', table_id: 'events', use_json_type: true } },
-  { type: 'Redshift', config: { host: 'warehouse.hedgehog.example', port: 5439, database: 'dev', schema: 'posthog', table_name: 'events', user: 'exporter' } },
+  {
+    type: 'Redshift',
+    config: { host: 'warehouse.hedgehog.example', port: 5439, database: 'dev', schema: 'posthog', table_name: 'events', user: 'exporter' },
+  },
   { type: 'HTTP', config: { url: 'https://ingest.hedgehog.example/v1/events' } },
 ];
 const INTERVALS = ['hour', 'day', 'week', 'every 5 minutes', 'every 15 minutes'];
@@ -62,4 +90,3 @@ export function addDemoBatchExports(store: ReferenceStore, org: StoredOrganizati
     }
   }
 }
-

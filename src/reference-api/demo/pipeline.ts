@@ -15,7 +15,16 @@ export function addDemoPipelineItem(
   org: StoredOrganization,
   family: PipelineFamily,
   created: string,
-  fields: { name: string; plugin_type: string; description: string; url?: string | null; tag?: string | null; latest_tag?: string | null; in_use?: boolean; source?: Record<string, string> },
+  fields: {
+    name: string;
+    plugin_type: string;
+    description: string;
+    url?: string | null;
+    tag?: string | null;
+    latest_tag?: string | null;
+    in_use?: boolean;
+    source?: Record<string, string>;
+  },
 ): void {
   const item = store.addPipelineItem(org.id, family, {
     icon: fields.url ? `${fields.url.replace('github.com', 'raw.githubusercontent.com')}/main/logo.png` : null,
@@ -27,6 +36,13 @@ export function addDemoPipelineItem(
     in_use: fields.in_use ?? false,
     ...fields,
   });
-  store.addActivity({ organization_id: org.id, family, item_id: item.id, user_id: DEMO_USER_ID, activity: 'created', detail: { name: item.name, changes: [] }, created_at: created });
+  store.addActivity({
+    organization_id: org.id,
+    family,
+    item_id: item.id,
+    user_id: DEMO_USER_ID,
+    activity: 'created',
+    detail: { name: item.name, changes: [] },
+    created_at: created,
+  });
 }
-

@@ -5,7 +5,7 @@ import { listReply } from '../pagination.ts';
 import type { StoredBatchExport } from '../records.ts';
 import { created, noContent, ok, type Route, type RouteContext } from '../router.ts';
 import { serializeBatchExport } from '../serializers.ts';
-import { isPlainObject, validateFields, type Fields, type Schema } from '../validation.ts';
+import { type Fields, isPlainObject, type Schema, validateFields } from '../validation.ts';
 
 /** The live service's destination types (the seed shows only `S3`). */
 export const DESTINATION_TYPES = ['S3', 'Snowflake', 'Postgres', 'Redshift', 'BigQuery', 'Databricks', 'AzureBlob', 'HTTP', 'NoOp'];

@@ -5,7 +5,7 @@ import { listReply } from '../pagination.ts';
 import { LEVEL_ADMIN, type StoredDomain } from '../records.ts';
 import { created, noContent, ok, type Route, type RouteContext } from '../router.ts';
 import { serializeDomain } from '../serializers.ts';
-import { validateFields, type Fields, type Schema } from '../validation.ts';
+import { type Fields, type Schema, validateFields } from '../validation.ts';
 
 /** The live service's `sso_enforcement` values ("" = not enforced). */
 export const SSO_PROVIDERS = ['', 'google-oauth2', 'github', 'gitlab', 'saml'];

@@ -7,7 +7,7 @@ import { listReply } from '../pagination.ts';
 import { LEVEL_ADMIN, LEVEL_OWNER, MEMBER_LEVELS, type StoredMembership } from '../records.ts';
 import { noContent, ok, type Route, type RouteContext } from '../router.ts';
 import { serializeMember } from '../serializers.ts';
-import { validateFields, type Schema } from '../validation.ts';
+import { type Schema, validateFields } from '../validation.ts';
 
 const MEMBER_FIELDS: Schema = {
   level: { kind: 'choice', choices: MEMBER_LEVELS },

@@ -27,7 +27,8 @@ builder.objectType(ValidationError, {
   fields: (t) => ({
     message: t.exposeString('message', { nullable: false, description: "The upstream's explanation (its `detail`)." }),
     field: t.exposeString('field', {
-      description: 'The input field at fault: the camelCase of the REST `attr` (nested REST attrs `a__b` become `a.b`); null when the whole input is at fault.',
+      description:
+        'The input field at fault: the camelCase of the REST `attr` (nested REST attrs `a__b` become `a.b`); null when the whole input is at fault.',
     }),
     code: t.exposeString('code', { description: 'The REST error `code` as sent, e.g. `required`, `blank`, `invalid_choice`, `unique`.' }),
   }),

@@ -7,7 +7,7 @@ import type { Invite } from '../../rest/types.ts';
 import { builder } from '../builder.ts';
 import { InviteRef } from '../refs.ts';
 import { defineMutation } from './define.ts';
-import { idParts, type InputSpec, restBody, restInputFields } from './input.ts';
+import { type InputSpec, idParts, restBody, restInputFields } from './input.ts';
 import { createMutation, deleteMutation, type RecordKind } from './records.ts';
 
 const INVITE: RecordKind<Invite, InviteRecord> = {
@@ -22,7 +22,7 @@ const INVITE: RecordKind<Invite, InviteRecord> = {
 
 const FIELDS: InputSpec = {
   target_email: ['EmailAddress', 'Who to invite (the minimal create example gives only this).'],
-  first_name: ["String", "The invitee's first name."],
+  first_name: ['String', "The invitee's first name."],
   level: ['Int', 'The level the invitee gets: 1 member, 8 admin, 15 owner (at most your own).'],
   message: ['String', 'Personal message sent with the invitation.'],
 };

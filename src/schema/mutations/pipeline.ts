@@ -10,7 +10,10 @@ import { actionMutation, createMutation, deleteMutation, type RecordKind, update
 
 /** The write fields of seed 4.6 (create, update, update_source and upgrade all take them). */
 const FIELDS: InputSpec = {
-  plugin_type: ['String', 'How the plugin is installed: `local`, `custom`, `repository`, `source` or `inline` (the minimal create example gives only this).'],
+  plugin_type: [
+    'String',
+    'How the plugin is installed: `local`, `custom`, `repository`, `source` or `inline` (the minimal create example gives only this).',
+  ],
   name: ['String', 'Name.'],
   description: ['String', 'What the item does.'],
   icon: ['String', 'Icon URL.'],

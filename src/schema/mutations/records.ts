@@ -6,7 +6,7 @@ import type { ResourceLoader } from '../../loaders/resource-loader.ts';
 import type { RestBody, RestClient } from '../../rest/client.ts';
 import { globalId } from '../global-id.ts';
 import { defineMutation } from './define.ts';
-import { idParts, type InputSpec, restBody, restInputFields } from './input.ts';
+import { type InputSpec, idParts, restBody, restInputFields } from './input.ts';
 
 /** Where a record lives upstream. */
 export interface Address {

@@ -5,17 +5,11 @@ import type { PipelineItemRecord } from '../../loaders/records.ts';
 import type { RestClient } from '../../rest/client.ts';
 import type { PipelineFamily } from '../../rest/types.ts';
 import { builder } from '../builder.ts';
-import { nodeType } from '../node-type.ts';
 import { listFields } from '../connection-types.ts';
 import { requiresScope } from '../naming.ts';
 import { registerNode, retrieveCall } from '../node-registry.ts';
-import {
-  OrganizationRef,
-  PipelineDestinationRef,
-  PipelineFrontendAppRef,
-  PipelineImportAppRef,
-  PipelineItemRef,
-} from '../refs.ts';
+import { nodeType } from '../node-type.ts';
+import { OrganizationRef, PipelineDestinationRef, PipelineFrontendAppRef, PipelineImportAppRef, PipelineItemRef } from '../refs.ts';
 
 const READ = requiresScope('plugin:read');
 
@@ -31,9 +25,30 @@ export interface Family {
 }
 
 export const FAMILIES: Family[] = [
-  { family: 'pipeline_destinations', typeName: 'PipelineDestination', ref: PipelineDestinationRef, plural: 'pipelineDestinations', what: 'destination', hasExtras: true },
-  { family: 'pipeline_frontend_apps', typeName: 'PipelineFrontendApp', ref: PipelineFrontendAppRef, plural: 'pipelineFrontendApps', what: 'frontend app', hasExtras: true },
-  { family: 'pipeline_import_apps', typeName: 'PipelineImportApp', ref: PipelineImportAppRef, plural: 'pipelineImportApps', what: 'import app', hasExtras: false },
+  {
+    family: 'pipeline_destinations',
+    typeName: 'PipelineDestination',
+    ref: PipelineDestinationRef,
+    plural: 'pipelineDestinations',
+    what: 'destination',
+    hasExtras: true,
+  },
+  {
+    family: 'pipeline_frontend_apps',
+    typeName: 'PipelineFrontendApp',
+    ref: PipelineFrontendAppRef,
+    plural: 'pipelineFrontendApps',
+    what: 'frontend app',
+    hasExtras: true,
+  },
+  {
+    family: 'pipeline_import_apps',
+    typeName: 'PipelineImportApp',
+    ref: PipelineImportAppRef,
+    plural: 'pipelineImportApps',
+    what: 'import app',
+    hasExtras: false,
+  },
 ];
 
 /** The live service wraps check_for_updates' record as `{"plugin": record}`; the seed sends the record. */
@@ -43,14 +58,22 @@ function unwrapPlugin(body: unknown): PipelineItemRecord | null {
 }
 
 /** The org-level extra GETs of destinations and frontend apps, by field suffix. */
-const ORG_EXTRAS: [suffix: string, description: string, get: (rest: RestClient, family: PipelineFamily, orgId: string) => Promise<unknown>][] = [
+const ORG_EXTRAS: [
+  suffix: string,
+  description: string,
+  get: (rest: RestClient, family: PipelineFamily, orgId: string) => Promise<unknown>,
+][] = [
   ['Activity', 'Recent activity of the family (as the REST API sends it).', (rest, f, org) => rest.getPipelineFamilyActivity(f, org)],
   [
     'ExportsUnsubscribeConfigs',
     'Export unsubscribe configurations (as the REST API sends them).',
     (rest, f, org) => rest.getPipelineFamilyExportsUnsubscribeConfigs(f, org),
   ],
-  ['Repository', 'Plugins available from the repository (as the REST API sends them).', (rest, f, org) => rest.getPipelineFamilyRepository(f, org)],
+  [
+    'Repository',
+    'Plugins available from the repository (as the REST API sends them).',
+    (rest, f, org) => rest.getPipelineFamilyRepository(f, org),
+  ],
   ['Unused', 'Plugins installed but not used (as the REST API sends them).', (rest, f, org) => rest.getPipelineFamilyUnused(f, org)],
 ];
 

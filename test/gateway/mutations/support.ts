@@ -2,9 +2,9 @@
 // run with the upstream calls it caused, and the checks every mutation gets (a table per record type
 // drives them): the REST call and payload, ValidationError, NotFoundError, scope denial, bad ids.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway, type Gateway } from '../../../src/gateway.ts';
 import type { ReferenceApi } from '../../../src/reference-api/index.ts';
 import type { StoredOrganization } from '../../../src/reference-api/records.ts';
-import { createGateway, type Gateway } from '../../../src/gateway.ts';
 import { globalId } from '../../../src/schema/global-id.ts';
 import { type FakeUpstream, sendJson, startFakeUpstream } from '../../support/fake-upstream.ts';
 import { type Harness, startHarness } from '../../support/harness.ts';
@@ -81,7 +81,11 @@ export async function mutate(
   input: object,
   { selection = '', key, notFound = true }: { selection?: string; key?: string | null; notFound?: boolean } = {},
 ): Promise<MutationRun> {
-  const run = await h.runCounting<any, { input: object }>(mutationDocument(name, selection, notFound), { input }, key === undefined ? {} : { key });
+  const run = await h.runCounting<any, { input: object }>(
+    mutationDocument(name, selection, notFound),
+    { input },
+    key === undefined ? {} : { key },
+  );
   const result = (run.data as Record<string, unknown> | null | undefined)?.[name] ?? null;
   return { status: run.status, result, errors: run.errors, calls: run.calls, writes: run.calls.filter((c) => c.method !== 'GET') };
 }
@@ -257,7 +261,10 @@ export function describeMutations(cases: MutationCase[]): void {
       }
 
       if (c.patch) {
-        const { value: [field, value, restField], nulled: [nulledField, nulledRestField] } = c.patch;
+        const {
+          value: [field, value, restField],
+          nulled: [nulledField, nulledRestField],
+        } = c.patch;
         it('PATCH: sends a given value, sends null as null, and leaves out what the input leaves out', async () => {
           const h = harness();
           const { input } = c.arrange(h, liveShapes);
@@ -313,7 +320,12 @@ function describeFakeUpstreamErrors(cases: MutationCase[]): void {
       );
       const { result, errors } = await runOnFake(c, (c.missing as NonNullable<MutationCase['missing']>)(harness()));
       expect(errors).toBeUndefined();
-      expect(result).toEqual({ __typename: 'ValidationError', message: 'Not allowed now.', field: 'someField.inner', code: 'invalid_input' });
+      expect(result).toEqual({
+        __typename: 'ValidationError',
+        message: 'Not allowed now.',
+        field: 'someField.inner',
+        code: 'invalid_input',
+      });
     });
 
     it.each(covered)('$name: 404 -> NotFoundError', async (c) => {

@@ -41,7 +41,14 @@ const cases: MutationCase[] = [
       const { projectId, id: project } = freshProject(h.api);
       const questions = [{ type: 'open', question: 'Why?' }];
       return {
-        input: { projectId: project, name: 'Why survey', type: 'popover', questions, startDate: '2026-05-01T00:00:00Z', iterationStartDates: [] },
+        input: {
+          projectId: project,
+          name: 'Why survey',
+          type: 'popover',
+          questions,
+          startDate: '2026-05-01T00:00:00Z',
+          iterationStartDates: [],
+        },
         method: 'POST',
         path: `/api/projects/${projectId}/surveys/`,
         body: { name: 'Why survey', type: 'popover', questions, start_date: '2026-05-01T00:00:00Z', iteration_start_dates: [] },
