@@ -175,22 +175,26 @@ export async function startFakeUpstream(options: FakeUpstreamOptions) {
   function fault(kind: FaultKind, res: ServerResponse, answer: Answer): void {
     switch (kind) {
       case 'http500':
-        return finish(res, { ...answer, status: 500, body: errorBody('server_error', 'error', 'A server error occurred.') });
+        finish(res, { ...answer, status: 500, body: errorBody('server_error', 'error', 'A server error occurred.') });
+        return;
       case 'drop':
         res.socket?.destroy(); // no answer at all: the connection just goes away
         return;
       case 'malformed': {
         const cut = answer.body.subarray(0, Math.max(1, Math.floor(answer.body.length / 2)));
-        return finish(res, { ...answer, status: 200, body: cut });
+        finish(res, { ...answer, status: 200, body: cut });
+        return;
       }
       case 'slow':
         setTimeout(() => finish(res, answer), behaviour.slowMs);
         return;
       case 'drip':
-        return drip(res, answer);
+        drip(res, answer);
+        return;
       case 'wrongShape': {
         const shape = WRONG_SHAPES[Math.floor(random() * WRONG_SHAPES.length)] as WrongShape;
-        return sendRaw(res, wrongShape(shape, answer));
+        sendRaw(res, wrongShape(shape, answer));
+        return;
       }
     }
   }

@@ -61,7 +61,7 @@ const profile = JSON.parse(readFileSync(join(profileDir, file), 'utf8')) as CpuP
 
 // Self time per function and per package (the warm-up and start-up are in the profile too).
 const byNode = new Map<number, number>();
-profile.samples.forEach((nodeId, i) => byNode.set(nodeId, (byNode.get(nodeId) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+for (const [i, nodeId] of profile.samples.entries()) byNode.set(nodeId, (byNode.get(nodeId) ?? 0) + (profile.timeDeltas[i] ?? 0));
 const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
 const byFunction = new Map<string, number>();
 const byPackage = new Map<string, number>();

@@ -69,8 +69,13 @@ export function createReadiness(options: ReadinessOptions): Readiness {
   async function check(): Promise<ReadinessReport> {
     if (shuttingDown) return { status: 'unavailable', reason: 'the gateway is shutting down' };
     inFlight ??= probeUpstream()
-      .then((reason) => (lastProbe = { reason }).reason)
-      .finally(() => (inFlight = undefined));
+      .then((reason) => {
+        lastProbe = { reason };
+        return reason;
+      })
+      .finally(() => {
+        inFlight = undefined;
+      });
     const reason = lastProbe ? lastProbe.reason : await inFlight;
     const circuits = options.transport.circuits();
     return { status: 'ready', upstream: reason === undefined ? { reachable: true, circuits } : { reachable: false, reason, circuits } };

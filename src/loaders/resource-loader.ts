@@ -132,7 +132,7 @@ export class ResourceLoader<Raw, R extends Raw = Raw> {
         const listed = this.listed.get(parentId);
         const unlisted = ids.filter((id) => !listed?.has(id));
         const results = await this.lookUp(parentId, unlisted);
-        unlisted.forEach((id, i) => found.set(recordKey(parentId, id), results[i] as R | null | Error));
+        for (const [i, id] of unlisted.entries()) found.set(recordKey(parentId, id), results[i] as R | null | Error);
         for (const id of ids) {
           const record = this.listed.get(parentId)?.get(id);
           if (record) found.set(recordKey(parentId, id), record);

@@ -4,7 +4,7 @@
 // whatever a caller sent.
 import { type DestinationStream, type Logger, pino } from 'pino';
 import { type LogLevel, loadLoggingConfig } from '../config.ts';
-import { truncate } from './bounded-label.ts';
+import { truncate } from '../truncate.ts';
 
 export type { Logger } from 'pino';
 

@@ -5,7 +5,7 @@
 import { GraphQLError, getOperationAST } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { UpstreamCall } from '../rest/request-transport.ts';
-import { truncate } from './bounded-label.ts';
+import { truncate } from '../truncate.ts';
 import type { Logger } from './logger.ts';
 
 export interface OperationSummary {

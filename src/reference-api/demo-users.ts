@@ -38,7 +38,7 @@ const USERS = [
 const READ_SCOPES = ['organization:read', 'batch_export:read', 'organization_member:read', 'plugin:read', 'survey:read'];
 
 /** label -> [user, scopes]. */
-const KEYS: Array<[string, number, string[]]> = [
+const KEYS: [string, number, string[]][] = [
   ['demo', DEMO_USER_ID, ['*']],
   ['readOnly', DEMO_USER_ID, READ_SCOPES],
   ['organizationRead', DEMO_USER_ID, ['organization:read']],

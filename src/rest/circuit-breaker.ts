@@ -93,7 +93,9 @@ export function withCircuitBreakers(transport: UpstreamTransport, options: Circu
       // opossum: returning true means "do not count this error as a failure".
       errorFilter: (error: unknown) => failureScope(error) !== counts,
     });
-    const notify = () => listeners.forEach((listener) => listener(stateOf(created), route));
+    const notify = () => {
+      for (const listener of listeners) listener(stateOf(created), route);
+    };
     created.on('open', notify);
     created.on('halfOpen', notify);
     created.on('close', notify);
@@ -104,7 +106,10 @@ export function withCircuitBreakers(transport: UpstreamTransport, options: Circu
   const routes = new Map<string, Breaker>();
   const routeBreaker = (route: string): Breaker | undefined => {
     let found = routes.get(route);
-    if (!found && routes.size < MAX_ROUTE_BREAKERS) routes.set(route, (found = breaker(route, 'route')));
+    if (!found && routes.size < MAX_ROUTE_BREAKERS) {
+      found = breaker(route, 'route');
+      routes.set(route, found);
+    }
     return found;
   };
 
@@ -133,7 +138,9 @@ export function withCircuitBreakers(transport: UpstreamTransport, options: Circu
         .filter(([, found]) => !found.closed)
         .map(([route, found]) => ({ route, state: stateOf(found) }));
     },
-    onStateChange: (listener) => listeners.push(listener),
+    onStateChange: (listener) => {
+      listeners.push(listener);
+    },
   };
 }
 

@@ -6,17 +6,15 @@ import FederationPlugin from '@pothos/plugin-federation';
 import RelayPlugin from '@pothos/plugin-relay';
 import type { GatewayContext } from '../context.ts';
 
-export type Scalars = {
-  ID: { Input: string; Output: string };
-  UUID: { Input: string; Output: string };
-  DateTime: { Input: string; Output: string };
-  EmailAddress: { Input: string; Output: string };
-  JSON: { Input: unknown; Output: unknown };
-};
-
 export const builder = new SchemaBuilder<{
   Context: GatewayContext;
-  Scalars: Scalars;
+  Scalars: {
+    ID: { Input: string; Output: string };
+    UUID: { Input: string; Output: string };
+    DateTime: { Input: string; Output: string };
+    EmailAddress: { Input: string; Output: string };
+    JSON: { Input: unknown; Output: unknown };
+  };
   // The contract: data fields are nullable so an upstream null or failure nulls only that field.
   DefaultFieldNullability: true;
   DefaultEdgesNullability: { list: false; items: false };

@@ -61,7 +61,7 @@ export function pageWindow(connectionKey: string, args: ConnectionArgs) {
   let first = checkSize(args.first, 'first');
   const last = checkSize(args.last, 'last');
   const start = args.after == null ? 0 : decodeCursor(connectionKey, args.after, 'after') + 1;
-  const before = args.before == null ? Infinity : decodeCursor(connectionKey, args.before, 'before');
+  const before = args.before == null ? Number.POSITIVE_INFINITY : decodeCursor(connectionKey, args.before, 'before');
   if (first === undefined && last === undefined) first = DEFAULT_PAGE_SIZE;
   const end = first === undefined ? before : Math.min(before, start + first);
   return { start, end: Math.max(start, end), last };
@@ -83,7 +83,7 @@ export async function resolveRestConnection<R>(
     // Only totalCount/pageInfo: a count is enough (from a sibling's page, or the smallest page).
     count = await list.count();
     lo = windowStart(start, Math.min(end, count), last);
-  } else if (end !== Infinity) {
+  } else if (end !== Number.POSITIVE_INFINITY) {
     lo = windowStart(start, end, last);
     ({ count, records } = await fetchRange(list, lo, end - lo));
   } else {

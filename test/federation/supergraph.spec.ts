@@ -147,7 +147,12 @@ async function federated<T>(query: string, headers: Record<string, string>) {
   return { ...body, routes };
 }
 
-type OrganizationResult = { databaseId: string; name: string; billingPlan: string; batchExports: { totalCount: number } };
+interface OrganizationResult {
+  databaseId: string;
+  name: string;
+  billingPlan: string;
+  batchExports: { totalCount: number };
+}
 
 describe('a supergraph of this gateway and a billing subgraph (Hive Gateway)', () => {
   it("answers a query across both subgraphs, with the caller's key and request id on every REST call", async () => {

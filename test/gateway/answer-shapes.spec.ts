@@ -69,7 +69,7 @@ const VALID: Record<string, unknown> = {
   [`GET ${o}/pipeline_destinations/7/`]: item,
   [`GET ${o}/pipeline_destinations/7/check_for_updates/`]: item,
   [`GET ${o}/pipeline_destinations/7/source/`]: { 'index.ts': 'export {}' },
-  ['GET /api/projects/1/surveys/']: page(survey),
+  'GET /api/projects/1/surveys/': page(survey),
   [`GET /api/projects/1/surveys/${SURVEY}/`]: survey,
   [`POST ${o}/batch_exports/`]: batchExport,
   [`POST ${o}/batch_exports/${EXPORT}/pause/`]: batchExport,
@@ -479,7 +479,7 @@ const anyValue = fc.oneof(
 /** Every place in a JSON value, as key paths; the empty path is the whole value. */
 function placesIn(value: unknown, path: (string | number)[] = []): (string | number)[][] {
   const places = [path];
-  if (Array.isArray(value)) value.forEach((item, i) => places.push(...placesIn(item, [...path, i])));
+  if (Array.isArray(value)) for (const [i, item] of value.entries()) places.push(...placesIn(item, [...path, i]));
   else if (value && typeof value === 'object')
     for (const [key, inner] of Object.entries(value)) places.push(...placesIn(inner, [...path, key]));
   return places;

@@ -50,16 +50,16 @@ describe('against the reference API', () => {
     const o = data.organization;
     const exportRead = (id: string) => `GET /api/organizations/${org}/batch_exports/${id}/`;
     ids.set('organization', { id: o.id, read: `GET /api/organizations/${org}/` });
-    o.batchExports.nodes.forEach((e: { id: string }, i: number) =>
-      ids.set(`export ${i}`, { id: e.id, read: exportRead(rest.exports[i] as string) }),
-    );
+    for (const [i, e] of (o.batchExports.nodes as { id: string }[]).entries()) {
+      ids.set(`export ${i}`, { id: e.id, read: exportRead(rest.exports[i] as string) });
+    }
     ids.set('run', { id: o.batchExports.nodes[0].latestRuns[0].id, read: exportRead(rest.exports[0] as string) });
-    o.domains.nodes.forEach((d: { id: string }, i: number) =>
-      ids.set(`domain ${i}`, { id: d.id, read: `GET /api/organizations/${org}/domains/${rest.domains[i]}/` }),
-    );
-    o.members.nodes.forEach((m: { id: string }, i: number) =>
-      ids.set(`member ${i}`, { id: m.id, read: `GET /api/organizations/${org}/members/?limit=100&offset=0` }),
-    );
+    for (const [i, d] of (o.domains.nodes as { id: string }[]).entries()) {
+      ids.set(`domain ${i}`, { id: d.id, read: `GET /api/organizations/${org}/domains/${rest.domains[i]}/` });
+    }
+    for (const [i, m] of (o.members.nodes as { id: string }[]).entries()) {
+      ids.set(`member ${i}`, { id: m.id, read: `GET /api/organizations/${org}/members/?limit=100&offset=0` });
+    }
     ids.set('invite', { id: o.invites.nodes[0].id, read: `GET /api/organizations/${org}/invites/?limit=100&offset=0` });
     ids.set('destination', {
       id: o.pipelineDestinations.nodes[0].id,

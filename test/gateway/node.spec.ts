@@ -140,7 +140,7 @@ describe('node(id)', () => {
     const node = data.node as { databaseId?: string; itemId?: number; projectId?: string };
     expect(node.databaseId ?? node.itemId ?? node.projectId).toBe(databaseId);
     expect(routes).toHaveLength(expectedCalls[typename]?.length ?? -1);
-    routes.forEach((route, i) => expect(route).toMatch(expectedCalls[typename]?.[i] as RegExp));
+    for (const [i, route] of routes.entries()) expect(route).toMatch(expectedCalls[typename]?.[i] as RegExp);
   });
 
   it('gives a project one global id however it is reached, without an upstream call', async () => {

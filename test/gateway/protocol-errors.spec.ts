@@ -17,7 +17,10 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-type Answer = { status: number; body: { data?: unknown; errors?: { message: string; extensions?: Record<string, unknown> }[] } };
+interface Answer {
+  status: number;
+  body: { data?: unknown; errors?: { message: string; extensions?: Record<string, unknown> }[] };
+}
 
 /** Sends one request over HTTP with the demo key; `init` may replace the method, headers and body. */
 async function send(search: string, init: RequestInit = {}, accept = 'application/graphql-response+json'): Promise<Answer> {

@@ -57,9 +57,10 @@ describe('UPSTREAM_TIMEOUT_MS', () => {
   it('ends a query whose upstream body drips at the limit, and its connection serves the next query at once', async () => {
     const { upstream, post } = await serve({ upstreamTimeoutMs: 500, upstreamConnections: 1 });
     let drip: Promise<void> | undefined;
-    upstream.handle((req, res) =>
-      req.path === `/api/organizations/${ORG}/` ? (drip = dripBody(res, 150)) : sendJson(res, 200, page([org])),
-    );
+    upstream.handle((req, res) => {
+      if (req.path === `/api/organizations/${ORG}/`) drip = dripBody(res, 150);
+      else sendJson(res, 200, page([org]));
+    });
 
     const slow = await post(`{ organization(databaseId: "${ORG}") { name } }`);
     expect(slow.body).toMatchObject({

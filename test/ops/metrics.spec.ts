@@ -65,7 +65,7 @@ describe('/metrics', () => {
 
   it('counts GET retries by route, and the status of the final answer', async () => {
     let sent = 0;
-    fake.handle((req, res) => {
+    fake.handle((_req, res) => {
       sent += 1;
       if (sent === 1) return sendJson(res, 503, { detail: 'try again' });
       return sendJson(res, 200, page([]));

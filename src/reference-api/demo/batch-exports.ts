@@ -47,7 +47,7 @@ const RUN_STATUSES = ['Completed', 'Failed', 'Running', 'Cancelled', 'Completed'
 /** `count` batch exports in `org`, created an hour apart; every third of the first twelve has runs. */
 export function addDemoBatchExports(store: ReferenceStore, org: StoredOrganization, count: number, since: string): void {
   for (let i = 1; i <= count; i++) {
-    const destination = DESTINATIONS[(i - 1) % DESTINATIONS.length] ?? DESTINATIONS[0]!;
+    const destination = DESTINATIONS[(i - 1) % DESTINATIONS.length] as BatchExportDestination;
     const model = i % 4 === 0 ? 'persons' : 'events';
     const interval = INTERVALS[(i - 1) % INTERVALS.length] ?? 'hour';
     const created = at(since, i);

@@ -28,7 +28,7 @@ const ITEM_FIELDS: Schema = {
 };
 
 /** What `repository` lists in the live shape: a stand-in for the live plugin repository. */
-const REPOSITORY: Record<PipelineFamily, Array<Record<string, unknown>>> = {
+const REPOSITORY: Record<PipelineFamily, Record<string, unknown>[]> = {
   pipeline_destinations: [
     {
       name: 'Webhook',
