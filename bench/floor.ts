@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
-import type { BatchExport, Domain, Member, Organization, Page, PipelineItem } from '../src/rest/types.ts';
+import type { BatchExport, Domain, Member, Organization, Page, PipelineItem } from '../src/wire/rest-types.ts';
 import { globalId } from './lib/queries.ts';
 
 export interface FloorOptions {

@@ -3,7 +3,7 @@
 // log the original before converting if you need it.
 import { type ASTNode, GraphQLError } from 'graphql';
 import { InvalidPathSegmentError } from './rest/paths.ts';
-import { InvalidKeyError, UpstreamError } from './rest/upstream-error.ts';
+import { CallBudgetExceededError, InvalidKeyError, UpstreamError } from './rest/upstream-error.ts';
 
 export type ErrorCode =
   | 'UNAUTHENTICATED'
@@ -34,6 +34,7 @@ export function toGraphQLError(error: unknown): GraphQLError {
   if (error instanceof UpstreamError) return fromUpstream(error);
   if (error instanceof InvalidPathSegmentError) return gatewayError('BAD_USER_INPUT', error.message);
   if (error instanceof InvalidKeyError) return gatewayError('UNAUTHENTICATED', error.message);
+  if (error instanceof CallBudgetExceededError) return gatewayError('QUERY_TOO_COMPLEX', error.message, { budget: error.budget });
   return new GraphQLError('Unexpected error.', { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
 }
 

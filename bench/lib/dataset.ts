@@ -1,6 +1,6 @@
 // The benchmark's upstream data: 5 organizations, each with 10 batch exports, 5 domains, 10 members,
 // 5 invites, 10 pipeline destinations (plus 2 frontend and 2 import apps) and 2 projects of 5
-// surveys. Full REST shapes (src/rest/types.ts), generated from a fixed seed.
+// surveys. Full REST shapes (src/wire/rest-types.ts), generated from a fixed seed.
 import type {
   BatchExport,
   Domain,
@@ -13,7 +13,7 @@ import type {
   Survey,
   Team,
   User,
-} from '../../src/rest/types.ts';
+} from '../../src/wire/rest-types.ts';
 import { type Random, seededRandom, seededUuid } from './prng.ts';
 
 export const DATASET_SIZES = {

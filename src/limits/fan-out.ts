@@ -19,7 +19,7 @@ import {
   Kind,
   type SelectionSetNode,
 } from 'graphql';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../schema/connection.ts';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../page-size.ts';
 
 /**
  * How a schema field reaches the upstream, declared on the field as `extensions.fanOut`:

@@ -2,7 +2,7 @@
 // Each list's loader is made on first use: a request touches a few of the eleven lists, and making
 // the others (two DataLoaders and three maps each) for every request would be waste.
 import type { RestClient } from '../rest/client.ts';
-import type { BatchExport, Domain, Invite, Member, Organization, PipelineFamily, PipelineItem, Survey } from '../rest/types.ts';
+import type { BatchExport, Domain, Invite, Member, Organization, PipelineFamily, PipelineItem, Survey } from '../wire/rest-types.ts';
 import {
   type BatchExportRecord,
   type DomainRecord,

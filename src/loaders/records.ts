@@ -9,7 +9,7 @@ import type {
   PipelineFamily,
   PipelineItem,
   Survey,
-} from '../rest/types.ts';
+} from '../wire/rest-types.ts';
 
 // `$type` is the GraphQL type name: the Node and PipelineItem interfaces resolve by it.
 export type OrganizationRecord = Organization & { $type: 'Organization' };

@@ -1,7 +1,7 @@
 // Per-request loaders for one REST resource: list pages and records by id, deduplicated; a record
 // any list page brought is answered from that page, so a lookup after a list costs no upstream call.
 import DataLoader from 'dataloader';
-import type { Page } from '../rest/types.ts';
+import type { Page } from '../wire/rest-types.ts';
 import { lookupFailure, scanList } from './list-scan.ts';
 
 /** How one REST resource is listed and found by id under its parent (an organization or project). */

@@ -1,6 +1,6 @@
 // Django REST framework's LimitOffsetPagination, which the live service uses, reproduced exactly:
 // the same fallbacks for bad parameters and the same absolute next/previous links.
-import type { Page } from '../rest/types.ts';
+import type { Page } from '../wire/rest-types.ts';
 
 export const DEFAULT_LIMIT = 100;
 

@@ -1,4 +1,4 @@
-// What the store keeps. Close to the wire shapes of ../rest/types.ts, plus the links (organization,
+// What the store keeps. Close to the wire shapes of ../wire/rest-types.ts, plus the links (organization,
 // team, user ids) and internal state the wire shapes leave out; computed fields (membership_level,
 // is_expired, has_saml, embedded users and flags) are filled in by serializers.ts at read time.
 import type {
@@ -11,7 +11,7 @@ import type {
   PipelineItem,
   Survey,
   User,
-} from '../rest/types.ts';
+} from '../wire/rest-types.ts';
 
 export type { BatchExportRun };
 

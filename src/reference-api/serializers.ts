@@ -1,6 +1,17 @@
 // Stored records -> the wire shapes of seed section 2. Computed fields are filled in here, at read
 // time: the caller's membership level, invite expiry, `has_saml`, embedded users and flags.
-import type { BatchExport, Domain, FeatureFlag, Invite, Member, Organization, PipelineItem, Survey, Team, User } from '../rest/types.ts';
+import type {
+  BatchExport,
+  Domain,
+  FeatureFlag,
+  Invite,
+  Member,
+  Organization,
+  PipelineItem,
+  Survey,
+  Team,
+  User,
+} from '../wire/rest-types.ts';
 import type {
   StoredBatchExport,
   StoredDomain,

@@ -1,7 +1,7 @@
 // The reference API's whole state, in memory. One store per server instance; tests reach it through
 // `api.store` to arrange data and to inspect writes. Collections are Maps, so iteration order is
 // creation order, which is the order every list answers in.
-import type { BatchExportRun, PipelineFamily } from '../rest/types.ts';
+import type { BatchExportRun, PipelineFamily } from '../wire/rest-types.ts';
 import { createIdSource, type IdSource } from './random.ts';
 import {
   LEVEL_OWNER,

@@ -4,7 +4,7 @@
 // parent record or a crash further in. Only that much is checked, by hand, because it runs for
 // every record of every page; a leaf of the wrong type (a string for an Int, a malformed date) fails
 // only its own field as it is serialized (src/schema/leaf-serializers.ts).
-import type * as Rest from './types.ts';
+import type * as Rest from '../wire/rest-types.ts';
 
 /** Whether an answer has the shape the gateway relies on; the client refuses one that does not. */
 export type AnswerShape<T> = (answer: unknown) => answer is T;

@@ -2,9 +2,7 @@
 // template, the shape its answer must have, and one generic call(); lists never follow the upstream's
 // next/previous URLs. A client is made per GraphQL request, so the methods live on a class
 // prototype: nothing to build per request.
-import * as shape from './answer-shapes.ts';
-import { buildPath, type PathParams, segment } from './paths.ts';
-import type { HttpMethod, UpstreamTransport } from './transport.ts';
+
 import type {
   BackfillAnswer,
   BatchExport,
@@ -19,7 +17,10 @@ import type {
   PipelineFamily,
   PipelineItem,
   Survey,
-} from './types.ts';
+} from '../wire/rest-types.ts';
+import * as shape from './answer-shapes.ts';
+import { buildPath, type PathParams, segment } from './paths.ts';
+import type { HttpMethod, UpstreamTransport } from './transport.ts';
 import { UpstreamError } from './upstream-error.ts';
 
 export interface ListParams {

@@ -1,8 +1,9 @@
 // Reads an upstream error response body. The live service sends {type, code, detail, attr};
 // plain DRF sends {"detail": "..."}; anything else is ignored rather than echoed. Every string kept
 // goes through the call's redactor here, so no raw upstream text leaves this function.
+
+import type { RestErrorBody } from '../wire/rest-types.ts';
 import type { UpstreamTextRedactor } from './redact.ts';
-import type { RestErrorBody } from './types.ts';
 
 export interface ParsedErrorBody {
   body?: RestErrorBody;

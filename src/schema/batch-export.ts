@@ -1,5 +1,5 @@
 import { type BatchExportRecord, type BatchExportRunRecord, tagRun } from '../loaders/records.ts';
-import type { BatchExportDestination } from '../rest/types.ts';
+import type { BatchExportDestination } from '../wire/rest-types.ts';
 import { builder } from './builder.ts';
 import { listFields } from './connection-types.ts';
 import { requiresScope } from './naming.ts';

@@ -5,6 +5,7 @@ import ErrorsPlugin from '@pothos/plugin-errors';
 import FederationPlugin from '@pothos/plugin-federation';
 import RelayPlugin from '@pothos/plugin-relay';
 import type { GatewayContext } from '../context.ts';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../page-size.ts';
 
 export const builder = new SchemaBuilder<{
   Context: GatewayContext;
@@ -46,8 +47,10 @@ export const builder = new SchemaBuilder<{
     hasPreviousPageFieldOptions: { description: 'Whether records precede this page.' },
     startCursorFieldOptions: { description: 'Cursor of the first record of this page.' },
     endCursorFieldOptions: { description: 'Cursor of the last record of this page.' },
-    firstArgOptions: { description: 'Return the first N records (0-100; 20 when neither first nor last is given).' },
-    lastArgOptions: { description: 'Return the last N records (0-100).' },
+    firstArgOptions: {
+      description: `Return the first N records (0-${MAX_PAGE_SIZE}; ${DEFAULT_PAGE_SIZE} when neither first nor last is given).`,
+    },
+    lastArgOptions: { description: `Return the last N records (0-${MAX_PAGE_SIZE}).` },
     afterArgOptions: { description: 'Return records after this cursor.' },
     beforeArgOptions: { description: 'Return records before this cursor.' },
     clientMutationIdInputOptions: { description: 'Echoed unchanged in the payload.' },

@@ -2,10 +2,8 @@
 // fewest upstream calls that fill the requested window.
 import { type FieldNode, type GraphQLResolveInfo, Kind, type SelectionSetNode } from 'graphql';
 import { gatewayError } from '../errors.ts';
-import type { Page } from '../rest/types.ts';
-
-export const DEFAULT_PAGE_SIZE = 20;
-export const MAX_PAGE_SIZE = 100;
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../page-size.ts';
+import type { Page } from '../wire/rest-types.ts';
 
 export interface ConnectionArgs {
   first?: number | null;

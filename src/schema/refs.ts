@@ -11,7 +11,7 @@ import type {
   ProjectRecord,
   SurveyRecord,
 } from '../loaders/records.ts';
-import type { BatchExportDestination, FeatureFlag, User } from '../rest/types.ts';
+import type { BatchExportDestination, FeatureFlag, User } from '../wire/rest-types.ts';
 import { builder } from './builder.ts';
 
 export const OrganizationRef = builder.objectRef<OrganizationRecord>('Organization');

@@ -1,4 +1,4 @@
-import type { FeatureFlag, User } from '../rest/types.ts';
+import type { FeatureFlag, User } from '../wire/rest-types.ts';
 import { builder } from './builder.ts';
 import { FeatureFlagRef, UserRef } from './refs.ts';
 import { restFields } from './rest-fields.ts';

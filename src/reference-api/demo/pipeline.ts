@@ -1,5 +1,5 @@
 // Demo pipeline items, each with a `created` activity entry.
-import type { PipelineFamily } from '../../rest/types.ts';
+import type { PipelineFamily } from '../../wire/rest-types.ts';
 import { DEMO_USER_ID } from '../demo-users.ts';
 import type { StoredOrganization } from '../records.ts';
 import type { ReferenceStore } from '../store.ts';

@@ -2,7 +2,7 @@
 // record shape and CRUD + check_for_updates; destinations and frontend apps also have source,
 // update_source, upgrade and the family-level activity / exports_unsubscribe_configs / repository / unused.
 // Each stored item belongs to exactly one family (the live service derives it from the plugin's capabilities).
-import { PIPELINE_FAMILIES, type PipelineFamily } from '../../rest/types.ts';
+import { PIPELINE_FAMILIES, type PipelineFamily } from '../../wire/rest-types.ts';
 import { validationError } from '../errors.ts';
 import { found, parseIntegerId, requireOrganization } from '../lookup.ts';
 import { listReply } from '../pagination.ts';

@@ -2,7 +2,7 @@
 // backfill (seed 4.2). The live service answers pause/unpause `{"paused": bool}` and backfill
 // `{"backfill_id": ...}`: the export is then read again, and the backfill id exposed.
 import type { BatchExportRecord } from '../../loaders/records.ts';
-import type { BatchExport } from '../../rest/types.ts';
+import type { BatchExport } from '../../wire/rest-types.ts';
 import { builder } from '../builder.ts';
 import { BatchExportRef } from '../refs.ts';
 import { type InputSpec, restInputFields } from './input.ts';

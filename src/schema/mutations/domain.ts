@@ -1,6 +1,6 @@
 // createDomain, updateDomain, deleteDomain and verifyDomain (seed 4.3).
 import type { DomainRecord } from '../../loaders/records.ts';
-import type { Domain } from '../../rest/types.ts';
+import type { Domain } from '../../wire/rest-types.ts';
 import { DomainRef } from '../refs.ts';
 import type { InputSpec } from './input.ts';
 import { actionMutation, createMutation, deleteMutation, type RecordKind, updateMutation } from './records.ts';

@@ -2,8 +2,9 @@
 // update. Bulk: the live service answers every invite (201, a JSON array); the seed answers only
 // one, so the organization's invites are then read again and the new ones picked by e-mail.
 import type { InviteRecord } from '../../loaders/records.ts';
+import { MAX_PAGE_SIZE } from '../../page-size.ts';
 import type { RestClient } from '../../rest/client.ts';
-import type { Invite } from '../../rest/types.ts';
+import type { Invite } from '../../wire/rest-types.ts';
 import { builder } from '../builder.ts';
 import { InviteRef } from '../refs.ts';
 import { defineMutation } from './define.ts';
@@ -90,7 +91,7 @@ async function newestByEmail(rest: RestClient, orgId: string, bodies: Record<str
 async function allInvites(rest: RestClient, orgId: string): Promise<Invite[]> {
   const all: Invite[] = [];
   for (;;) {
-    const page = await rest.listInvites(orgId, { limit: 100, offset: all.length });
+    const page = await rest.listInvites(orgId, { limit: MAX_PAGE_SIZE, offset: all.length });
     all.push(...page.results);
     if (page.results.length === 0 || all.length >= page.count) return all;
   }

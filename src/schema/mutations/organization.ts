@@ -1,6 +1,6 @@
 // createOrganization, updateOrganization, deleteOrganization (seed 4.1).
 import type { OrganizationRecord } from '../../loaders/records.ts';
-import type { Organization } from '../../rest/types.ts';
+import type { Organization } from '../../wire/rest-types.ts';
 import { OrganizationRef } from '../refs.ts';
 import type { InputSpec } from './input.ts';
 import { createMutation, deleteMutation, type RecordKind, updateMutation } from './records.ts';

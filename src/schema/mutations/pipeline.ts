@@ -3,7 +3,7 @@
 // destinations and frontend apps. The live update_source answers source files, not the item: the
 // item is then read again.
 import type { PipelineItemRecord } from '../../loaders/records.ts';
-import type { PipelineItem } from '../../rest/types.ts';
+import type { PipelineItem } from '../../wire/rest-types.ts';
 import { FAMILIES } from '../pipeline/families.ts';
 import type { InputSpec } from './input.ts';
 import { actionMutation, createMutation, deleteMutation, type RecordKind, updateMutation } from './records.ts';

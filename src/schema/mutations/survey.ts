@@ -1,6 +1,6 @@
 // createSurvey, updateSurvey, deleteSurvey (seed 4.7): surveys live in a project.
 import type { SurveyRecord } from '../../loaders/records.ts';
-import type { Survey } from '../../rest/types.ts';
+import type { Survey } from '../../wire/rest-types.ts';
 import { SurveyRef } from '../refs.ts';
 import { SURVEY_CONTENT_FIELDS } from '../survey.ts';
 import type { InputSpec } from './input.ts';

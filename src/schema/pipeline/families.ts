@@ -3,7 +3,7 @@
 import type { ObjectRef } from '@pothos/core';
 import type { PipelineItemRecord } from '../../loaders/records.ts';
 import type { RestClient } from '../../rest/client.ts';
-import type { PipelineFamily } from '../../rest/types.ts';
+import type { PipelineFamily } from '../../wire/rest-types.ts';
 import { builder } from '../builder.ts';
 import { listFields } from '../connection-types.ts';
 import { requiresScope } from '../naming.ts';

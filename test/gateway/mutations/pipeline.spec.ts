@@ -3,7 +3,7 @@
 // answers source files, not the item: the gateway reads the item again.
 import { expect } from 'vitest';
 import type { ReferenceApi } from '../../../src/reference-api/index.ts';
-import type { PipelineFamily } from '../../../src/rest/types.ts';
+import type { PipelineFamily } from '../../../src/wire/rest-types.ts';
 import type { Harness } from '../../support/harness.ts';
 import { deleteCase, describeMutations, freshOrg, globalId, type MutationCase, orgId } from './support.ts';
 
