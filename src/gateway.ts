@@ -4,6 +4,7 @@
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import { type ExecutionResult, GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { DEFAULTS } from './config.ts';
 import { type Arrival, createContext, type GatewayContext, type RequestLimits, requestIdOf } from './context.ts';
 import { toGraphQLError } from './errors.ts';
 import { EXAMPLE_QUERY } from './example-query.ts';
@@ -29,29 +30,29 @@ type OperationsOptions = Omit<ObservabilityOptions, 'transport' | 'requestIdOf'>
 
 export interface GatewayOptions extends OperationsOptions {
   upstreamUrl: string;
-  /** @default 10000 */
+  /** @default DEFAULTS.UPSTREAM_TIMEOUT_MS */
   upstreamTimeoutMs?: number;
-  /** @default 64 */
+  /** @default DEFAULTS.UPSTREAM_CONNECTIONS */
   upstreamConnections?: number;
-  /** @default 2 */
+  /** @default DEFAULTS.UPSTREAM_GET_RETRIES */
   upstreamGetRetries?: number;
-  /** Upstream calls one request may make; the fan-out estimate refuses operations above it. @default 250 */
+  /** Upstream calls one request may make; the fan-out estimate refuses operations above it. @default DEFAULTS.MAX_UPSTREAM_CALLS */
   maxUpstreamCalls?: number;
-  /** Upstream calls of one request in flight at once. @default 16 */
+  /** Upstream calls of one request in flight at once. @default DEFAULTS.UPSTREAM_CONCURRENCY_PER_REQUEST */
   upstreamConcurrencyPerRequest?: number;
-  /** From a request's arrival, time until its last upstream call must have ended. @default 30000 */
+  /** From a request's arrival, time until its last upstream call must have ended. @default DEFAULTS.REQUEST_DEADLINE_MS */
   requestDeadlineMs?: number;
-  /** List pages (of 100) a lookup of an invite or member may scan; they have no REST retrieve. @default 10 */
+  /** List pages (of 100) a lookup of an invite or member may scan; they have no REST retrieve. @default DEFAULTS.MAX_LOOKUP_SCAN_PAGES */
   maxLookupScanPages?: number;
-  /** Largest upstream answer body, in bytes. @default 8388608 (8 MiB) */
+  /** Largest upstream answer body, in bytes. @default DEFAULTS.MAX_UPSTREAM_RESPONSE_BYTES */
   maxUpstreamResponseBytes?: number;
-  /** The upstream circuit breakers (whole upstream, and per route for reads). @default the settings in src/rest/circuit-breaker.ts */
+  /** The upstream circuit breakers (whole upstream, and per route for reads). @default DEFAULTS.CIRCUIT_BREAKER_* */
   circuitBreaker?: CircuitBreakerOptions;
   /** Depth, aliases, tokens and directives per operation. @default DEFAULT_QUERY_LIMITS */
   queryLimits?: Partial<QueryLimits>;
-  /** Largest request body accepted. @default 102400 */
+  /** Largest request body accepted. @default DEFAULTS.MAX_REQUEST_BYTES */
   maxRequestBytes?: number;
-  /** How deeply a `JSON` value may nest, in a caller's input and in an upstream answer. @default 32 */
+  /** How deeply a `JSON` value may nest, in a caller's input and in an upstream answer. @default DEFAULTS.MAX_JSON_DEPTH */
   maxJsonDepth?: number;
   /** Filled into GraphiQL's headers: only for the embedded demo API, never for a real upstream. */
   demoKey?: string;
@@ -90,17 +91,17 @@ export function createGateway(options: GatewayOptions): Gateway {
   const observability = createObservability({ ...options, transport, requestIdOf: (request) => arrivals.get(request)?.requestId });
   const http = createHttpSurface({ ...options, transport });
   const limits: RequestLimits = {
-    maxCalls: options.maxUpstreamCalls ?? 250,
-    concurrency: options.upstreamConcurrencyPerRequest ?? 16,
-    deadlineMs: options.requestDeadlineMs ?? 30_000,
-    maxLookupScanPages: options.maxLookupScanPages ?? 10,
+    maxCalls: options.maxUpstreamCalls ?? DEFAULTS.MAX_UPSTREAM_CALLS,
+    concurrency: options.upstreamConcurrencyPerRequest ?? DEFAULTS.UPSTREAM_CONCURRENCY_PER_REQUEST,
+    deadlineMs: options.requestDeadlineMs ?? DEFAULTS.REQUEST_DEADLINE_MS,
+    maxLookupScanPages: options.maxLookupScanPages ?? DEFAULTS.MAX_LOOKUP_SCAN_PAGES,
     onCall: (call) => {
       observability.onUpstreamCall(call);
       options.onUpstreamCall?.(call);
     },
   };
 
-  const maxJsonDepth = options.maxJsonDepth ?? 32;
+  const maxJsonDepth = options.maxJsonDepth ?? DEFAULTS.MAX_JSON_DEPTH;
   const graphiql = createLocalGraphiQL({ title: 'Organization GraphQL gateway', defaultQuery: EXAMPLE_QUERY, demoKey: options.demoKey });
 
   const yoga = createYoga<Record<string, never>, GatewayContext>({
@@ -132,7 +133,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       graphiql.plugin,
       ...observability.plugins,
       ...http.plugins,
-      bodyLimitPlugin(options.maxRequestBytes ?? 102_400),
+      bodyLimitPlugin(options.maxRequestBytes ?? DEFAULTS.MAX_REQUEST_BYTES),
       // After every plugin that picks a request parser: it wraps the one picked.
       ...protocolErrorPlugins(),
       ...persistedOperationPlugins(options.persistedOperations),

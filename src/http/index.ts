@@ -8,11 +8,11 @@ import { createReadiness } from './readiness.ts';
 export interface HttpOptions {
   upstreamUrl: string;
   transport: Pick<GuardedTransport, 'circuits'>;
-  /** @default 2000 */
+  /** @default DEFAULTS.READINESS_TIMEOUT_MS */
   readinessTimeoutMs?: number;
-  /** @default '*' */
+  /** @default DEFAULTS.CORS_ORIGINS */
   corsOrigins?: '*' | readonly string[];
-  /** @default false */
+  /** @default DEFAULTS.CSRF_PREVENTION */
   csrfPrevention?: boolean;
 }
 

@@ -9,6 +9,7 @@
 // check waits for its probe. Checks arriving together share one upstream request.
 import type { Plugin } from 'graphql-yoga';
 import { Pool } from 'undici';
+import { DEFAULTS } from '../config.ts';
 import type { GuardedTransport } from '../rest/circuit-breaker.ts';
 
 export const READINESS_PATH = '/readiness';
@@ -16,7 +17,7 @@ export const READINESS_PATH = '/readiness';
 export interface ReadinessOptions {
   /** The REST base URL without `/api`. */
   upstreamUrl: string;
-  /** How long the probe waits for the upstream. @default 2000 */
+  /** How long the probe waits for the upstream. @default DEFAULTS.READINESS_TIMEOUT_MS */
   timeoutMs?: number;
   transport: Pick<GuardedTransport, 'circuits'>;
 }
@@ -38,7 +39,7 @@ export interface Readiness {
 }
 
 export function createReadiness(options: ReadinessOptions): Readiness {
-  const timeoutMs = options.timeoutMs ?? 2000;
+  const timeoutMs = options.timeoutMs ?? DEFAULTS.READINESS_TIMEOUT_MS;
   const base = new URL(options.upstreamUrl);
   const probePath = `${base.pathname.replace(/\/+$/, '')}/api/organizations/`;
   let pool: Pool | undefined;

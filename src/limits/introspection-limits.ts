@@ -17,9 +17,9 @@ import {
 import type { Plugin } from 'graphql-yoga';
 
 export interface IntrospectionLimits {
-  /** Deepest selection inside `__schema` or `__type` (which count as 1). @default 20 */
+  /** Deepest selection inside `__schema` or `__type` (which count as 1). @default DEFAULTS.MAX_INTROSPECTION_DEPTH */
   maxIntrospectionDepth: number;
-  /** `__type` selections (distinct response names) per document. @default 10 */
+  /** `__type` selections (distinct response names) per document. @default DEFAULTS.MAX_INTROSPECTION_TYPES */
   maxIntrospectionTypes: number;
 }
 

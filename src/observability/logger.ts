@@ -3,17 +3,17 @@
 // redaction is the second line of defence, not the first. No line is longer than logMaxLineLength,
 // whatever a caller sent.
 import { type DestinationStream, type Logger, pino } from 'pino';
-import { type LogLevel, loadLoggingConfig } from '../config.ts';
+import { DEFAULTS, type LogLevel, loadLoggingConfig } from '../config.ts';
 import { truncate } from '../truncate.ts';
 
 export type { Logger } from 'pino';
 
 export interface LoggerSettings {
-  /** @default 'info' */
+  /** @default DEFAULTS.LOG_LEVEL */
   logLevel?: LogLevel;
   /** Append to this file (created with its directory); unset: stdout. */
   logFile?: string;
-  /** Longest line, in characters (see boundedLine). @default 16384 */
+  /** Longest line, in characters (see boundedLine). @default DEFAULTS.LOG_MAX_LINE_LENGTH */
   logMaxLineLength?: number;
 }
 
@@ -33,13 +33,13 @@ export const REDACTED_PATHS = [
 export function createLogger(settings: LoggerSettings = {}, destination?: DestinationStream): Logger {
   return pino(
     {
-      level: settings.logLevel ?? 'info',
+      level: settings.logLevel ?? DEFAULTS.LOG_LEVEL,
       base: { pid: process.pid },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       serializers: { err: pino.stdSerializers.err },
-      hooks: { streamWrite: boundedLine(settings.logMaxLineLength ?? 16_384) },
+      hooks: { streamWrite: boundedLine(settings.logMaxLineLength ?? DEFAULTS.LOG_MAX_LINE_LENGTH) },
     },
     // Written synchronously: a log line is never lost to an exit, a crash or a forced shutdown.
     destination ?? pino.destination({ dest: settings.logFile ?? 1, append: true, mkdir: true, sync: true }),

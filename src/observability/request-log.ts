@@ -4,6 +4,7 @@
 // hooks for every promise of every request, which cost about a tenth of the gateway's CPU.
 import { GraphQLError, getOperationAST } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import { DEFAULTS } from '../config.ts';
 import type { UpstreamCall } from '../rest/request-transport.ts';
 import { truncate } from '../truncate.ts';
 import type { Logger } from './logger.ts';
@@ -34,7 +35,7 @@ export interface RequestLogOptions {
   isUnexpected(error: Error): boolean;
   /** Original errors logged here, so Yoga's own masking log does not report them again. */
   logged: WeakSet<Error>;
-  /** Operation names are chosen by callers: the summary keeps at most this many characters. @default 100 */
+  /** Operation names are chosen by callers: the summary keeps at most this many characters. @default DEFAULTS.MAX_OPERATION_NAME_LENGTH */
   maxOperationNameLength?: number;
   /** @default '/graphql' */
   graphqlEndpoint?: string;
@@ -53,7 +54,7 @@ const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 
 export function requestLogPlugin(options: RequestLogOptions): Plugin {
   const endpoint = options.graphqlEndpoint ?? '/graphql';
-  const maxNameLength = options.maxOperationNameLength ?? 100;
+  const maxNameLength = options.maxOperationNameLength ?? DEFAULTS.MAX_OPERATION_NAME_LENGTH;
   const operationName = (name: string | undefined) => (name === undefined ? null : truncate(name, maxNameLength));
   const pending = new WeakMap<Request, Pending>();
   // The summary line holds only the named fields above (ids, numbers, codes), so it skips pino's

@@ -5,8 +5,9 @@
 import type { RequestListener, Server } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { ServerSettings } from '../../src/config.ts';
 import { createGateway, type Gateway } from '../../src/gateway.ts';
-import { createGatewayServer, SERVER_TIMEOUT_CHECK_MS, type ServerSettings } from '../../src/http/server.ts';
+import { createGatewayServer, SERVER_TIMEOUT_CHECK_MS } from '../../src/http/server.ts';
 import { type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 
 /** Node checks the timeouts every SERVER_TIMEOUT_CHECK_MS; plus room for a loaded test machine. */
