@@ -5,20 +5,19 @@
 // every record of every page; a leaf of the wrong type (a string for an Int, a malformed date) fails
 // only its own field as it is serialized (src/schema/leaf-serializers.ts).
 import type * as Rest from '../wire/rest-types.ts';
+import { isUuid } from '../wire/uuid.ts';
 
 /** Whether an answer has the shape the gateway relies on; the client refuses one that does not. */
 export type AnswerShape<T> = (answer: unknown) => answer is T;
 
 type Fields = Record<string, unknown>;
 
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The largest GraphQL `Int`: ids and counts beyond it could not be served as `Int!`. */
 const MAX_INT = 2_147_483_647;
 /** A project id as a word (its global id and the surveys' REST path carry it). */
 const PROJECT_ID_PATTERN = /^[\w-]+$/;
 
 const isObject = (value: unknown): value is Fields => typeof value === 'object' && value !== null && !Array.isArray(value);
-const isUuid = (value: unknown): value is string => typeof value === 'string' && UUID_PATTERN.test(value);
 /** A pipeline item's `id`, or a list's `count`: served as `Int!`. */
 const isNonNegativeInt = (value: unknown): value is number =>
   Number.isInteger(value) && (value as number) >= 0 && (value as number) <= MAX_INT;

@@ -2,14 +2,14 @@
 // the record again (the parent organization or project first). Parts are URI-encoded, so `:`
 // inside a part cannot shift the others.
 import { gatewayError } from '../errors.ts';
+import { isUuid } from '../wire/uuid.ts';
 
 export type IdPart = 'uuid' | 'int' | 'string';
 
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const INT_PATTERN = /^(0|[1-9]\d{0,15})$/;
 
 const PART_CHECKS: Record<IdPart, (value: string) => boolean> = {
-  uuid: (value) => UUID_PATTERN.test(value),
+  uuid: isUuid,
   int: (value) => INT_PATTERN.test(value),
   string: (value) => value.length > 0 && value !== '.' && value !== '..',
 };

@@ -6,6 +6,7 @@ import { printSubgraphSchema } from '@apollo/subgraph';
 import type { GraphQLFieldResolver, GraphQLUnionType } from 'graphql';
 import { gatewayError } from '../errors.ts';
 import type { FanOut } from '../limits/fan-out.ts';
+import { isUuid } from '../wire/uuid.ts';
 import { builder } from './builder.ts';
 import './index.ts'; // every type and field is registered before the entities are declared
 import { globalId } from './global-id.ts';
@@ -27,8 +28,6 @@ import {
 /** The Federation spec version `@link`ed from the subgraph SDL. */
 export const FEDERATION_SPEC_URL = 'https://specs.apollo.dev/federation/v2.6';
 
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 const byId = builder.selection<{ id: string }>('id');
 const byDatabaseId = builder.selection<{ databaseId: string }>('databaseId');
 
@@ -45,7 +44,7 @@ builder.asEntity(OrganizationRef, {
   resolveReference: async (reference, context) => {
     if ('id' in reference && reference.id !== undefined) return loadRepresentation('Organization', reference.id, context);
     const { databaseId } = reference as { databaseId?: unknown };
-    if (typeof databaseId !== 'string' || !UUID_PATTERN.test(databaseId)) {
+    if (!isUuid(databaseId)) {
       throw gatewayError('BAD_USER_INPUT', '`databaseId` of an Organization representation must be a UUID.', {
         argumentName: 'databaseId',
       });

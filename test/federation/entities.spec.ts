@@ -7,6 +7,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { USER_IDS } from '../../src/reference-api/demo-users.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
+import { UNKNOWN_UUID } from '../support/ids.ts';
 
 const ENTITIES = `
   query Entities($representations: [_Any!]!) {
@@ -142,7 +143,7 @@ describe('_entities', () => {
   });
 
   it('answers null for a record the upstream does not have, without an error', async () => {
-    const gone = '00000000-0000-4000-8000-000000000000';
+    const gone = UNKNOWN_UUID;
     const { data, errors } = await entities([{ __typename: 'Organization', databaseId: gone }]);
     expect(errors).toBeUndefined();
     expect(data._entities).toEqual([null]);

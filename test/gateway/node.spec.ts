@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphql } from '../generated/index.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
+import { UNKNOWN_UUID } from '../support/ids.ts';
 import { restGet } from '../support/rest.ts';
 
 const AllIds = graphql(`
@@ -152,7 +153,7 @@ describe('node(id)', () => {
 
   it('answers null for a well-formed id of a record the upstream does not have', async () => {
     const [orgId] = samples.get('Organization') as [string, string];
-    const gone = '00000000-0000-4000-8000-000000000000';
+    const gone = UNKNOWN_UUID;
     const realOrg = Buffer.from(orgId, 'base64').toString().split(':')[1];
     for (const raw of [
       `Organization:${gone}`,
@@ -170,7 +171,7 @@ describe('node(id)', () => {
     ['not base64 at all', '!!!'],
     ['an unknown type', encode('Spaceship:1')],
     ['a bad uuid part', encode('BatchExport:123:456')],
-    ['too few parts', encode('BatchExport:00000000-0000-4000-8000-000000000000')],
+    ['too few parts', encode(`BatchExport:${UNKNOWN_UUID}`)],
     ['a dot-dot part', encode('Project:..')],
     ['an empty id', ''],
   ])('refuses %s with BAD_USER_INPUT and no upstream call', async (_label, id) => {
@@ -183,7 +184,7 @@ describe('node(id)', () => {
 describe('nodes(ids)', () => {
   it('resolves many ids in order, nulls for missing ones, with one call per distinct REST read', async () => {
     const ids = [...samples.values()].map(([id]) => id);
-    const missing = encode('Organization:00000000-0000-4000-8000-000000000000');
+    const missing = encode(`Organization:${UNKNOWN_UUID}`);
     const { data, errors, routes } = await h.runCounting(NodesByIds, { ids: [...ids, missing, ids[0] as string] });
     expect(errors).toBeUndefined();
     expect(data.nodes.map((n) => n?.id ?? null)).toEqual([...ids, null, ids[0]]);
@@ -194,7 +195,7 @@ describe('nodes(ids)', () => {
     expect(routes.sort()).toEqual(
       [
         `GET ${orgPath}/`,
-        `GET /api/organizations/00000000-0000-4000-8000-000000000000/`,
+        `GET /api/organizations/${UNKNOWN_UUID}/`,
         `GET ${orgPath}/batch_exports/${rest('BatchExport')}/`,
         `GET ${orgPath}/domains/${rest('Domain')}/`,
         `GET ${orgPath}/invites/?limit=100&offset=0`,

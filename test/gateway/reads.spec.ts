@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphql } from '../generated/index.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
+import { UNKNOWN_UUID } from '../support/ids.ts';
 import { restGet } from '../support/rest.ts';
 import { asGraphQL, withoutKeys } from '../support/rest-shape.ts';
 
@@ -195,7 +196,7 @@ describe('every field of every record', () => {
     const [destination] = await list(`${base}/pipeline_destinations/`);
     const [frontendApp] = await list(`${base}/pipeline_frontend_apps/`);
     const [importApp] = await list(`${base}/pipeline_import_apps/`);
-    const missing = '00000000-0000-4000-8000-000000000000';
+    const missing = UNKNOWN_UUID;
     const { data, errors } = await h.runCounting(Lookups, {
       org,
       export: exportRecord.id,

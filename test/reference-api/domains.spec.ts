@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
-import { call, demoOrgs, UNKNOWN_UUID } from './support.ts';
+import { UNKNOWN_UUID } from '../support/ids.ts';
+import { call, demoOrgs } from './support.ts';
 
 let api: ReferenceApi;
 let base: string;

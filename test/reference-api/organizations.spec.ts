@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
+import { UNKNOWN_UUID } from '../support/ids.ts';
 import { call, demoOrgs } from './support.ts';
 
 let api: ReferenceApi;
@@ -120,7 +121,7 @@ describe('organizations', () => {
     const notMine = await call(api, 'GET', `/api/organizations/${elsewhere.id}/`);
     expect(notMine.status).toBe(404);
     expect(notMine.body).toEqual({ type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null });
-    expect((await call(api, 'GET', '/api/organizations/00000000-0000-4000-8000-000000000000/')).status).toBe(404);
+    expect((await call(api, 'GET', `/api/organizations/${UNKNOWN_UUID}/`)).status).toBe(404);
     expect((await call(api, 'GET', '/api/organizations/not-a-uuid/')).status).toBe(404);
     expect((await call(api, 'GET', `/api/organizations/${elsewhere.id}/`, { key: 'outsider' })).status).toBe(200);
   });

@@ -44,5 +44,3 @@ export function userUuid(api: ReferenceApi, id: number): string {
   if (!user) throw new Error(`no user ${id}`);
   return user.uuid;
 }
-
-export const UNKNOWN_UUID = '00000000-0000-4000-8000-000000000000';

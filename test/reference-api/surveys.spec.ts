@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
-import { call, UNKNOWN_UUID } from './support.ts';
+import { UNKNOWN_UUID } from '../support/ids.ts';
+import { call } from './support.ts';
 
 let api: ReferenceApi;
 const web = '/api/projects/1/surveys';

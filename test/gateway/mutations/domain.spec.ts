@@ -2,7 +2,8 @@
 import { expect } from 'vitest';
 import type { ReferenceApi } from '../../../src/reference-api/index.ts';
 import type { Harness } from '../../support/harness.ts';
-import { deleteCase, describeMutations, freshOrg, globalId, type MutationCase, orgId, UNKNOWN_UUID, unique } from './support.ts';
+import { UNKNOWN_UUID } from '../../support/ids.ts';
+import { deleteCase, describeMutations, freshOrg, globalId, type MutationCase, orgId, unique } from './support.ts';
 
 const SELECTION = 'domain { id databaseId domain isVerified verifiedAt jitProvisioningEnabled ssoEnforcement samlEntityId samlAcsUrl }';
 

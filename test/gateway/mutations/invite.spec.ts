@@ -3,6 +3,7 @@
 // the array of all of them.
 import { describe, expect, it } from 'vitest';
 import type { ReferenceApi } from '../../../src/reference-api/index.ts';
+import { UNKNOWN_UUID } from '../../support/ids.ts';
 import {
   deleteCase,
   describeMutations,
@@ -12,7 +13,6 @@ import {
   mutate,
   orgId,
   SHAPES,
-  UNKNOWN_UUID,
   unique,
   useHarness,
 } from './support.ts';

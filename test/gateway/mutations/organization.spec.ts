@@ -1,6 +1,7 @@
 // createOrganization, updateOrganization, deleteOrganization against the reference API.
 import { expect } from 'vitest';
-import { deleteCase, describeMutations, freshOrg, globalId, type MutationCase, orgId, UNKNOWN_UUID, unique } from './support.ts';
+import { UNKNOWN_UUID } from '../../support/ids.ts';
+import { deleteCase, describeMutations, freshOrg, globalId, type MutationCase, orgId, unique } from './support.ts';
 
 const SELECTION = 'organization { id databaseId name isMemberJoinEmailEnabled enforce2fa membershipLevel }';
 

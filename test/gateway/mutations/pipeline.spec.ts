@@ -5,6 +5,7 @@ import { expect } from 'vitest';
 import type { ReferenceApi } from '../../../src/reference-api/index.ts';
 import type { PipelineFamily } from '../../../src/wire/rest-types.ts';
 import type { Harness } from '../../support/harness.ts';
+import { UNKNOWN_UUID } from '../../support/ids.ts';
 import { deleteCase, describeMutations, freshOrg, globalId, type MutationCase, orgId } from './support.ts';
 
 const FAMILIES: { family: PipelineFamily; type: string; field: string; other: string; hasExtras: boolean }[] = [
@@ -70,7 +71,7 @@ function familyCases({ family, type, field, other, hasExtras }: (typeof FAMILIES
         field: 'pluginType',
         code: 'invalid_choice',
       }),
-      missing: () => ({ organizationId: globalId('Organization', '00000000-0000-4000-8000-000000000000'), pluginType: 'local' }),
+      missing: () => ({ organizationId: globalId('Organization', UNKNOWN_UUID), pluginType: 'local' }),
       wrongType: (h) => ({ organizationId: freshItem(h.api).id, pluginType: 'local' }),
     },
     {

@@ -11,7 +11,6 @@ import { type Harness, startHarness } from '../../support/harness.ts';
 
 export { globalId };
 
-export const UNKNOWN_UUID = '00000000-0000-4000-8000-000000000000';
 export const DEMO_USER_ID = 1;
 
 /** Both answer shapes of the reference API's action endpoints. */

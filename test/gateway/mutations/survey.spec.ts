@@ -2,17 +2,8 @@
 import { expect } from 'vitest';
 import type { ReferenceApi } from '../../../src/reference-api/index.ts';
 import type { Harness } from '../../support/harness.ts';
-import {
-  deleteCase,
-  describeMutations,
-  freshOrg,
-  globalId,
-  type MutationCase,
-  orgId,
-  projectIdOf,
-  UNKNOWN_UUID,
-  unique,
-} from './support.ts';
+import { UNKNOWN_UUID } from '../../support/ids.ts';
+import { deleteCase, describeMutations, freshOrg, globalId, type MutationCase, orgId, projectIdOf, unique } from './support.ts';
 
 const SELECTION = 'survey { id databaseId name type questions startDate endDate archived responsesLimit linkedFlagId }';
 
