@@ -6,9 +6,9 @@ import { type ExecutionResult, GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { DEFAULTS } from './config.ts';
 import { type Arrival, createContext, type GatewayContext, type RequestLimits, requestIdOf } from './context.ts';
-import { toGraphQLError } from './errors.ts';
 import { EXAMPLE_QUERY } from './example-query.ts';
 import { createLocalGraphiQL } from './graphiql/index.ts';
+import { toGraphQLError } from './graphql-errors.ts';
 import { createHttpSurface, type HttpOptions } from './http/index.ts';
 import { bodyLimitPlugin } from './limits/body-limit.ts';
 import { fanOutBudgetPlugin } from './limits/fan-out-plugin.ts';
@@ -123,7 +123,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     // every request body through a TransformStream and build a second Request: ~1% of the CPU.
     maxRequestBodySize: false,
     plugins: [
-      // An upstream value a field cannot represent fails that field with UPSTREAM_ERROR (errors.ts).
+      // An upstream value a field cannot represent fails that field with UPSTREAM_ERROR (graphql-errors.ts).
       useGraphQlJit(
         { customSerializers: leafSerializers(schema, maxJsonDepth) },
         { onError: (result) => jitCompileFailure(observability.logger, result) },

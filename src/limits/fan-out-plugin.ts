@@ -2,7 +2,7 @@
 // is over the budget.
 import type { DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { gatewayError } from '../errors.ts';
+import { gatewayError } from '../graphql-errors.ts';
 import { estimateUpstreamCalls } from './fan-out.ts';
 import { exceedsDepth } from './json-depth.ts';
 

@@ -3,6 +3,7 @@
 // the others (two DataLoaders and three maps each) for every request would be waste.
 import type { RestClient } from '../rest/client.ts';
 import type { BatchExport, Domain, Invite, Member, Organization, PipelineFamily, PipelineItem, Survey } from '../wire/rest-types.ts';
+import { ResourceLoader } from './resource-loader.ts';
 import {
   type BatchExportRecord,
   type DomainRecord,
@@ -12,8 +13,7 @@ import {
   PIPELINE_TYPENAMES,
   type PipelineItemRecord,
   type SurveyRecord,
-} from './records.ts';
-import { ResourceLoader } from './resource-loader.ts';
+} from './tagged-records.ts';
 
 type Rest = () => RestClient;
 

@@ -2,7 +2,7 @@
 // several ids in one scan, and never past `maxPages` pages. The first page tells `count` and the
 // upstream's page size; the other pages within the bound then go out together, so a scan takes two
 // round trips however long it is (the fan-out estimate counts the bound either way).
-import { gatewayError, isNotFound } from '../errors.ts';
+import { gatewayError, isNotFound } from '../graphql-errors.ts';
 import { MAX_PAGE_SIZE } from '../page-size.ts';
 import type { Page } from '../wire/rest-types.ts';
 

@@ -1,6 +1,6 @@
 // Personal API keys and their scopes, as the live service checks them: `Authorization: Bearer <key>`;
 // `<object>:read` for reads, `<object>:write` for writes; `:write` also grants `:read`; `*` grants all.
-import { authenticationFailed, notAuthenticated, permissionDenied } from './errors.ts';
+import { authenticationFailed, notAuthenticated, permissionDenied } from './api-errors.ts';
 
 export interface ReferenceApiKey {
   key: string;

@@ -7,8 +7,8 @@ import { addDemoBatchExports } from './demo/batch-exports.ts';
 import { addDemoPipelineItem } from './demo/pipeline.ts';
 import { seedElsewhereSurveys, seedHedgehogSurveys, seedPricklySurveys } from './demo/surveys.ts';
 import { DEMO_USER_ID, OUTSIDER_USER_ID, USER_IDS as users } from './demo-users.ts';
-import { LEVEL_ADMIN, LEVEL_MEMBER, LEVEL_OWNER } from './records.ts';
 import type { ReferenceStore } from './store.ts';
+import { LEVEL_ADMIN, LEVEL_MEMBER, LEVEL_OWNER } from './stored-records.ts';
 import { shiftTimestamp as at, formatTimestamp, HOUR_MS } from './time.ts';
 
 export function seedDemoData(store: ReferenceStore): void {

@@ -1,9 +1,9 @@
 // Finding the organization, project or record a path names, on behalf of the calling user.
 // Anything the user may not see is a 404, exactly like an id that does not exist.
 import { isUuid } from '../wire/uuid.ts';
-import { notFound, permissionDenied } from './errors.ts';
-import type { StoredMembership, StoredOrganization, StoredTeam } from './records.ts';
+import { notFound, permissionDenied } from './api-errors.ts';
 import type { RouteContext } from './router.ts';
+import type { StoredMembership, StoredOrganization, StoredTeam } from './stored-records.ts';
 
 /** Django's UUIDField lookup: any case, with or without dashes. Anything else is a 404. */
 export function normalizeUuid(value: string): string | null {

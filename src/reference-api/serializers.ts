@@ -12,6 +12,7 @@ import type {
   Team,
   User,
 } from '../wire/rest-types.ts';
+import type { ReferenceStore } from './store.ts';
 import type {
   StoredBatchExport,
   StoredDomain,
@@ -23,8 +24,7 @@ import type {
   StoredSurvey,
   StoredTeam,
   StoredUser,
-} from './records.ts';
-import type { ReferenceStore } from './store.ts';
+} from './stored-records.ts';
 import { DAY_MS } from './time.ts';
 
 /** The live service's INVITE_DAYS_VALIDITY. */

@@ -16,7 +16,7 @@ import {
   type StoredSurvey,
   type StoredTeam,
   type StoredUser,
-} from './records.ts';
+} from './stored-records.ts';
 import { formatTimestamp } from './time.ts';
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';

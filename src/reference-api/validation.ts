@@ -1,7 +1,7 @@
 // Request-body validation with Django REST framework's rules and messages (codes as drf-exceptions-hog
 // reports them: DRF's `invalid` becomes `invalid_input`). Only the fields a schema names are read, so
 // read-only and unknown fields are silently ignored, as in DRF. The first failing field is reported.
-import { validationError } from './errors.ts';
+import { validationError } from './api-errors.ts';
 import { formatTimestamp, parseTimestamp } from './time.ts';
 
 export const INT32_MIN = -2147483648;

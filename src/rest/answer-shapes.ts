@@ -74,7 +74,7 @@ export function pageOf<T>(isRecord: AnswerShape<T>): AnswerShape<Rest.Page<T>> {
 
 /**
  * An action's answer: the record as the seed documents it, or the live service's own shape. An
- * answer that carries an `id` is taken for the record (src/schema/mutations/records.ts), so it must be one.
+ * answer that carries an `id` is taken for the record (src/schema/mutations/record-mutations.ts), so it must be one.
  */
 function recordOr<T, Live>(isRecord: AnswerShape<T>, isLive: (answer: Fields) => boolean): AnswerShape<T | Live> {
   return (value: unknown): value is T | Live => isObject(value) && ('id' in value ? isRecord(value) : isLive(value));

@@ -1,4 +1,4 @@
-import { type BatchExportRecord, type BatchExportRunRecord, tagRun } from '../loaders/records.ts';
+import { type BatchExportRecord, type BatchExportRunRecord, tagRun } from '../loaders/tagged-records.ts';
 import type { BatchExportDestination } from '../wire/rest-types.ts';
 import { builder } from './builder.ts';
 import { listFields } from './connection-types.ts';

@@ -34,7 +34,7 @@ export const builder = new SchemaBuilder<{
     nodesOnConnection: { description: 'The records of this page, without their cursors.' },
     nodeTypeOptions: {
       description: 'An object with an opaque global id that `Query.node` resolves.',
-      // Records are tagged with their GraphQL type name when loaded (src/loaders/records.ts).
+      // Records are tagged with their GraphQL type name when loaded (src/loaders/tagged-records.ts).
       resolveType: (record) => (record as { $type?: string }).$type,
     },
     pageInfoTypeOptions: { description: 'Where a page sits in its connection.' },

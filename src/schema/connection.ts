@@ -1,7 +1,7 @@
 // Relay connections over REST limit/offset lists: argument checks, opaque cursors, and the
 // fewest upstream calls that fill the requested window.
 import { type FieldNode, type GraphQLResolveInfo, Kind, type SelectionSetNode } from 'graphql';
-import { gatewayError } from '../errors.ts';
+import { gatewayError } from '../graphql-errors.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../page-size.ts';
 import type { Page } from '../wire/rest-types.ts';
 

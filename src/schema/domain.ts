@@ -1,4 +1,4 @@
-import type { DomainRecord } from '../loaders/records.ts';
+import type { DomainRecord } from '../loaders/tagged-records.ts';
 import { builder } from './builder.ts';
 import { listFields } from './connection-types.ts';
 import { requiresScope } from './naming.ts';

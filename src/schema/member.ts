@@ -1,4 +1,4 @@
-import type { MemberRecord } from '../loaders/records.ts';
+import type { MemberRecord } from '../loaders/tagged-records.ts';
 import { builder } from './builder.ts';
 import { listFields } from './connection-types.ts';
 import { requiresScope } from './naming.ts';

@@ -1,4 +1,4 @@
-import type { OrganizationRecord, ProjectRecord } from '../loaders/records.ts';
+import type { OrganizationRecord, ProjectRecord } from '../loaders/tagged-records.ts';
 import { builder } from './builder.ts';
 import { resolveRestConnection } from './connection.ts';
 import { connectionType } from './connection-types.ts';

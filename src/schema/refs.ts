@@ -10,7 +10,7 @@ import type {
   PipelineItemRecord,
   ProjectRecord,
   SurveyRecord,
-} from '../loaders/records.ts';
+} from '../loaders/tagged-records.ts';
 import type { BatchExportDestination, FeatureFlag, User } from '../wire/rest-types.ts';
 import { builder } from './builder.ts';
 

@@ -4,7 +4,7 @@
 // stderr (past LOG_FILE) for any scalar whose parseLiteral takes them.
 import { BREAK, GraphQLScalarType, type ValueNode, type VariableNode, visit } from 'graphql';
 import { DateTimeResolver, EmailAddressResolver, JSONResolver, UUIDResolver } from 'graphql-scalars';
-import { gatewayError } from '../errors.ts';
+import { gatewayError } from '../graphql-errors.ts';
 import { builder } from './builder.ts';
 
 const DateTime = new GraphQLScalarType<string, string>({

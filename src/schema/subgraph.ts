@@ -4,7 +4,7 @@
 // `nodes(ids:)` would. schema.graphql stays the public schema (src/schema/print.ts).
 import { printSubgraphSchema } from '@apollo/subgraph';
 import type { GraphQLFieldResolver, GraphQLUnionType } from 'graphql';
-import { gatewayError } from '../errors.ts';
+import { gatewayError } from '../graphql-errors.ts';
 import type { FanOut } from '../limits/fan-out.ts';
 import { isUuid } from '../wire/uuid.ts';
 import { builder } from './builder.ts';

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { GraphQLError } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gatewayError, isNotFound, toGraphQLError } from '../../src/errors.ts';
+import { gatewayError, isNotFound, toGraphQLError } from '../../src/graphql-errors.ts';
 import { InvalidPathSegmentError, segment } from '../../src/rest/paths.ts';
 import { createUpstreamTransport, type HttpMethod, type UpstreamTransport } from '../../src/rest/transport.ts';
 import { InvalidKeyError, UpstreamError } from '../../src/rest/upstream-error.ts';

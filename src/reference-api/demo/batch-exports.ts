@@ -1,7 +1,7 @@
 // Demo batch exports: every destination type and interval, some paused, some with runs.
 import type { BatchExportDestination } from '../../wire/rest-types.ts';
-import type { StoredOrganization } from '../records.ts';
 import type { ReferenceStore } from '../store.ts';
+import type { StoredOrganization } from '../stored-records.ts';
 import { shiftTimestamp as at } from '../time.ts';
 
 const DESTINATIONS: BatchExportDestination[] = [

@@ -1,8 +1,8 @@
 // Demo pipeline items, each with a `created` activity entry.
 import type { PipelineFamily } from '../../wire/rest-types.ts';
 import { DEMO_USER_ID } from '../demo-users.ts';
-import type { StoredOrganization } from '../records.ts';
 import type { ReferenceStore } from '../store.ts';
+import type { StoredOrganization } from '../stored-records.ts';
 
 const PLUGIN_CAPABILITIES: Record<PipelineFamily, Record<string, unknown>> = {
   pipeline_destinations: { methods: ['composeWebhook'], jobs: [], scheduled_tasks: [] },

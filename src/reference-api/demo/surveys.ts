@@ -1,7 +1,7 @@
 // Demo feature flags and surveys: linked, targeting and internal flags, creators and response counts.
 import { DEMO_USER_ID, OUTSIDER_USER_ID, USER_IDS as users } from '../demo-users.ts';
-import type { StoredTeam } from '../records.ts';
 import type { ReferenceStore } from '../store.ts';
+import type { StoredTeam } from '../stored-records.ts';
 import { shiftTimestamp as at } from '../time.ts';
 
 /** A function adding flags to `team`, all created at `created`. */

@@ -1,10 +1,10 @@
 // /api/organizations/:organization_id/batch_exports: CRUD plus pause, unpause, backfill (seed 4.2).
-import { validationError } from '../errors.ts';
+import { validationError } from '../api-errors.ts';
 import { found, normalizeUuid, requireOrganization } from '../lookup.ts';
 import { listReply } from '../pagination.ts';
-import type { StoredBatchExport } from '../records.ts';
 import { created, noContent, ok, type Route, type RouteContext } from '../router.ts';
 import { serializeBatchExport } from '../serializers.ts';
+import type { StoredBatchExport } from '../stored-records.ts';
 import { type Fields, isPlainObject, type Schema, validateFields } from '../validation.ts';
 
 /** The live service's destination types (the seed shows only `S3`). */

@@ -3,12 +3,12 @@
 // update_source, upgrade and the family-level activity / exports_unsubscribe_configs / repository / unused.
 // Each stored item belongs to exactly one family (the live service derives it from the plugin's capabilities).
 import { PIPELINE_FAMILIES, type PipelineFamily } from '../../wire/rest-types.ts';
-import { validationError } from '../errors.ts';
+import { validationError } from '../api-errors.ts';
 import { found, parseIntegerId, requireOrganization } from '../lookup.ts';
 import { listReply } from '../pagination.ts';
-import type { StoredActivity, StoredPipelineItem } from '../records.ts';
 import { created, noContent, ok, type Route, type RouteContext } from '../router.ts';
 import { serializePipelineItem } from '../serializers.ts';
+import type { StoredActivity, StoredPipelineItem } from '../stored-records.ts';
 import { type Fields, isPlainObject, type Schema, validateFields } from '../validation.ts';
 
 /** The live service's plugin types (the seed shows only `local`). */

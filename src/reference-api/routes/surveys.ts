@@ -1,11 +1,11 @@
 // /api/projects/:project_id/surveys: CRUD plus responses_count (seed 4.7).
-import { validationError } from '../errors.ts';
+import { validationError } from '../api-errors.ts';
 import { found, normalizeUuid, requireProject } from '../lookup.ts';
 import { listReply } from '../pagination.ts';
-import type { StoredFeatureFlag, StoredSurvey, StoredTeam } from '../records.ts';
 import { created, noContent, ok, type Route, type RouteContext } from '../router.ts';
 import { serializeSurvey } from '../serializers.ts';
 import type { ReferenceStore } from '../store.ts';
+import type { StoredFeatureFlag, StoredSurvey, StoredTeam } from '../stored-records.ts';
 import { type Fields, isPlainObject, type Schema, validateFields } from '../validation.ts';
 
 /** The live service's survey types (the seed shows only `popover`). */

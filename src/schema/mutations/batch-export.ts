@@ -1,12 +1,12 @@
 // createBatchExport, updateBatchExport, deleteBatchExport and the actions pause, unpause and
 // backfill (seed 4.2). The live service answers pause/unpause `{"paused": bool}` and backfill
 // `{"backfill_id": ...}`: the export is then read again, and the backfill id exposed.
-import type { BatchExportRecord } from '../../loaders/records.ts';
+import type { BatchExportRecord } from '../../loaders/tagged-records.ts';
 import type { BatchExport } from '../../wire/rest-types.ts';
 import { builder } from '../builder.ts';
 import { BatchExportRef } from '../refs.ts';
 import { type InputSpec, restInputFields } from './input.ts';
-import { actionMutation, createMutation, deleteMutation, type RecordKind, updateMutation } from './records.ts';
+import { actionMutation, createMutation, deleteMutation, type RecordKind, updateMutation } from './record-mutations.ts';
 
 const BATCH_EXPORT: RecordKind<BatchExport, BatchExportRecord> = {
   typeName: 'BatchExport',

@@ -5,7 +5,7 @@ import type { InputFieldMap, InputShapeFromFields, ObjectFieldsShape } from '@po
 import type { GatewayContext } from '../../context.ts';
 import { builder } from '../builder.ts';
 import { requiresScope } from '../naming.ts';
-import { asMutationError, NotFoundError, ValidationError } from './errors.ts';
+import { asMutationError, NotFoundError, ValidationError } from './errors-as-data.ts';
 
 type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
 

@@ -1,9 +1,9 @@
 // createDomain, updateDomain, deleteDomain and verifyDomain (seed 4.3).
-import type { DomainRecord } from '../../loaders/records.ts';
+import type { DomainRecord } from '../../loaders/tagged-records.ts';
 import type { Domain } from '../../wire/rest-types.ts';
 import { DomainRef } from '../refs.ts';
 import type { InputSpec } from './input.ts';
-import { actionMutation, createMutation, deleteMutation, type RecordKind, updateMutation } from './records.ts';
+import { actionMutation, createMutation, deleteMutation, type RecordKind, updateMutation } from './record-mutations.ts';
 
 const DOMAIN: RecordKind<Domain, DomainRecord> = {
   typeName: 'Domain',

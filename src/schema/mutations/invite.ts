@@ -1,7 +1,7 @@
 // createInvite, deleteInvite and bulkCreateInvites (seed 4.4). Invites have no REST retrieve or
 // update. Bulk: the live service answers every invite (201, a JSON array); the seed answers only
 // one, so the organization's invites are then read again and the new ones picked by e-mail.
-import type { InviteRecord } from '../../loaders/records.ts';
+import type { InviteRecord } from '../../loaders/tagged-records.ts';
 import { MAX_PAGE_SIZE } from '../../page-size.ts';
 import type { RestClient } from '../../rest/client.ts';
 import type { Invite } from '../../wire/rest-types.ts';
@@ -9,7 +9,7 @@ import { builder } from '../builder.ts';
 import { InviteRef } from '../refs.ts';
 import { defineMutation } from './define.ts';
 import { type InputSpec, idParts, restBody, restInputFields } from './input.ts';
-import { createMutation, deleteMutation, type RecordKind } from './records.ts';
+import { createMutation, deleteMutation, type RecordKind } from './record-mutations.ts';
 
 const INVITE: RecordKind<Invite, InviteRecord> = {
   typeName: 'Invite',

@@ -1,9 +1,9 @@
 // updateMember and removeMember (seed 4.5). REST addresses a member by its user's uuid, which the
 // Member global id carries as its third part.
-import type { MemberRecord } from '../../loaders/records.ts';
+import type { MemberRecord } from '../../loaders/tagged-records.ts';
 import type { Member } from '../../wire/rest-types.ts';
 import { MemberRef } from '../refs.ts';
-import { deleteMutation, type RecordKind, updateMutation } from './records.ts';
+import { deleteMutation, type RecordKind, updateMutation } from './record-mutations.ts';
 
 const MEMBER: RecordKind<Member, MemberRecord> = {
   typeName: 'Member',

@@ -1,9 +1,9 @@
 // createOrganization, updateOrganization, deleteOrganization (seed 4.1).
-import type { OrganizationRecord } from '../../loaders/records.ts';
+import type { OrganizationRecord } from '../../loaders/tagged-records.ts';
 import type { Organization } from '../../wire/rest-types.ts';
 import { OrganizationRef } from '../refs.ts';
 import type { InputSpec } from './input.ts';
-import { createMutation, deleteMutation, type RecordKind, updateMutation } from './records.ts';
+import { createMutation, deleteMutation, type RecordKind, updateMutation } from './record-mutations.ts';
 
 export const ORGANIZATION: RecordKind<Organization, OrganizationRecord> = {
   typeName: 'Organization',

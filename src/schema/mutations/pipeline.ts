@@ -2,11 +2,11 @@
 // delete for all three; updateSource (PATCH update_source) and upgrade (POST upgrade) for
 // destinations and frontend apps. The live update_source answers source files, not the item: the
 // item is then read again.
-import type { PipelineItemRecord } from '../../loaders/records.ts';
+import type { PipelineItemRecord } from '../../loaders/tagged-records.ts';
 import type { PipelineItem } from '../../wire/rest-types.ts';
 import { FAMILIES } from '../pipeline/families.ts';
 import type { InputSpec } from './input.ts';
-import { actionMutation, createMutation, deleteMutation, type RecordKind, updateMutation } from './records.ts';
+import { actionMutation, createMutation, deleteMutation, type RecordKind, updateMutation } from './record-mutations.ts';
 
 /** The write fields of seed 4.6 (create, update, update_source and upgrade all take them). */
 const FIELDS: InputSpec = {

@@ -1,10 +1,10 @@
 // createSurvey, updateSurvey, deleteSurvey (seed 4.7): surveys live in a project.
-import type { SurveyRecord } from '../../loaders/records.ts';
+import type { SurveyRecord } from '../../loaders/tagged-records.ts';
 import type { Survey } from '../../wire/rest-types.ts';
 import { SurveyRef } from '../refs.ts';
 import { SURVEY_CONTENT_FIELDS } from '../survey.ts';
 import type { InputSpec } from './input.ts';
-import { createMutation, deleteMutation, type RecordKind, updateMutation } from './records.ts';
+import { createMutation, deleteMutation, type RecordKind, updateMutation } from './record-mutations.ts';
 
 const SURVEY: RecordKind<Survey, SurveyRecord> = {
   typeName: 'Survey',

@@ -1,7 +1,7 @@
 // The three pipeline families: a node type each, their list and lookup on Organization, and the
 // seed's extra GET operations as fields.
 import type { ObjectRef } from '@pothos/core';
-import type { PipelineItemRecord } from '../../loaders/records.ts';
+import type { PipelineItemRecord } from '../../loaders/tagged-records.ts';
 import type { RestClient } from '../../rest/client.ts';
 import type { PipelineFamily } from '../../wire/rest-types.ts';
 import { builder } from '../builder.ts';

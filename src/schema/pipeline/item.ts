@@ -1,5 +1,5 @@
 // The PipelineItem interface: the record shape the three pipeline families share (seed 2.8).
-import type { PipelineItemRecord } from '../../loaders/records.ts';
+import type { PipelineItemRecord } from '../../loaders/tagged-records.ts';
 import { builder } from '../builder.ts';
 import { requiresScope } from '../naming.ts';
 import { PipelineItemRef } from '../refs.ts';

@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../../src/gateway.ts';
 import type { ReferenceApi } from '../../../src/reference-api/index.ts';
-import type { StoredOrganization } from '../../../src/reference-api/records.ts';
+import type { StoredOrganization } from '../../../src/reference-api/stored-records.ts';
 import { globalId } from '../../../src/schema/global-id.ts';
 import { type FakeUpstream, sendJson, startFakeUpstream } from '../../support/fake-upstream.ts';
 import { type Harness, startHarness } from '../../support/harness.ts';
