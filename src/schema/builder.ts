@@ -1,5 +1,5 @@
 // The SchemaBuilder and its plugin options. No types are defined here: each lives in its own file.
-import SchemaBuilder from '@pothos/core';
+import SchemaBuilder, { type SchemaTypes } from '@pothos/core';
 import DirectivesPlugin from '@pothos/plugin-directives';
 import ErrorsPlugin from '@pothos/plugin-errors';
 import FederationPlugin from '@pothos/plugin-federation';
@@ -59,6 +59,9 @@ export const builder = new SchemaBuilder<{
   },
   errors: { defaultTypes: [] },
 });
+
+/** The builder's schema types, for helpers that take Pothos' field builders and refs. */
+export type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T extends SchemaTypes> ? T : never;
 
 builder.globalConnectionField('totalCount', (t) =>
   t.int({

@@ -52,3 +52,8 @@ export function lookupCallOf(id: unknown, typename?: string): LookupCall | null 
 export function loadNode(parsed: ReturnType<typeof parseNodeId>, context: GatewayContext) {
   return parsed.loader.load(parsed.parts, context);
 }
+
+/** The REST ids a mutation input's global id carries; BAD_USER_INPUT (no upstream call) when it is not an id of `typename`. */
+export function inputIdParts(id: string | number, inputField: string, typename: string): string[] {
+  return parseNodeId(String(id), `input.${inputField}`, [typename]).parts;
+}

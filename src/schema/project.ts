@@ -1,8 +1,13 @@
+// Project (an organization's team): no REST record of its own; it holds the surveys (seed 4.7).
 import { builder } from './builder.ts';
-import { requiresScope } from './naming.ts';
 import { registerNode } from './node-registry.ts';
 import { nodeType } from './node-type.ts';
-import { ProjectRef } from './refs.ts';
+import { ProjectRef, SurveyRef } from './refs.ts';
+import { restConnectionField, restLookupField } from './rest-list-fields.ts';
+import { requiresScope } from './scopes.ts';
+import { SurveyConnection } from './survey.ts';
+
+const SURVEYS_READ = requiresScope('survey:read');
 
 nodeType(ProjectRef, {
   description:
@@ -17,10 +22,22 @@ nodeType(ProjectRef, {
     }),
     surveysResponsesCount: t.field({
       type: 'JSON',
-      description: `Responses per survey: the live service answers a map from survey id to count; passed through as sent. ${requiresScope('survey:read')}`,
+      description: `Responses per survey: the live service answers a map from survey id to count; passed through as sent. ${SURVEYS_READ}`,
       extensions: { fanOut: 'call' },
       resolve: (p, _args, context) =>
         context.loaders.once(`responses_count:${p.projectId}`, (rest) => rest.getSurveysResponsesCount(p.projectId)),
+    }),
+    surveys: restConnectionField(t, SurveyConnection, {
+      type: SurveyRef,
+      description: `The project's surveys. ${SURVEYS_READ}`,
+      parentId: (p) => p.projectId,
+      loader: (context) => context.loaders.surveys,
+    }),
+    survey: restLookupField(t, 'UUID', {
+      type: SurveyRef,
+      description: `One of the project's surveys by its REST id, or null when there is none. ${SURVEYS_READ}`,
+      parentId: (p) => p.projectId,
+      loader: (context) => context.loaders.surveys,
     }),
   }),
 });
