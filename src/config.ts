@@ -61,7 +61,7 @@ export interface ServerSettings {
   maxConnections: number;
 }
 
-export interface GatewayConfig {
+interface GatewayConfig {
   /** @default DEFAULTS.PORT */
   port: number;
   /** @default DEFAULTS.HOST */

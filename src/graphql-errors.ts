@@ -5,7 +5,7 @@ import { type ASTNode, GraphQLError } from 'graphql';
 import { InvalidPathSegmentError } from './rest/paths.ts';
 import { CallBudgetExceededError, InvalidKeyError, UpstreamError } from './rest/upstream-error.ts';
 
-export type ErrorCode =
+type ErrorCode =
   | 'UNAUTHENTICATED'
   | 'FORBIDDEN'
   | 'NOT_FOUND'

@@ -1,14 +1,14 @@
 // Flags with environment fallbacks: `--duration 5` or `BENCH_DURATION=5`; `--quick` picks short defaults.
 import { parseArgs } from 'node:util';
 
-export interface NumberFlag {
+interface NumberFlag {
   env: string;
   default: number;
   /** Used instead of `default` with --quick. */
   quick?: number;
 }
 
-export interface ListFlag {
+interface ListFlag {
   env: string;
   default: number[];
   quick?: number[];

@@ -2,7 +2,7 @@
 import autocannon from 'autocannon';
 import { percentile } from './stats.ts';
 
-export interface DriveOptions {
+interface DriveOptions {
   url: string;
   connections: number;
   durationSec: number;

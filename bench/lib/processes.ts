@@ -73,7 +73,7 @@ export async function startScript(script: string, args: string[], nodeArgs: stri
   return track(child, url);
 }
 
-export async function freePort(): Promise<number> {
+async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
   const { port } = server.address() as { port: number };
@@ -81,7 +81,7 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export interface GatewayProcessOptions {
+interface GatewayProcessOptions {
   upstreamUrl: string;
   /** Extra environment (settings of src/config.ts), on top of the bench's own environment. */
   env?: Record<string, string>;
@@ -162,7 +162,7 @@ export function tail(file: string, lines = 20): string {
   }
 }
 
-export interface RssSample {
+interface RssSample {
   /** Milliseconds since the sampler started. */
   t: number;
   rssMb: number;

@@ -7,7 +7,7 @@ import type { CORSOptions, Plugin } from 'graphql-yoga';
 import { DEFAULTS } from '../config.ts';
 
 /** Any of these headers satisfies CSRF prevention (Apollo Client sends the second). */
-export const CSRF_HEADERS = ['x-graphql-csrf', 'apollo-require-preflight'];
+const CSRF_HEADERS = ['x-graphql-csrf', 'apollo-require-preflight'];
 
 export function corsOptions(origins: '*' | readonly string[] = DEFAULTS.CORS_ORIGINS): CORSOptions {
   return {

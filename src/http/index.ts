@@ -16,7 +16,7 @@ export interface HttpOptions {
   csrfPrevention?: boolean;
 }
 
-export interface HttpSurface {
+interface HttpSurface {
   /** Yoga's `cors` option. */
   cors: CORSOptions;
   plugins: Plugin[];

@@ -12,9 +12,9 @@ import { Pool } from 'undici';
 import { DEFAULTS } from '../config.ts';
 import type { GuardedTransport } from '../rest/circuit-breaker.ts';
 
-export const READINESS_PATH = '/readiness';
+const READINESS_PATH = '/readiness';
 
-export interface ReadinessOptions {
+interface ReadinessOptions {
   /** The REST base URL without `/api`. */
   upstreamUrl: string;
   /** How long the probe waits for the upstream. @default DEFAULTS.READINESS_TIMEOUT_MS */
@@ -22,14 +22,14 @@ export interface ReadinessOptions {
   transport: Pick<GuardedTransport, 'circuits'>;
 }
 
-export type ReadinessReport =
+type ReadinessReport =
   | {
       status: 'ready';
       upstream: { reachable: boolean; reason?: string; circuits: ReturnType<GuardedTransport['circuits']> };
     }
   | { status: 'unavailable'; reason: string };
 
-export interface Readiness {
+interface Readiness {
   check(): Promise<ReadinessReport>;
   /** From now on not ready: the process is shutting down. */
   beginShutdown(): void;

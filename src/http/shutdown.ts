@@ -5,7 +5,7 @@ import type { Server } from 'node:http';
 import { DEFAULTS } from '../config.ts';
 import type { Logger } from '../observability/logger.ts';
 
-export interface ShutdownOptions {
+interface ShutdownOptions {
   server: Server;
   /** @default DEFAULTS.SHUTDOWN_GRACE_MS */
   graceMs?: number;

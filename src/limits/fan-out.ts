@@ -38,7 +38,7 @@ export interface LookupCall {
   scan: boolean;
 }
 
-export interface EstimateOptions {
+interface EstimateOptions {
   /** What a scan can cost: MAX_LOOKUP_SCAN_PAGES. */
   maxLookupScanPages: number;
 }

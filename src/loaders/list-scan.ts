@@ -6,7 +6,7 @@ import { gatewayError, isNotFound } from '../graphql-errors.ts';
 import { MAX_PAGE_SIZE } from '../page-size.ts';
 import type { Page } from '../wire/rest-types.ts';
 
-export interface ListScan<R> {
+interface ListScan<R> {
   page(limit: number, offset: number): Promise<Page<R>>;
   idOf(record: R): string;
   maxPages: number;

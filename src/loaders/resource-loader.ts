@@ -5,7 +5,7 @@ import type { Page } from '../wire/rest-types.ts';
 import { lookupFailure, scanList } from './list-scan.ts';
 
 /** How one REST resource is listed and found by id under its parent (an organization or project). */
-export type RestResource<Raw, R extends Raw> = {
+type RestResource<Raw, R extends Raw> = {
   list(parentId: string, params: { limit: number; offset: number }): Promise<Page<Raw>>;
   /** Attaches, in place, the parent ids the record's global id needs (REST records lack them). */
   tag(record: Raw, parentId: string): R;

@@ -25,7 +25,7 @@ export interface ObservabilityOptions {
   requestIdOf(request: Request): string | undefined;
 }
 
-export interface Observability {
+interface Observability {
   logger: Logger;
   /** Yoga's `logging` option. */
   yogaLogger: YogaLogger;
@@ -35,7 +35,7 @@ export interface Observability {
   plugins: Plugin[];
 }
 
-export const METRICS_PATH = '/metrics';
+const METRICS_PATH = '/metrics';
 
 export function createObservability(options: ObservabilityOptions): Observability {
   const logger = options.logger ?? defaultLogger();

@@ -8,7 +8,7 @@ import { truncate } from '../truncate.ts';
 
 export type { Logger } from 'pino';
 
-export interface LoggerSettings {
+interface LoggerSettings {
   /** @default DEFAULTS.LOG_LEVEL */
   logLevel?: LogLevel;
   /** Append to this file (created with its directory); unset: stdout. */
@@ -20,7 +20,7 @@ export interface LoggerSettings {
 const SECRET_NAMES = ['authorization', 'cookie', 'set-cookie', 'key', 'apiKey', 'token', 'accessToken', 'password', 'secret'];
 
 /** Secret-named fields at the top level and up to two levels down, and any `headers.authorization`/`cookie`. */
-export const REDACTED_PATHS = [
+const REDACTED_PATHS = [
   ...SECRET_NAMES.map((name) => (/^\w+$/.test(name) ? name : `["${name}"]`)).flatMap((name) => [name, `*.${name}`, `*.*.${name}`]),
   'headers.authorization',
   'headers.cookie',

@@ -9,7 +9,7 @@ import { boundedLabel } from './bounded-label.ts';
 import type { OperationSummary } from './request-log.ts';
 import { safeRoute } from './routes.ts';
 
-export interface MetricsOptions {
+interface MetricsOptions {
   /** Operation names are cut to this many characters. @default DEFAULTS.MAX_OPERATION_NAME_LENGTH */
   maxOperationNameLength?: number;
   /** Distinct values per label; later new values count as `other`. @default DEFAULTS.METRICS_MAX_LABEL_VALUES */

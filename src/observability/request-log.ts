@@ -25,7 +25,7 @@ export interface OperationSummary {
   errorCodes: string[];
 }
 
-export interface RequestLogOptions {
+interface RequestLogOptions {
   logger: Logger;
   /** The id the request-id plugin gave this request (that plugin runs first). */
   requestIdOf(request: Request): string | undefined;

@@ -9,7 +9,7 @@ const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz012345
 /** The users' ids by first name (demo is the demo key's user; outsider belongs only to Elsewhere Inc). */
 export const USER_IDS = { demo: 1, alice: 2, bob: 3, carol: 4, dave: 5, outsider: 6, erin: 7 } as const;
 export const DEMO_USER_ID = USER_IDS.demo;
-export const MEMBER_USER_ID = USER_IDS.bob;
+const MEMBER_USER_ID = USER_IDS.bob;
 export const OUTSIDER_USER_ID = USER_IDS.outsider;
 
 const USERS = [

@@ -27,7 +27,7 @@ export interface RouteContext {
   readonly body: unknown;
 }
 
-export interface Reply {
+interface Reply {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
@@ -91,7 +91,7 @@ export class Router {
   }
 }
 
-export interface IncomingCall {
+interface IncomingCall {
   method: string;
   path: string;
   url: URL;

@@ -36,8 +36,6 @@ export interface ReferenceApi {
   store: ReferenceStore;
   /** The resolved options; `liveShapes`, `maxPageSize` and `domainVerificationPasses` may be changed at run time. */
   settings: ReferenceApiSettings;
-  /** The same object as `settings`. */
-  options: ReferenceApiSettings;
   close(): Promise<void>;
 }
 
@@ -110,7 +108,6 @@ export async function startReferenceApi(options: ReferenceApiOptions = {}): Prom
     },
     store,
     settings,
-    options: settings,
     close() {
       closing ??= new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));

@@ -22,7 +22,7 @@ import { formatTimestamp } from './time.ts';
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 /** Product features the live service lists for an organization on a paid plan. */
-export const DEFAULT_PRODUCT_FEATURES = [
+const DEFAULT_PRODUCT_FEATURES = [
   {
     key: 'sso_enforcement',
     name: 'SSO enforcement',
@@ -58,7 +58,7 @@ function removeWhere<K, V>(map: Map<K, V>, belongs: (value: V) => boolean): void
   for (const [key, value] of map) if (belongs(value)) map.delete(key);
 }
 
-export interface StoreOptions {
+interface StoreOptions {
   /** The clock; every timestamp the server writes comes from it. */
   now?: () => Date;
   /** Seed of the id stream for records created at run time. */

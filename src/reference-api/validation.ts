@@ -4,8 +4,8 @@
 import { validationError } from './api-errors.ts';
 import { formatTimestamp, parseTimestamp } from './time.ts';
 
-export const INT32_MIN = -2147483648;
-export const INT32_MAX = 2147483647;
+const INT32_MIN = -2147483648;
+const INT32_MAX = 2147483647;
 
 export interface FieldSpec {
   kind: 'string' | 'boolean' | 'int32' | 'datetime' | 'email' | 'choice' | 'json' | 'object' | 'list' | 'datetime_list';
@@ -41,7 +41,7 @@ const FALSE_VALUES = new Set(['f', 'n', 'no', 'false', 'off', '0']);
 const EMAIL_USER = /^[-!#$%&'*+/=?^_`{}|~0-9a-z]+(\.[-!#$%&'*+/=?^_`{}|~0-9a-z]+)*$/i;
 const EMAIL_DOMAIN = /^((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+)(?:[a-z0-9-]{2,63})$/i;
 
-export function isEmail(value: string): boolean {
+function isEmail(value: string): boolean {
   const at = value.lastIndexOf('@');
   if (at <= 0 || value.length > 320) return false;
   const domain = value.slice(at + 1);

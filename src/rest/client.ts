@@ -31,7 +31,7 @@ export interface ListParams {
 /** A JSON object request body; PATCH bodies carry only the fields to change (`null` included). */
 export type RestBody = Record<string, unknown>;
 
-export interface RestCaller {
+interface RestCaller {
   key: string;
   requestId?: string;
   signal?: AbortSignal;

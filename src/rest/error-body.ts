@@ -5,7 +5,7 @@
 import type { RestErrorBody } from '../wire/rest-types.ts';
 import type { UpstreamTextRedactor } from './redact.ts';
 
-export interface ParsedErrorBody {
+interface ParsedErrorBody {
   body?: RestErrorBody;
   detail?: string;
 }

@@ -9,8 +9,8 @@
 
 import { truncate } from '../truncate.ts';
 
-export const REDACTED = '[redacted]';
-export const URL_REDACTED = '[url]';
+const REDACTED = '[redacted]';
+const URL_REDACTED = '[url]';
 /** What is left of an upstream text at most, in UTF-16 code units. */
 export const MAX_UPSTREAM_TEXT_LENGTH = 300;
 

@@ -18,7 +18,7 @@ export interface UpstreamCall {
   outcome: string;
 }
 
-export interface RequestTransportOptions {
+interface RequestTransportOptions {
   /** Calls one GraphQL request may make. */
   maxCalls: number;
   /** Calls of one GraphQL request in flight at once. */
@@ -27,7 +27,7 @@ export interface RequestTransportOptions {
   onCall?: (call: UpstreamCall) => void;
 }
 
-export interface RequestTransport extends UpstreamTransport {
+interface RequestTransport extends UpstreamTransport {
   readonly calls: UpstreamCall[];
 }
 

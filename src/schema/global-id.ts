@@ -36,7 +36,7 @@ export function globalIdOf(typename: string, parts: readonly (string | number)[]
   return btoa(raw);
 }
 
-export interface DecodedId {
+interface DecodedId {
   typename: string;
   parts: string[];
 }

@@ -5,7 +5,7 @@ import { gatewayError } from '../graphql-errors.ts';
 import type { LookupCall } from '../limits/fan-out.ts';
 import { checkParts, decodeId, type IdPart } from './global-id.ts';
 
-export interface NodeLoader {
+interface NodeLoader {
   shape: readonly IdPart[];
   /** The upstream call `load` makes, for the fan-out estimate; null when it makes none. */
   call(parts: string[]): LookupCall | null;

@@ -7,7 +7,7 @@ import { globalIdOf } from './global-id.ts';
 
 type FieldBuilder<T> = PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, T>;
 
-export interface NodeTypeOptions<T> {
+interface NodeTypeOptions<T> {
   description: string;
   /** The REST ids `node(id:)` needs to fetch the record again, parent first. */
   idParts: (record: T) => (string | number)[];

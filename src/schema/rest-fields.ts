@@ -20,7 +20,7 @@ interface ServedAs {
   JSON: unknown;
 }
 
-export type RestScalar = keyof ServedAs;
+type RestScalar = keyof ServedAs;
 
 /** The scalars a REST value of type V can be served as, its null aside. */
 type ScalarsFor<V> = { [S in RestScalar]: [NonNullable<V>] extends [ServedAs[S]] ? S : never }[RestScalar];

@@ -26,7 +26,7 @@ import {
 } from './refs.ts';
 
 /** The Federation spec version `@link`ed from the subgraph SDL. */
-export const FEDERATION_SPEC_URL = 'https://specs.apollo.dev/federation/v2.6';
+const FEDERATION_SPEC_URL = 'https://specs.apollo.dev/federation/v2.6';
 
 const byId = builder.selection<{ id: string }>('id');
 const byDatabaseId = builder.selection<{ databaseId: string }>('databaseId');

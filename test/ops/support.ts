@@ -3,7 +3,7 @@ import type { LogLevel } from '../../src/config.ts';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 
-export type LogLine = Record<string, any> & { level: string; msg: string };
+type LogLine = Record<string, any> & { level: string; msg: string };
 
 export function captureLogger(logLevel: LogLevel = 'debug') {
   const lines: LogLine[] = [];

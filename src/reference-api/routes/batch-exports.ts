@@ -8,9 +8,9 @@ import type { StoredBatchExport } from '../stored-records.ts';
 import { type Fields, isPlainObject, type Schema, validateFields } from '../validation.ts';
 
 /** The live service's destination types (the seed shows only `S3`). */
-export const DESTINATION_TYPES = ['S3', 'Snowflake', 'Postgres', 'Redshift', 'BigQuery', 'Databricks', 'AzureBlob', 'HTTP', 'NoOp'];
+const DESTINATION_TYPES = ['S3', 'Snowflake', 'Postgres', 'Redshift', 'BigQuery', 'Databricks', 'AzureBlob', 'HTTP', 'NoOp'];
 /** The live service's intervals (the seed shows only `hour`). */
-export const INTERVALS = ['hour', 'day', 'week', 'every 5 minutes', 'every 15 minutes'];
+const INTERVALS = ['hour', 'day', 'week', 'every 5 minutes', 'every 15 minutes'];
 
 /** Writable fields in the live serializer's order, so the first error reported is the live one. */
 const EXPORT_FIELDS: Schema = {

@@ -8,7 +8,7 @@ import { LEVEL_ADMIN, type StoredDomain } from '../stored-records.ts';
 import { type Fields, type Schema, validateFields } from '../validation.ts';
 
 /** The live service's `sso_enforcement` values ("" = not enforced). */
-export const SSO_PROVIDERS = ['', 'google-oauth2', 'github', 'gitlab', 'saml'];
+const SSO_PROVIDERS = ['', 'google-oauth2', 'github', 'gitlab', 'saml'];
 
 const DOMAIN_FIELDS: Schema = {
   domain: { kind: 'string', required: true, maxLength: 128 },

@@ -12,7 +12,7 @@ import type { StoredActivity, StoredPipelineItem } from '../stored-records.ts';
 import { type Fields, isPlainObject, type Schema, validateFields } from '../validation.ts';
 
 /** The live service's plugin types (the seed shows only `local`). */
-export const PLUGIN_TYPES = ['local', 'custom', 'repository', 'source', 'inline'];
+const PLUGIN_TYPES = ['local', 'custom', 'repository', 'source', 'inline'];
 
 const ITEM_FIELDS: Schema = {
   plugin_type: { kind: 'choice', choices: PLUGIN_TYPES, required: true },

@@ -9,7 +9,7 @@ import type { StoredFeatureFlag, StoredSurvey, StoredTeam } from '../stored-reco
 import { type Fields, isPlainObject, type Schema, validateFields } from '../validation.ts';
 
 /** The live service's survey types (the seed shows only `popover`). */
-export const SURVEY_TYPES = ['popover', 'widget', 'external_survey', 'api'];
+const SURVEY_TYPES = ['popover', 'widget', 'external_survey', 'api'];
 
 /**
  * Writable fields (seed 4.7). `type` is required on create, as in the live service (its model field

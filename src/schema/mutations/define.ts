@@ -19,7 +19,7 @@ export type MutationNames<Name extends string = string> = readonly [
   result: `${Capitalize<Name>}Result`,
 ];
 
-export interface MutationOptions<Fields extends InputFieldMap, Payload extends object> {
+interface MutationOptions<Fields extends InputFieldMap, Payload extends object> {
   /** What it does, in a sentence; the scope sentence is appended. */
   description: string;
   /** The scope the caller's key needs, e.g. `batch_export:write`. */

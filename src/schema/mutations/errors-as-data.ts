@@ -50,7 +50,7 @@ function camelCase(restName: string): string {
 }
 
 /** The REST `attr` as an input path: `target_email` -> `targetEmail`, `destination__type` -> `destination.type`. */
-export function inputFieldOf(attr: string | null | undefined): string | null {
+function inputFieldOf(attr: string | null | undefined): string | null {
   return attr ? attr.split('__').map(camelCase).join('.') : null;
 }
 

@@ -69,7 +69,7 @@ function remember<Raw, R extends Raw>(kind: RecordKind<Raw, R>, context: Gateway
   return tagged;
 }
 
-export interface CreateOptions<Raw> {
+interface CreateOptions<Raw> {
   names: MutationNames;
   description: string;
   fields: RestInputTable;
@@ -100,7 +100,7 @@ export function createMutation<Raw, R extends Raw>(kind: RecordKind<Raw, R>, opt
   });
 }
 
-export interface UpdateOptions<Raw> {
+interface UpdateOptions<Raw> {
   names: MutationNames;
   description: string;
   fields: RestInputTable;
@@ -125,7 +125,7 @@ export function updateMutation<Raw, R extends Raw>(kind: RecordKind<Raw, R>, opt
   });
 }
 
-export interface DeleteOptions {
+interface DeleteOptions {
   names: MutationNames;
   description: string;
   send(rest: RestClient, at: Address): Promise<void>;
@@ -153,12 +153,12 @@ export function deleteMutation<Raw, R extends Raw>(kind: RecordKind<Raw, R>, opt
 }
 
 /** What an action's payload fields read: the record, and the upstream's own answer. */
-export interface ActionPayload<R> {
+interface ActionPayload<R> {
   record: R;
   answer: unknown;
 }
 
-export interface ActionOptions<Answer, R> {
+interface ActionOptions<Answer, R> {
   names: MutationNames;
   description: string;
   /** Body fields the action takes besides `id` (none: no body is sent). */

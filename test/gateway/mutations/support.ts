@@ -11,7 +11,7 @@ import { type Harness, startHarness } from '../../support/harness.ts';
 
 export { globalId };
 
-export const DEMO_USER_ID = 1;
+const DEMO_USER_ID = 1;
 
 /** Both answer shapes of the reference API's action endpoints. */
 export const SHAPES = [
@@ -38,19 +38,12 @@ export function projectIdOf(api: ReferenceApi, org: StoredOrganization): string 
 
 export const orgId = (org: StoredOrganization) => globalId('Organization', org.id);
 
-/** An organization the demo user is not a member of (the upstream answers 404 for it). */
-export function outsiderOrg(api: ReferenceApi): StoredOrganization {
-  const org = [...api.store.organizations.values()].find((o) => o.name === 'Elsewhere Inc');
-  if (!org) throw new Error('demo data without Elsewhere Inc');
-  return org;
-}
-
 // ---- running one mutation -------------------------------------------------------------------------
 
 const capitalize = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
 
 /** The mutation with every member of its result union selected. */
-export function mutationDocument(name: string, selection: string, notFound = true): string {
+function mutationDocument(name: string, selection: string, notFound = true): string {
   const type = capitalize(name);
   return `mutation Run($input: ${type}Input!) {
     ${name}(input: $input) {
@@ -62,9 +55,9 @@ export function mutationDocument(name: string, selection: string, notFound = tru
   }`;
 }
 
-export type UpstreamCall = Awaited<ReturnType<Harness['runCounting']>>['calls'][number];
+type UpstreamCall = Awaited<ReturnType<Harness['runCounting']>>['calls'][number];
 
-export interface MutationRun {
+interface MutationRun {
   status: number;
   /** The mutation field's value (null when it failed as a GraphQL error). */
   result: any;
@@ -89,18 +82,18 @@ export async function mutate(
   return { status: run.status, result, errors: run.errors, calls: run.calls, writes: run.calls.filter((c) => c.method !== 'GET') };
 }
 
-export function expectValidationError(run: MutationRun, field: string | null, code: string): void {
+function expectValidationError(run: MutationRun, field: string | null, code: string): void {
   expect(run.errors).toBeUndefined();
   expect(run.result).toMatchObject({ __typename: 'ValidationError', field, code });
   expect(run.result.message).toEqual(expect.any(String));
 }
 
-export function expectNotFoundError(run: MutationRun): void {
+function expectNotFoundError(run: MutationRun): void {
   expect(run.errors).toBeUndefined();
   expect(run.result).toEqual({ __typename: 'NotFoundError', message: expect.any(String) });
 }
 
-export function expectGraphQLError(run: MutationRun, code: string, message?: RegExp | string): void {
+function expectGraphQLError(run: MutationRun, code: string, message?: RegExp | string): void {
   expect(run.result).toBeNull();
   expect(run.errors?.[0]?.extensions?.code).toBe(code);
   if (message !== undefined) expect(run.errors?.[0]?.message).toMatch(message);
