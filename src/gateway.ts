@@ -120,7 +120,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     batching: false,
     // bodyLimitPlugin enforces MAX_REQUEST_BYTES (by Content-Length, and by counting a chunked
     // body), and Node's parser holds a body to its Content-Length. Yoga's own 25 MB check would pipe
-    // every request body through a TransformStream and build a second Request: ~1% of the CPU.
+    // every request body through a TransformStream and build a second Request.
     maxRequestBodySize: false,
     plugins: [
       // An upstream value a field cannot represent fails that field with UPSTREAM_ERROR (graphql-errors.ts).

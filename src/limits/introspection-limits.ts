@@ -1,5 +1,5 @@
-// Introspection costs no upstream call, but its answer can be far larger than its question: 15
-// aliased `__schema` selections (2 KB) answered 1.4 MB. Each bound below is QUERY_TOO_COMPLEX naming
+// Introspection costs no upstream call, but its answer can be far larger than its question: each
+// aliased `__schema` selection answers the whole schema again. Each bound below is QUERY_TOO_COMPLEX naming
 // its limit, like the other query limits; the standard introspection query (graphql-js's
 // getIntrospectionQuery(), which GraphiQL, graphql-codegen and Hive/Apollo tooling send) is 15
 // deep, has one `__schema` and no alias, and passes them all.
