@@ -13,7 +13,7 @@ import {
   PipelineDestinationConnection,
   PipelineFrontendAppConnection,
   PipelineImportAppConnection,
-  pipelineFamilyGetField,
+  pipelineFamilyGetFields,
 } from './pipeline/families.ts';
 import {
   BatchExportRef,
@@ -27,155 +27,125 @@ import {
   ProjectRef,
 } from './refs.ts';
 import { restFields } from './rest-fields.ts';
-import { connectionTypes, restConnectionField, restLookupField } from './rest-list-fields.ts';
+import { connectionTypes, restListFields } from './rest-list-fields.ts';
 import { requiresScope } from './scopes.ts';
 
 const READ = requiresScope('organization:read');
 const MEMBERS_READ = requiresScope('organization_member:read');
-const BATCH_EXPORTS_READ = requiresScope('batch_export:read');
 const PLUGINS_READ = requiresScope('plugin:read');
-
-// The family-wide GETs of destinations and frontend apps, passed through as the REST API sends them.
-const ACTIVITY = 'Recent activity of the family (as the REST API sends it).';
-const UNSUBSCRIBE_CONFIGS = 'Export unsubscribe configurations (as the REST API sends them).';
-const REPOSITORY = 'Plugins available from the repository (as the REST API sends them).';
-const UNUSED = 'Plugins installed but not used (as the REST API sends them).';
-
-/** The organization's REST id: the parent of every list below it. */
-const orgId = (org: OrganizationRecord) => org.id;
 
 nodeType(OrganizationRef, {
   description: `An organization the caller's key can see. ${READ}`,
   idParts: (org) => [org.id],
-  fields: (t) => ({
-    databaseId: t.field({ type: 'UUID', nullable: false, description: 'The REST `id`.', resolve: (org) => org.id }),
-    ...restFields<OrganizationRecord>(t, {
-      name: ['name', 'String', 'Display name.'],
-      slug: ['slug', 'String', 'URL-safe unique name, derived from the name.'],
-      createdAt: ['created_at', 'DateTime', 'When the organization was created.'],
-      updatedAt: ['updated_at', 'DateTime', 'When the organization was last changed.'],
-      membershipLevel: ['membership_level', 'Int', "The caller's level in this organization: 1 member, 8 admin, 15 owner."],
-      pluginsAccessLevel: [
-        'plugins_access_level',
-        'Int',
-        'What the organization may do with plugins (0 none, 3 config, 6 install, 9 root).',
-      ],
-      teams: ['teams', ['JSON'], 'The projects (teams) of the organization, as the REST API sends them.'],
-      availableProductFeatures: [
-        'available_product_features',
-        ['JSON'],
-        'Product features available on the plan, as the REST API sends them.',
-      ],
-      isMemberJoinEmailEnabled: ['is_member_join_email_enabled', 'Boolean', 'Whether members get an e-mail when someone joins.'],
-      metadata: ['metadata', 'JSON', 'Free-form metadata (a string in the REST docs; the live service sends an object).'],
-      customerId: ['customer_id', 'String', 'Billing customer id.'],
-      enforce2fa: ['enforce_2fa', 'Boolean', 'Whether members must use two-factor authentication.'],
-    }),
-    memberCount: t.int({ description: 'How many members the organization has.', resolve: memberCountOf }),
-    projects: t.field({
-      type: [ProjectRef],
-      nullable: false,
-      description: "The organization's projects, one per distinct project id of its `teams` (no extra upstream call).",
-      resolve: (org) => projectsOf(org),
-    }),
-    batchExports: restConnectionField(t, BatchExportConnection, {
+  fields: (t) => {
+    const list = <R>(options: Omit<Parameters<typeof restListFields<OrganizationRecord, R>>[1], 'parentNoun' | 'parentId'>) =>
+      restListFields(t, { ...options, parentNoun: 'organization', parentId: (org) => org.id });
+    const batchExports = list({
       type: BatchExportRef,
-      description: `The organization's batch exports. ${BATCH_EXPORTS_READ}`,
-      parentId: orgId,
+      connection: BatchExportConnection,
+      what: 'batch exports',
+      scope: requiresScope('batch_export:read'),
       loader: (context) => context.loaders.batchExports,
-    }),
-    batchExport: restLookupField(t, 'UUID', {
-      type: BatchExportRef,
-      description: `One of the organization's batch exports by its REST id, or null when there is none. ${BATCH_EXPORTS_READ}`,
-      parentId: orgId,
-      loader: (context) => context.loaders.batchExports,
-    }),
-    domains: restConnectionField(t, DomainConnection, {
+    });
+    const domains = list({
       type: DomainRef,
-      description: `The organization's domains. ${READ}`,
-      parentId: orgId,
+      connection: DomainConnection,
+      what: 'domains',
+      scope: READ,
       loader: (context) => context.loaders.domains,
-    }),
-    domain: restLookupField(t, 'UUID', {
-      type: DomainRef,
-      description: `One of the organization's domains by its REST id, or null when there is none. ${READ}`,
-      parentId: orgId,
-      loader: (context) => context.loaders.domains,
-    }),
-    // Invites and members have no REST retrieve: `node(id:)` finds one by a bounded scan of the list.
-    invites: restConnectionField(t, InviteConnection, {
+    });
+    const invites = list({
       type: InviteRef,
-      description: `The organization's pending invitations. ${MEMBERS_READ}`,
-      parentId: orgId,
+      connection: InviteConnection,
+      what: 'pending invitations',
+      scope: MEMBERS_READ,
       loader: (context) => context.loaders.invites,
-    }),
-    members: restConnectionField(t, MemberConnection, {
+    });
+    const members = list({
       type: MemberRef,
-      description: `The organization's members. ${MEMBERS_READ}`,
-      parentId: orgId,
+      connection: MemberConnection,
+      what: 'members',
+      scope: MEMBERS_READ,
       loader: (context) => context.loaders.members,
-    }),
-    pipelineDestinations: restConnectionField(t, PipelineDestinationConnection, {
+    });
+    const destinations = list({
       type: PipelineDestinationRef,
-      description: `The organization's pipeline destinations. ${PLUGINS_READ}`,
-      parentId: orgId,
+      connection: PipelineDestinationConnection,
+      what: 'pipeline destinations',
+      scope: PLUGINS_READ,
       loader: (context) => context.loaders.pipeline.pipeline_destinations,
-    }),
-    pipelineDestination: restLookupField(t, 'Int', {
-      type: PipelineDestinationRef,
-      description: `One of the organization's pipeline destinations by its REST id, or null when there is none. ${PLUGINS_READ}`,
-      parentId: orgId,
-      loader: (context) => context.loaders.pipeline.pipeline_destinations,
-    }),
-    pipelineDestinationsActivity: pipelineFamilyGetField(t, 'pipeline_destinations', ACTIVITY, (rest, id) =>
-      rest.getPipelineFamilyActivity('pipeline_destinations', id),
-    ),
-    pipelineDestinationsExportsUnsubscribeConfigs: pipelineFamilyGetField(t, 'pipeline_destinations', UNSUBSCRIBE_CONFIGS, (rest, id) =>
-      rest.getPipelineFamilyExportsUnsubscribeConfigs('pipeline_destinations', id),
-    ),
-    pipelineDestinationsRepository: pipelineFamilyGetField(t, 'pipeline_destinations', REPOSITORY, (rest, id) =>
-      rest.getPipelineFamilyRepository('pipeline_destinations', id),
-    ),
-    pipelineDestinationsUnused: pipelineFamilyGetField(t, 'pipeline_destinations', UNUSED, (rest, id) =>
-      rest.getPipelineFamilyUnused('pipeline_destinations', id),
-    ),
-    pipelineFrontendApps: restConnectionField(t, PipelineFrontendAppConnection, {
+    });
+    const frontendApps = list({
       type: PipelineFrontendAppRef,
-      description: `The organization's pipeline frontend apps. ${PLUGINS_READ}`,
-      parentId: orgId,
+      connection: PipelineFrontendAppConnection,
+      what: 'pipeline frontend apps',
+      scope: PLUGINS_READ,
       loader: (context) => context.loaders.pipeline.pipeline_frontend_apps,
-    }),
-    pipelineFrontendApp: restLookupField(t, 'Int', {
-      type: PipelineFrontendAppRef,
-      description: `One of the organization's pipeline frontend apps by its REST id, or null when there is none. ${PLUGINS_READ}`,
-      parentId: orgId,
-      loader: (context) => context.loaders.pipeline.pipeline_frontend_apps,
-    }),
-    pipelineFrontendAppsActivity: pipelineFamilyGetField(t, 'pipeline_frontend_apps', ACTIVITY, (rest, id) =>
-      rest.getPipelineFamilyActivity('pipeline_frontend_apps', id),
-    ),
-    pipelineFrontendAppsExportsUnsubscribeConfigs: pipelineFamilyGetField(t, 'pipeline_frontend_apps', UNSUBSCRIBE_CONFIGS, (rest, id) =>
-      rest.getPipelineFamilyExportsUnsubscribeConfigs('pipeline_frontend_apps', id),
-    ),
-    pipelineFrontendAppsRepository: pipelineFamilyGetField(t, 'pipeline_frontend_apps', REPOSITORY, (rest, id) =>
-      rest.getPipelineFamilyRepository('pipeline_frontend_apps', id),
-    ),
-    pipelineFrontendAppsUnused: pipelineFamilyGetField(t, 'pipeline_frontend_apps', UNUSED, (rest, id) =>
-      rest.getPipelineFamilyUnused('pipeline_frontend_apps', id),
-    ),
-    pipelineImportApps: restConnectionField(t, PipelineImportAppConnection, {
+    });
+    const importApps = list({
       type: PipelineImportAppRef,
-      description: `The organization's pipeline import apps. ${PLUGINS_READ}`,
-      parentId: orgId,
+      connection: PipelineImportAppConnection,
+      what: 'pipeline import apps',
+      scope: PLUGINS_READ,
       loader: (context) => context.loaders.pipeline.pipeline_import_apps,
-    }),
-    pipelineImportApp: restLookupField(t, 'Int', {
-      type: PipelineImportAppRef,
-      description: `One of the organization's pipeline import apps by its REST id, or null when there is none. ${PLUGINS_READ}`,
-      parentId: orgId,
-      loader: (context) => context.loaders.pipeline.pipeline_import_apps,
-    }),
-  }),
+    });
+    const destinationGets = pipelineFamilyGetFields(t, 'pipeline_destinations');
+    const frontendAppGets = pipelineFamilyGetFields(t, 'pipeline_frontend_apps');
+
+    return {
+      databaseId: t.field({ type: 'UUID', nullable: false, description: 'The REST `id`.', resolve: (org) => org.id }),
+      ...restFields<OrganizationRecord>(t, {
+        name: ['name', 'String', 'Display name.'],
+        slug: ['slug', 'String', 'URL-safe unique name, derived from the name.'],
+        createdAt: ['created_at', 'DateTime', 'When the organization was created.'],
+        updatedAt: ['updated_at', 'DateTime', 'When the organization was last changed.'],
+        membershipLevel: ['membership_level', 'Int', "The caller's level in this organization: 1 member, 8 admin, 15 owner."],
+        pluginsAccessLevel: [
+          'plugins_access_level',
+          'Int',
+          'What the organization may do with plugins (0 none, 3 config, 6 install, 9 root).',
+        ],
+        teams: ['teams', ['JSON'], 'The projects (teams) of the organization, as the REST API sends them.'],
+        availableProductFeatures: [
+          'available_product_features',
+          ['JSON'],
+          'Product features available on the plan, as the REST API sends them.',
+        ],
+        isMemberJoinEmailEnabled: ['is_member_join_email_enabled', 'Boolean', 'Whether members get an e-mail when someone joins.'],
+        metadata: ['metadata', 'JSON', 'Free-form metadata (a string in the REST docs; the live service sends an object).'],
+        customerId: ['customer_id', 'String', 'Billing customer id.'],
+        enforce2fa: ['enforce_2fa', 'Boolean', 'Whether members must use two-factor authentication.'],
+      }),
+      memberCount: t.int({ description: 'How many members the organization has.', resolve: memberCountOf }),
+      projects: t.field({
+        type: [ProjectRef],
+        nullable: false,
+        description: "The organization's projects, one per distinct project id of its `teams` (no extra upstream call).",
+        resolve: (org) => projectsOf(org),
+      }),
+      batchExports: batchExports.connection(),
+      batchExport: batchExports.lookup('UUID'),
+      domains: domains.connection(),
+      domain: domains.lookup('UUID'),
+      // Invites and members have no REST retrieve: `node(id:)` finds one by a bounded scan of the list.
+      invites: invites.connection(),
+      members: members.connection(),
+      pipelineDestinations: destinations.connection(),
+      pipelineDestination: destinations.lookup('Int'),
+      pipelineDestinationsActivity: destinationGets.activity,
+      pipelineDestinationsExportsUnsubscribeConfigs: destinationGets.exportsUnsubscribeConfigs,
+      pipelineDestinationsRepository: destinationGets.repository,
+      pipelineDestinationsUnused: destinationGets.unused,
+      pipelineFrontendApps: frontendApps.connection(),
+      pipelineFrontendApp: frontendApps.lookup('Int'),
+      pipelineFrontendAppsActivity: frontendAppGets.activity,
+      pipelineFrontendAppsExportsUnsubscribeConfigs: frontendAppGets.exportsUnsubscribeConfigs,
+      pipelineFrontendAppsRepository: frontendAppGets.repository,
+      pipelineFrontendAppsUnused: frontendAppGets.unused,
+      pipelineImportApps: importApps.connection(),
+      pipelineImportApp: importApps.lookup('Int'),
+    };
+  },
 });
 
 /**

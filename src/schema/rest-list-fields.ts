@@ -9,7 +9,6 @@ import { type BuilderTypes, builder } from './builder.ts';
 import { resolveRestConnection } from './connection.ts';
 
 type Ref<R> = ObjectRef<BuilderTypes, R>;
-type ParentFieldBuilder<Parent> = PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, Parent>;
 
 /** `BatchExportConnection` and `BatchExportEdge` for `BatchExport`; `what` is the plural noun of descriptions. */
 export function connectionTypes<R>(ref: Ref<R>, names: { connection: string; edge: string; what: string }) {
@@ -21,51 +20,53 @@ export function connectionTypes<R>(ref: Ref<R>, names: { connection: string; edg
 
 interface RestListOptions<Parent, R> {
   type: Ref<R>;
-  description: string;
+  connection: ReturnType<typeof connectionTypes<R>>;
+  /** For descriptions: the parent's noun, the plural noun of the records, the scope sentence. */
+  parentNoun: 'organization' | 'project';
+  what: string;
+  scope: string;
   /** The organization or project id the REST list lives under. */
   parentId(parent: Parent): string;
   loader(context: GatewayContext): Pick<ResourceLoader<unknown, R>, 'page' | 'count' | 'byId'>;
 }
 
 /**
- * A connection over the parent's REST list. Its cursors name the field and the parent id
- * (`batchExports:<organization id>`), so a cursor of another list is refused.
+ * The connection and the lookup of one REST list under `Parent`, for the parent's type file to place
+ * under their GraphQL names (`batchExports: exports.connection(), batchExport: exports.lookup('UUID')`).
  */
-export function restConnectionField<Parent, R>(
-  t: ParentFieldBuilder<Parent>,
-  connection: ReturnType<typeof connectionTypes<R>>,
-  { type, description, parentId, loader }: RestListOptions<Parent, R>,
+export function restListFields<Parent, R>(
+  t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, Parent>,
+  options: RestListOptions<Parent, R>,
 ) {
-  return t.connection(
-    {
-      type,
-      description,
-      extensions: { fanOut: 'connection' },
-      resolve: (parent, args, context, info) => {
-        const id = parentId(parent);
-        const list = loader(context);
-        return resolveRestConnection(`${info.fieldName}:${id}`, args, info, {
-          page: (limit, offset) => list.page(id, limit, offset),
-          count: () => list.count(id),
-        });
-      },
-    },
-    connection,
-  );
-}
-
-/** One record of the parent's REST list by its REST id, or null when there is none. */
-export function restLookupField<Parent, R>(
-  t: ParentFieldBuilder<Parent>,
-  idType: 'UUID' | 'Int',
-  { type, description, parentId, loader }: RestListOptions<Parent, R>,
-) {
-  return t.field({
-    type,
-    description,
-    extensions: { fanOut: 'call' },
-    args: { databaseId: t.arg({ type: idType, required: true, description: 'The REST `id`.' }) },
-    // Pothos cannot work out the resolver's return shape for a generic record type.
-    resolve: (parent, { databaseId }, context) => loader(context).byId(parentId(parent), String(databaseId)) as never,
-  });
+  const { type, parentNoun, what, scope, parentId, loader } = options;
+  return {
+    /** Its cursors name the field and the parent id (`batchExports:<organization id>`), so a cursor of another list is refused. */
+    connection: () =>
+      t.connection(
+        {
+          type,
+          description: `The ${parentNoun}'s ${what}. ${scope}`,
+          extensions: { fanOut: 'connection' },
+          resolve: (parent, args, context, info) => {
+            const id = parentId(parent);
+            const list = loader(context);
+            return resolveRestConnection(`${info.fieldName}:${id}`, args, info, {
+              page: (limit, offset) => list.page(id, limit, offset),
+              count: () => list.count(id),
+            });
+          },
+        },
+        options.connection,
+      ),
+    /** One record by its REST id, or null when there is none. */
+    lookup: (idType: 'UUID' | 'Int') =>
+      t.field({
+        type,
+        description: `One of the ${parentNoun}'s ${what} by its REST id, or null when there is none. ${scope}`,
+        extensions: { fanOut: 'call' },
+        args: { databaseId: t.arg({ type: idType, required: true, description: 'The REST `id`.' }) },
+        // Pothos cannot work out the resolver's return shape for a generic record type.
+        resolve: (parent, { databaseId }, context) => loader(context).byId(parentId(parent), String(databaseId)) as never,
+      }),
+  };
 }

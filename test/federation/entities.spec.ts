@@ -8,6 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { USER_IDS } from '../../src/reference-api/demo-users.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { UNKNOWN_UUID } from '../support/ids.ts';
+import { RECORD_TYPES } from '../support/record-types.ts';
 
 const ENTITIES = `
   query Entities($representations: [_Any!]!) {
@@ -25,19 +26,7 @@ const ENTITIES = `
 `;
 
 /** The `_Entity` union's members. */
-const ENTITY_TYPES = new Set([
-  'BatchExport',
-  'BatchExportRun',
-  'Domain',
-  'Invite',
-  'Member',
-  'Organization',
-  'PipelineDestination',
-  'PipelineFrontendApp',
-  'PipelineImportApp',
-  'Project',
-  'Survey',
-]);
+const ENTITY_TYPES = new Set(RECORD_TYPES);
 
 type Entity = { __typename: string; id?: string; databaseId?: string; projectId?: string; name?: string } | null;
 type Representation = { __typename: string } & Record<string, unknown>;

@@ -88,19 +88,33 @@ export const PipelineImportAppConnection = connectionTypes(PipelineImportAppRef,
 });
 
 /**
- * A family-wide GET of destinations or frontend apps (activity, exports_unsubscribe_configs,
- * repository, unused) as a JSON field of the organization, made once per request.
+ * The family-wide GETs of destinations and frontend apps (seed 4.6: activity,
+ * exports_unsubscribe_configs, repository, unused) as JSON fields of the organization, passed through
+ * as the REST API sends them and made once per request; its type file places them under their names.
  */
-export function pipelineFamilyGetField<Org extends { id: string }>(
+export function pipelineFamilyGetFields<Org extends { id: string }>(
   t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, Org>,
   family: PipelineFamily,
-  description: string,
-  get: (rest: RestClient, orgId: string) => Promise<unknown>,
 ) {
-  return t.field({
-    type: 'JSON',
-    description: `${description} ${READ}`,
-    extensions: { fanOut: 'call' },
-    resolve: (org, _args, context, info) => context.loaders.once(`${info.fieldName}:${family}:${org.id}`, (rest) => get(rest, org.id)),
-  });
+  const get = (description: string, call: (rest: RestClient, orgId: string) => Promise<unknown>) =>
+    t.field({
+      type: 'JSON',
+      description: `${description} ${READ}`,
+      extensions: { fanOut: 'call' },
+      resolve: (org, _args, context, info) => context.loaders.once(`${info.fieldName}:${org.id}`, (rest) => call(rest, org.id)),
+    });
+  return {
+    activity: get('Recent activity of the family (as the REST API sends it).', (rest, orgId) =>
+      rest.getPipelineFamilyActivity(family, orgId),
+    ),
+    exportsUnsubscribeConfigs: get('Export unsubscribe configurations (as the REST API sends them).', (rest, orgId) =>
+      rest.getPipelineFamilyExportsUnsubscribeConfigs(family, orgId),
+    ),
+    repository: get('Plugins available from the repository (as the REST API sends them).', (rest, orgId) =>
+      rest.getPipelineFamilyRepository(family, orgId),
+    ),
+    unused: get('Plugins installed but not used (as the REST API sends them).', (rest, orgId) =>
+      rest.getPipelineFamilyUnused(family, orgId),
+    ),
+  };
 }
