@@ -1,6 +1,7 @@
 // Organization (seed 2.2, 4.1): its REST fields, its projects, and every list, lookup and family-wide
 // GET below it; and the root `organizations` and `organization` fields.
 import type { OrganizationRecord, ProjectRecord } from '../loaders/tagged-records.ts';
+import type { PipelineFamily } from '../wire/rest-types.ts';
 import { BatchExportConnection } from './batch-export.ts';
 import { builder } from './builder.ts';
 import { resolveRestConnection } from './connection.ts';
@@ -68,27 +69,25 @@ nodeType(OrganizationRef, {
       scope: MEMBERS_READ,
       loader: (context) => context.loaders.members,
     });
-    const destinations = list({
-      type: PipelineDestinationRef,
-      connection: PipelineDestinationConnection,
-      what: 'pipeline destinations',
-      scope: PLUGINS_READ,
-      loader: (context) => context.loaders.pipeline.pipeline_destinations,
-    });
-    const frontendApps = list({
-      type: PipelineFrontendAppRef,
-      connection: PipelineFrontendAppConnection,
-      what: 'pipeline frontend apps',
-      scope: PLUGINS_READ,
-      loader: (context) => context.loaders.pipeline.pipeline_frontend_apps,
-    });
-    const importApps = list({
-      type: PipelineImportAppRef,
-      connection: PipelineImportAppConnection,
-      what: 'pipeline import apps',
-      scope: PLUGINS_READ,
-      loader: (context) => context.loaders.pipeline.pipeline_import_apps,
-    });
+    const pipelineList = (
+      type: typeof PipelineDestinationRef,
+      connection: typeof PipelineDestinationConnection,
+      what: string,
+      family: PipelineFamily,
+    ) => list({ type, connection, what, scope: PLUGINS_READ, loader: (context) => context.loaders.pipeline[family] });
+    const destinations = pipelineList(
+      PipelineDestinationRef,
+      PipelineDestinationConnection,
+      'pipeline destinations',
+      'pipeline_destinations',
+    );
+    const frontendApps = pipelineList(
+      PipelineFrontendAppRef,
+      PipelineFrontendAppConnection,
+      'pipeline frontend apps',
+      'pipeline_frontend_apps',
+    );
+    const importApps = pipelineList(PipelineImportAppRef, PipelineImportAppConnection, 'pipeline import apps', 'pipeline_import_apps');
     const destinationGets = pipelineFamilyGetFields(t, 'pipeline_destinations');
     const frontendAppGets = pipelineFamilyGetFields(t, 'pipeline_frontend_apps');
 
