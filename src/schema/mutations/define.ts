@@ -9,15 +9,9 @@ import { asMutationError, NotFoundError, ValidationError } from './errors-as-dat
 
 /**
  * A mutation's four names, each written out where the mutation is declared so it can be found by
- * grep (`createDomain`, `CreateDomainInput`, `CreateDomainPayload`, `CreateDomainResult`); the type
- * holds them to the contract's pattern.
+ * grep: `['createDomain', 'CreateDomainInput', 'CreateDomainPayload', 'CreateDomainResult']`.
  */
-export type MutationNames<Name extends string = string> = readonly [
-  field: Name,
-  input: `${Capitalize<Name>}Input`,
-  payload: `${Capitalize<Name>}Payload`,
-  result: `${Capitalize<Name>}Result`,
-];
+export type MutationNames = readonly [field: string, input: `${string}Input`, payload: `${string}Payload`, result: `${string}Result`];
 
 interface MutationOptions<Fields extends InputFieldMap, Payload extends object> {
   /** What it does, in a sentence; the scope sentence is appended. */
@@ -33,8 +27,8 @@ interface MutationOptions<Fields extends InputFieldMap, Payload extends object> 
   resolve(input: InputShapeFromFields<Fields>, context: GatewayContext): Promise<Payload>;
 }
 
-export function defineMutation<Fields extends InputFieldMap, Payload extends object, Name extends string>(
-  [name, inputName, payloadName, resultName]: MutationNames<Name>,
+export function defineMutation<Fields extends InputFieldMap, Payload extends object>(
+  [name, inputName, payloadName, resultName]: MutationNames,
   options: MutationOptions<Fields, Payload>,
 ): void {
   const scope = requiresScope(options.scope);

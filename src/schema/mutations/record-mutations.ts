@@ -47,6 +47,7 @@ type InputFieldBuilder = PothosSchemaTypes.InputFieldBuilder<BuilderTypes, 'Inpu
 
 /** The record's payload field, filled from `{ record }`. */
 function recordOutput<Raw, R extends Raw>(t: PayloadFieldBuilder<{ record: R }>, kind: RecordKind<Raw, R>, description: string) {
+  // Pothos cannot work out the resolver's return shape for a generic record type.
   return { [kind.field]: t.field({ type: kind.ref, nullable: false, description, resolve: (payload) => payload.record as never }) };
 }
 
