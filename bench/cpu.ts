@@ -14,7 +14,10 @@ const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 20);
 
 const upstream = await startScript('bench/fake-upstream.ts', ['--key', KEY]);
 // Logs at info to a temporary file, as production logs, instead of flooding this script's output.
-const gateway = createGateway({ upstreamUrl: upstream.url, logger: createLogger({ logFile: join(tmpdir(), `bench-cpu-${process.pid}.log`) }) });
+const gateway = createGateway({
+  upstreamUrl: upstream.url,
+  logger: createLogger({ logFile: join(tmpdir(), `bench-cpu-${process.pid}.log`) }),
+});
 const body = JSON.stringify({ query: DASHBOARD });
 
 async function dashboard(): Promise<void> {

@@ -20,14 +20,17 @@ export function readChangelog(text: string): ChangelogSection[] {
   const sections: ChangelogSection[] = [];
   text.split('\n').forEach((line, index) => {
     if (!line.startsWith('## ')) {
-      if (sections.length > 0) sections[sections.length - 1]!.body += `${line}\n`;
+      const current = sections.at(-1);
+      if (current) current.body += `${line}\n`;
       return;
     }
     const [, name = '', date] = HEADING.exec(line) ?? [];
     const named = name === 'Unreleased' || isVersion(name);
     const dated = date === undefined || date === 'Unreleased' || DATE.test(date);
     if (!named || !dated || (name === 'Unreleased' && date !== undefined)) {
-      throw new Error(`CHANGELOG.md line ${index + 1}: a section heading is \`## [x.y.z] - YYYY-MM-DD\`, \`## [x.y.z]\` or \`## [Unreleased]\`, not \`${line}\`.`);
+      throw new Error(
+        `CHANGELOG.md line ${index + 1}: a section heading is \`## [x.y.z] - YYYY-MM-DD\`, \`## [x.y.z]\` or \`## [Unreleased]\`, not \`${line}\`.`,
+      );
     }
     sections.push({ version: isVersion(name) ? name : undefined, date: date && DATE.test(date) ? date : undefined, body: '' });
   });
@@ -41,14 +44,27 @@ type Acknowledgement = { version: string } | { missing: string };
  * version that is an incompatible bump from `released` (and not past `releasing`, when a release is
  * being cut). Otherwise what is missing, in words.
  */
-export function acknowledgementOf(coordinate: string, sections: readonly ChangelogSection[], released: string, releasing?: string): Acknowledgement {
+export function acknowledgementOf(
+  coordinate: string,
+  sections: readonly ChangelogSection[],
+  released: string,
+  releasing?: string,
+): Acknowledgement {
   const needed = nextIncompatibleVersion(released);
-  const naming = sections.filter(({ version, body }) => body.includes(`\`${coordinate}\``) && (version === undefined || compareVersions(version, released) > 0));
-  const enough = naming.find(({ version }) => version && isIncompatibleBump(released, version) && (!releasing || compareVersions(version, releasing) <= 0));
+  const naming = sections.filter(
+    ({ version, body }) => body.includes(`\`${coordinate}\``) && (version === undefined || compareVersions(version, released) > 0),
+  );
+  const enough = naming.find(
+    ({ version }) => version && isIncompatibleBump(released, version) && (!releasing || compareVersions(version, releasing) <= 0),
+  );
   if (enough?.version) return { version: enough.version };
   const fix = `name \`${coordinate}\` under \`## [${needed}]\` (or a later incompatible version) in CHANGELOG.md`;
   if (naming.length === 0) return { missing: `not acknowledged: ${fix}` };
   const why = ({ version }: ChangelogSection) =>
-    !version ? 'Unreleased, which has no version' : !isIncompatibleBump(released, version) ? `${version}, a compatible bump from ${released}` : `${version}, which is not part of ${releasing}`;
+    !version
+      ? 'Unreleased, which has no version'
+      : !isIncompatibleBump(released, version)
+        ? `${version}, a compatible bump from ${released}`
+        : `${version}, which is not part of ${releasing}`;
   return { missing: `named under ${naming.map(why).join('; ')}: ${fix}` };
 }

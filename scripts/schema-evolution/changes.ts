@@ -19,7 +19,11 @@ interface SchemaPair {
   current: Source;
 }
 
-const LEVELS = { [CriticalityLevel.Breaking]: 'breaking', [CriticalityLevel.Dangerous]: 'dangerous', [CriticalityLevel.NonBreaking]: 'safe' } as const;
+const LEVELS = {
+  [CriticalityLevel.Breaking]: 'breaking',
+  [CriticalityLevel.Dangerous]: 'dangerous',
+  [CriticalityLevel.NonBreaking]: 'safe',
+} as const;
 
 /**
  * A removed `@key` (or a key whose fields changed) breaks every subgraph and router that references
@@ -28,7 +32,8 @@ const LEVELS = { [CriticalityLevel.Breaking]: 'breaking', [CriticalityLevel.Dang
 const entityKeys: Rule = ({ changes }) =>
   changes.map((change) => {
     const meta = change.meta as { removedDirectiveName?: string; addedDirectiveName?: string; directiveName?: string };
-    const removed = meta.removedDirectiveName === 'key' || (change.type === 'DIRECTIVE_USAGE_ARGUMENT_REMOVED' && meta.directiveName === 'key');
+    const removed =
+      meta.removedDirectiveName === 'key' || (change.type === 'DIRECTIVE_USAGE_ARGUMENT_REMOVED' && meta.directiveName === 'key');
     const added = meta.addedDirectiveName === 'key';
     if (!removed && !added) return change;
     return { ...change, criticality: { level: removed ? CriticalityLevel.Breaking : CriticalityLevel.NonBreaking } };

@@ -48,10 +48,13 @@ export async function checkSchemaEvolution(root: string, options: { releasing?: 
     throw new Error(`${FILES.releasedSchema} is missing: \`npm run schema:release\` writes it when the first version is released.`);
   }
   const releasedVersion = RELEASE_LINE.exec(read(FILES.releasedSchema))?.[1];
-  if (!releasedVersion) throw new Error(`${FILES.releasedSchema} must start with \`# release x.y.z\`: \`npm run schema:release\` writes it.`);
+  if (!releasedVersion)
+    throw new Error(`${FILES.releasedSchema} must start with \`# release x.y.z\`: \`npm run schema:release\` writes it.`);
   const packageVersion = versionOf(read('package.json'));
   if (!options.releasing && packageVersion !== releasedVersion) {
-    throw new Error(`package.json's version is ${packageVersion}, ${FILES.releasedSchema}'s ${releasedVersion}: finish the release with \`npm run schema:release\`.`);
+    throw new Error(
+      `package.json's version is ${packageVersion}, ${FILES.releasedSchema}'s ${releasedVersion}: finish the release with \`npm run schema:release\`.`,
+    );
   }
   const sections = readChangelog(read(FILES.changelog));
   if (!sections.some(({ version, date }) => version === releasedVersion && date)) {
@@ -63,7 +66,9 @@ export async function checkSchemaEvolution(root: string, options: { releasing?: 
     { released: source(FILES.releasedSchema), current: source(FILES.schema) },
     { released: source(FILES.releasedSubgraph), current: source(FILES.subgraph) },
   );
-  const breaking = changes.filter(({ level }) => level === 'breaking').map((change) => acknowledged(change, sections, releasedVersion, options.releasing));
+  const breaking = changes
+    .filter(({ level }) => level === 'breaking')
+    .map((change) => acknowledged(change, sections, releasedVersion, options.releasing));
   const operations = shippedOperations(root, FILES.manifest, FILES.operations);
   const { invalid, deprecated } = checkOperations(buildSchema(source(FILES.schema)), operations);
   return {
@@ -81,7 +86,9 @@ const versionOf = (packageJson: string) => (JSON.parse(packageJson) as { version
 
 function acknowledged(change: SchemaChange, sections: readonly ChangelogSection[], released: string, releasing?: string): BreakingChange {
   const acknowledgement = acknowledgementOf(change.coordinate, sections, released, releasing);
-  return 'version' in acknowledgement ? { ...change, acknowledgedIn: acknowledgement.version } : { ...change, missing: acknowledgement.missing };
+  return 'version' in acknowledgement
+    ? { ...change, acknowledgedIn: acknowledgement.version }
+    : { ...change, missing: acknowledgement.missing };
 }
 
 /** The report as the CLI prints it. Safe changes are not listed. */
@@ -95,9 +102,15 @@ export function formatReport(report: EvolutionReport): string {
     `Breaking changes since ${report.releasedVersion}`,
     report.breaking.map((breaking) => `${change(breaking)}\n    ${breaking.missing ?? `acknowledged in ${breaking.acknowledgedIn}`}`),
   );
-  section(`Shipped operations that do not validate against ${FILES.schema}`, report.invalidOperations.map(({ source, message }) => `${source}: ${message}`));
+  section(
+    `Shipped operations that do not validate against ${FILES.schema}`,
+    report.invalidOperations.map(({ source, message }) => `${source}: ${message}`),
+  );
   section('Dangerous changes (they break no valid operation, but may surprise a client: read each)', report.dangerous.map(change));
-  section('Shipped operations that use something deprecated', report.deprecatedUses.map(({ source, message }) => `${source}: ${message}`));
+  section(
+    'Shipped operations that use something deprecated',
+    report.deprecatedUses.map(({ source, message }) => `${source}: ${message}`),
+  );
   const verdict = !report.ok
     ? 'Not releasable as it is: see above (docs/schema-evolution.md says how to acknowledge a breaking change).'
     : `${report.breaking.length === 0 ? 'No breaking change' : 'Every breaking change is acknowledged'} since release ${report.releasedVersion}; ${report.operationCount} shipped operations validate.`;
@@ -113,7 +126,8 @@ export async function releaseSchema(root: string): Promise<string> {
   const read = reader(root);
   const version = versionOf(read('package.json'));
   const section = readChangelog(read(FILES.changelog)).find((candidate) => candidate.version === version);
-  if (!section?.date) throw new Error(`${FILES.changelog} needs a dated \`## [${version}] - YYYY-MM-DD\` section for package.json's version ${version}.`);
+  if (!section?.date)
+    throw new Error(`${FILES.changelog} needs a dated \`## [${version}] - YYYY-MM-DD\` section for package.json's version ${version}.`);
   if (existsSync(join(root, FILES.releasedSchema))) {
     const report = await checkSchemaEvolution(root, { releasing: version });
     if (compareVersions(version, report.releasedVersion) <= 0) {
@@ -126,7 +140,10 @@ export async function releaseSchema(root: string): Promise<string> {
     [FILES.subgraph, FILES.releasedSubgraph],
   ] as const) {
     mkdirSync(dirname(join(root, to)), { recursive: true });
-    writeFileSync(join(root, to), `# release ${version}\n# Written by \`npm run schema:release\`; \`npm run schema:diff\` compares ${from} with it.\n${read(from)}`);
+    writeFileSync(
+      join(root, to),
+      `# release ${version}\n# Written by \`npm run schema:release\`; \`npm run schema:diff\` compares ${from} with it.\n${read(from)}`,
+    );
   }
   return version;
 }

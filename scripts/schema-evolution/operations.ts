@@ -32,7 +32,10 @@ export function shippedOperations(root: string, manifestFile: string, operations
 }
 
 /** Errors make an operation invalid; a deprecated field, argument or enum value it uses is only reported. */
-export function checkOperations(schema: GraphQLSchema, operations: readonly ShippedOperation[]): { invalid: OperationProblem[]; deprecated: OperationProblem[] } {
+export function checkOperations(
+  schema: GraphQLSchema,
+  operations: readonly ShippedOperation[],
+): { invalid: OperationProblem[]; deprecated: OperationProblem[] } {
   const invalid: OperationProblem[] = [];
   const deprecated: OperationProblem[] = [];
   for (const { source, document } of operations) {
@@ -45,7 +48,8 @@ export function checkOperations(schema: GraphQLSchema, operations: readonly Ship
     }
     const errors = validate(schema, parsed);
     invalid.push(...errors.map((error) => ({ source, message: located(error) })));
-    if (errors.length === 0) deprecated.push(...validate(schema, parsed, [NoDeprecatedCustomRule]).map((error) => ({ source, message: located(error) })));
+    if (errors.length === 0)
+      deprecated.push(...validate(schema, parsed, [NoDeprecatedCustomRule]).map((error) => ({ source, message: located(error) })));
   }
   return { invalid, deprecated };
 }

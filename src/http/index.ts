@@ -8,15 +8,15 @@ import { createReadiness } from './readiness.ts';
 export interface HttpOptions {
   upstreamUrl: string;
   transport: Pick<GuardedTransport, 'circuits'>;
-  /** @default 2000 */
+  /** @default DEFAULTS.READINESS_TIMEOUT_MS */
   readinessTimeoutMs?: number;
-  /** @default '*' */
+  /** @default DEFAULTS.CORS_ORIGINS */
   corsOrigins?: '*' | readonly string[];
-  /** @default false */
+  /** @default DEFAULTS.CSRF_PREVENTION */
   csrfPrevention?: boolean;
 }
 
-export interface HttpSurface {
+interface HttpSurface {
   /** Yoga's `cors` option. */
   cors: CORSOptions;
   plugins: Plugin[];
@@ -26,7 +26,11 @@ export interface HttpSurface {
 }
 
 export function createHttpSurface(options: HttpOptions): HttpSurface {
-  const readiness = createReadiness({ upstreamUrl: options.upstreamUrl, timeoutMs: options.readinessTimeoutMs, transport: options.transport });
+  const readiness = createReadiness({
+    upstreamUrl: options.upstreamUrl,
+    timeoutMs: options.readinessTimeoutMs,
+    transport: options.transport,
+  });
   const closeWhenShuttingDown: Plugin = {
     onResponse({ response }) {
       if (readiness.shuttingDown) response.headers.set('connection', 'close');

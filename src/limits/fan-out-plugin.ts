@@ -2,7 +2,7 @@
 // is over the budget.
 import type { DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { gatewayError } from '../errors.ts';
+import { gatewayError } from '../graphql-errors.ts';
 import { estimateUpstreamCalls } from './fan-out.ts';
 import { exceedsDepth } from './json-depth.ts';
 
@@ -14,7 +14,7 @@ const MAX_KEY_LENGTH = 512;
 export function fanOutBudgetPlugin(budget: number, maxLookupScanPages: number): Plugin {
   // Yoga's parser cache hands the same document to every request with the same text, and the
   // estimate depends only on it, the operation name and the variables: a dashboard polled again and
-  // again is walked once, not once per request (~1% of the CPU).
+  // again is walked once, not once per request.
   const estimates = new WeakMap<DocumentNode, Map<string, number>>();
 
   return {

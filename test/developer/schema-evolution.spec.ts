@@ -21,7 +21,9 @@ import { nextIncompatibleVersion } from '../../scripts/schema-evolution/versions
 import { DEFAULT_QUERY_LIMITS, queryLimitPlugins } from '../../src/limits/query-limits.ts';
 
 const directories: string[] = [];
-afterAll(() => directories.forEach((directory) => rmSync(directory, { recursive: true, force: true })));
+afterAll(() => {
+  for (const directory of directories) rmSync(directory, { recursive: true, force: true });
+});
 
 const SCHEMA = `type Query {
   organization(databaseId: ID!): Organization
@@ -56,10 +58,16 @@ const OPERATIONS = {
 // The same fields selected on two union members: valid only while both have the same type.
 const MANIFEST = { 'sha256:0123456789abcdef': 'query Result { result { ... on Done { message } ... on Failed { message } } }' };
 
-const changelog = (newer = '', released = '0.1.0') => `# Changelog\n\n## [Unreleased]\n\n${newer}\n## [${released}] - 2026-11-23\n\n- First release.\n`;
+const changelog = (newer = '', released = '0.1.0') =>
+  `# Changelog\n\n## [Unreleased]\n\n${newer}\n## [${released}] - 2026-11-23\n\n- First release.\n`;
 
 /** A released project: its schemas, operations, CHANGELOG.md and package.json, with released/ written by the release function. */
-async function releasedProject({ version = '0.1.0', schema = SCHEMA, operations = OPERATIONS as Record<string, string>, manifest = MANIFEST } = {}) {
+async function releasedProject({
+  version = '0.1.0',
+  schema = SCHEMA,
+  operations = OPERATIONS as Record<string, string>,
+  manifest = MANIFEST,
+} = {}) {
   const root = mkdtempSync(join(tmpdir(), 'schema-evolution-'));
   directories.push(root);
   const write = (file: string, text: string) => {
@@ -98,7 +106,12 @@ describe('npm run schema:diff', () => {
   it('fails on a removed field until CHANGELOG.md names it in backticks under an incompatible version', async () => {
     const project = await releasedProject();
     project.setSchema(SCHEMA.replace('  slug: String\n', ''));
-    const removal = { level: 'breaking', coordinate: 'Organization.slug', file: 'schema.graphql', message: "Field 'slug' was removed from object type 'Organization'" };
+    const removal = {
+      level: 'breaking',
+      coordinate: 'Organization.slug',
+      file: 'schema.graphql',
+      message: "Field 'slug' was removed from object type 'Organization'",
+    };
     const fix = 'name `Organization.slug` under `## [0.2.0]` (or a later incompatible version) in CHANGELOG.md';
 
     const cases: [string, boolean, string | undefined][] = [
@@ -113,9 +126,13 @@ describe('npm run schema:diff', () => {
       project.setChangelog(newer);
       const report = await project.check();
       expect(report.ok, newer).toBe(ok);
-      expect(report.breaking, newer).toEqual([{ ...removal, ...(missing ? { missing } : { acknowledgedIn: expect.stringMatching(/^(0\.2|1\.0)\.0$/) }) }]);
+      expect(report.breaking, newer).toEqual([
+        { ...removal, ...(missing ? { missing } : { acknowledgedIn: expect.stringMatching(/^(0\.2|1\.0)\.0$/) }) },
+      ]);
     }
-    expect(formatReport(await project.check())).toContain('`Organization.slug` (schema.graphql): Field \'slug\' was removed from object type \'Organization\'\n    acknowledged in 1.0.0');
+    expect(formatReport(await project.check())).toContain(
+      "`Organization.slug` (schema.graphql): Field 'slug' was removed from object type 'Organization'\n    acknowledged in 1.0.0",
+    );
   });
 
   it('from 1.0.0 on, only a major version acknowledges a breaking change', async () => {
@@ -148,14 +165,23 @@ describe('npm run schema:diff', () => {
 
   it('lists dangerous changes and passes', async () => {
     const project = await releasedProject();
-    project.setSchema(`${SCHEMA.replace('organizations(first: Int)', 'organizations(first: Int, after: String)').replace('Done | Failed', 'Done | Failed | Pending')}\ntype Pending {\n  since: String\n}\n`);
+    project.setSchema(
+      `${SCHEMA.replace('organizations(first: Int)', 'organizations(first: Int, after: String)').replace('Done | Failed', 'Done | Failed | Pending')}\ntype Pending {\n  since: String\n}\n`,
+    );
     const report = await project.check();
     expect(report).toMatchObject({ ok: true, breaking: [], invalidOperations: [] });
     expect(report.dangerous).toEqual([
-      { level: 'dangerous', coordinate: 'Query.organizations.after', file: 'schema.graphql', message: "Argument 'after: String' added to field 'Query.organizations'" },
+      {
+        level: 'dangerous',
+        coordinate: 'Query.organizations.after',
+        file: 'schema.graphql',
+        message: "Argument 'after: String' added to field 'Query.organizations'",
+      },
       { level: 'dangerous', coordinate: 'Result', file: 'schema.graphql', message: "Member 'Pending' was added to Union type 'Result'" },
     ]);
-    expect(formatReport(report)).toMatch(/^Dangerous changes .*:\n {2}`Query\.organizations\.after` \(schema\.graphql\): Argument 'after: String' added/);
+    expect(formatReport(report)).toMatch(
+      /^Dangerous changes .*:\n {2}`Query\.organizations\.after` \(schema\.graphql\): Argument 'after: String' added/,
+    );
   });
 
   it('fails when a shipped operation no longer validates, though the inspector calls the change safe', async () => {
@@ -170,7 +196,9 @@ describe('npm run schema:diff', () => {
         message: expect.stringContaining('Fields "message" conflict because they return conflicting types "String!" and "String".'),
       },
     ]);
-    expect(formatReport(report)).toContain('Shipped operations that do not validate against schema.graphql:\n  examples/generated/persisted-documents.json Result');
+    expect(formatReport(report)).toContain(
+      'Shipped operations that do not validate against schema.graphql:\n  examples/generated/persisted-documents.json Result',
+    );
   });
 
   it('fails while a shipped operation relies on what a breaking change took away, even once acknowledged', async () => {
@@ -180,7 +208,10 @@ describe('npm run schema:diff', () => {
     const report = await project.check();
     expect(report.breaking).toMatchObject([{ coordinate: 'Query.organizations.first', acknowledgedIn: '0.2.0' }]);
     expect(report.invalidOperations).toEqual([
-      { source: 'examples/operations/organizations.graphql', message: expect.stringContaining('argument "first" of type "Int!" is required') },
+      {
+        source: 'examples/operations/organizations.graphql',
+        message: expect.stringContaining('argument "first" of type "Int!" is required'),
+      },
     ]);
     expect(report.ok).toBe(false);
   });
@@ -189,22 +220,34 @@ describe('npm run schema:diff', () => {
     const project = await releasedProject();
     project.setSchema(SCHEMA, subgraphOf(SCHEMA).replace(' @key(fields: "id")', ''));
     expect((await project.check()).breaking).toEqual([
-      expect.objectContaining({ coordinate: 'Organization.@key', file: 'subgraph.graphql', message: "Directive 'key' was removed from object 'Organization'" }),
+      expect.objectContaining({
+        coordinate: 'Organization.@key',
+        file: 'subgraph.graphql',
+        message: "Directive 'key' was removed from object 'Organization'",
+      }),
     ]);
     project.setSchema(SCHEMA, subgraphOf(SCHEMA).replace(' @key(fields: "id")', ' @key(fields: "name")'));
     expect((await project.check()).breaking).toEqual([
-      expect.objectContaining({ coordinate: 'Organization.@key.fields', file: 'subgraph.graphql', message: "Argument 'fields' was removed from '@key'" }),
+      expect.objectContaining({
+        coordinate: 'Organization.@key.fields',
+        file: 'subgraph.graphql',
+        message: "Argument 'fields' was removed from '@key'",
+      }),
     ]);
     project.setSchema(SCHEMA, subgraphOf(SCHEMA).replace(' @key(fields: "id")', ' @key(fields: "id") @key(fields: "name")'));
     expect(await project.check()).toMatchObject({ ok: true, breaking: [], dangerous: [] });
     project.setSchema(SCHEMA.replace('  slug: String\n', ''));
-    expect((await project.check()).breaking.map(({ coordinate, file }) => `${coordinate} ${file}`)).toEqual(['Organization.slug schema.graphql']);
+    expect((await project.check()).breaking.map(({ coordinate, file }) => `${coordinate} ${file}`)).toEqual([
+      'Organization.slug schema.graphql',
+    ]);
   });
 
   it('refuses to compare with a release package.json has moved past', async () => {
     const project = await releasedProject();
     project.setVersion('0.2.0');
-    await expect(project.check()).rejects.toThrow("package.json's version is 0.2.0, released/schema.graphql's 0.1.0: finish the release with `npm run schema:release`.");
+    await expect(project.check()).rejects.toThrow(
+      "package.json's version is 0.2.0, released/schema.graphql's 0.1.0: finish the release with `npm run schema:release`.",
+    );
   });
 });
 
@@ -217,7 +260,10 @@ describe('deprecation', () => {
       description: 'An organization.',
       fields: (t) => ({
         name: t.exposeString('name', { description: 'Its name.' }),
-        slug: t.exposeString('slug', { description: 'Its URL name.', deprecationReason: reason('Use `name`. Removed in 0.3.0, not before 2027-03-01.') }),
+        slug: t.exposeString('slug', {
+          description: 'Its URL name.',
+          deprecationReason: reason('Use `name`. Removed in 0.3.0, not before 2027-03-01.'),
+        }),
       }),
     });
     builder.queryType({
@@ -236,7 +282,9 @@ describe('deprecation', () => {
     return builder.toSchema();
   }
   const print = (deprecated: boolean) => printSchema(lexicographicSortSchema(pothosSchema(deprecated)));
-  const POTHOS_OPERATIONS = { 'organization.graphql': 'query Organization($id: ID!) { organization(id: $id, legacyId: "o-1") { name slug } }' };
+  const POTHOS_OPERATIONS = {
+    'organization.graphql': 'query Organization($id: ID!) { organization(id: $id, legacyId: "o-1") { name slug } }',
+  };
   const POTHOS_MANIFEST = { 'sha256:0123456789abcdef': 'query Name($id: ID!) { organization(id: $id) { name } }' };
 
   it('is printed as @deprecated, breaks nothing, and lists the shipped operations that still use what it marks', async () => {
@@ -249,17 +297,36 @@ describe('deprecation', () => {
     const report = await project.check();
     expect(report).toMatchObject({ ok: true, breaking: [], dangerous: [], invalidOperations: [] });
     expect(report.deprecatedUses).toEqual([
-      { source: 'examples/operations/organization.graphql', message: 'Field "Query.organization" argument "legacyId" is deprecated. Use `id`. (line 1, column 54)' },
-      { source: 'examples/operations/organization.graphql', message: 'The field Organization.slug is deprecated. Use `name`. Removed in 0.3.0, not before 2027-03-01. (line 1, column 78)' },
+      {
+        source: 'examples/operations/organization.graphql',
+        message: 'Field "Query.organization" argument "legacyId" is deprecated. Use `id`. (line 1, column 54)',
+      },
+      {
+        source: 'examples/operations/organization.graphql',
+        message: 'The field Organization.slug is deprecated. Use `name`. Removed in 0.3.0, not before 2027-03-01. (line 1, column 78)',
+      },
     ]);
-    expect(formatReport(report)).toContain('Shipped operations that use something deprecated:\n  examples/operations/organization.graphql: Field "Query.organization" argument "legacyId"');
+    expect(formatReport(report)).toContain(
+      'Shipped operations that use something deprecated:\n  examples/operations/organization.graphql: Field "Query.organization" argument "legacyId"',
+    );
   });
 
   it('does not make removal safe: removing a deprecated field is still breaking', async () => {
-    const project = await releasedProject({ version: '0.2.0', schema: print(true), operations: { 'name.graphql': POTHOS_MANIFEST['sha256:0123456789abcdef'] }, manifest: POTHOS_MANIFEST });
+    const project = await releasedProject({
+      version: '0.2.0',
+      schema: print(true),
+      operations: { 'name.graphql': POTHOS_MANIFEST['sha256:0123456789abcdef'] },
+      manifest: POTHOS_MANIFEST,
+    });
     project.setSchema(print(true).replace(/ {2}"""Its URL name\."""\n {2}slug: String @deprecated\(reason: ".*"\)\n/, ''));
     const report = await project.check();
-    expect(report.breaking).toMatchObject([{ coordinate: 'Organization.slug', message: "Field 'slug' (deprecated) was removed from object type 'Organization'", missing: expect.any(String) }]);
+    expect(report.breaking).toMatchObject([
+      {
+        coordinate: 'Organization.slug',
+        message: "Field 'slug' (deprecated) was removed from object type 'Organization'",
+        missing: expect.any(String),
+      },
+    ]);
     expect(report.ok).toBe(false);
     project.setChangelog('## [0.3.0]\n\n### Removed\n\n- `Organization.slug`, deprecated in 0.2.0: use `Organization.name`.\n');
     expect(await project.check()).toMatchObject({ ok: true, breaking: [{ coordinate: 'Organization.slug', acknowledgedIn: '0.3.0' }] });
@@ -268,14 +335,31 @@ describe('deprecation', () => {
   it("is shown by GraphiQL: its introspection query passes the gateway's query limits and answers deprecated fields and arguments with their reasons", async () => {
     const yoga = createYoga({ schema: pothosSchema(true), plugins: queryLimitPlugins(DEFAULT_QUERY_LIMITS), logging: false });
     // The options Yoga's GraphiQL asks with (render-graphiql sets schemaDescription and inputValueDeprecation).
-    const query = getIntrospectionQuery({ schemaDescription: true, inputValueDeprecation: true, specifiedByUrl: true, directiveIsRepeatable: true });
+    const query = getIntrospectionQuery({
+      schemaDescription: true,
+      inputValueDeprecation: true,
+      specifiedByUrl: true,
+      directiveIsRepeatable: true,
+    });
     expect(query).toContain('fields(includeDeprecated: true)');
-    const response = await yoga.fetch('http://yoga.test/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+    const response = await yoga.fetch('http://yoga.test/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query }),
+    });
     const { data, errors } = (await response.json()) as { data: any; errors?: unknown };
     expect(errors).toBeUndefined();
     const type = (name: string) => data.__schema.types.find((candidate: { name: string }) => candidate.name === name);
-    expect(type('Organization').fields).toContainEqual(expect.objectContaining({ name: 'slug', isDeprecated: true, deprecationReason: 'Use `name`. Removed in 0.3.0, not before 2027-03-01.' }));
-    expect(type('Query').fields[0].args).toContainEqual(expect.objectContaining({ name: 'legacyId', isDeprecated: true, deprecationReason: 'Use `id`.' }));
+    expect(type('Organization').fields).toContainEqual(
+      expect.objectContaining({
+        name: 'slug',
+        isDeprecated: true,
+        deprecationReason: 'Use `name`. Removed in 0.3.0, not before 2027-03-01.',
+      }),
+    );
+    expect(type('Query').fields[0].args).toContainEqual(
+      expect.objectContaining({ name: 'legacyId', isDeprecated: true, deprecationReason: 'Use `id`.' }),
+    );
   });
 });
 
@@ -284,9 +368,13 @@ describe('npm run schema:release', () => {
     const project = await releasedProject();
     project.setSchema(SCHEMA.replace('  slug: String\n', ''));
     project.setChangelog('## [0.2.0] - Unreleased\n\n- Removed `Organization.slug`.\n');
-    await expect(releaseSchema(project.root)).rejects.toThrow("package.json's version 0.1.0 is not newer than the released 0.1.0: bump it first.");
+    await expect(releaseSchema(project.root)).rejects.toThrow(
+      "package.json's version 0.1.0 is not newer than the released 0.1.0: bump it first.",
+    );
     project.setVersion('0.2.0');
-    await expect(releaseSchema(project.root)).rejects.toThrow('CHANGELOG.md needs a dated `## [0.2.0] - YYYY-MM-DD` section for package.json\'s version 0.2.0.');
+    await expect(releaseSchema(project.root)).rejects.toThrow(
+      "CHANGELOG.md needs a dated `## [0.2.0] - YYYY-MM-DD` section for package.json's version 0.2.0.",
+    );
     project.setVersion('0.1.1');
     project.setChangelog('## [0.2.0] - 2026-12-01\n\n- Removed `Organization.slug`.\n\n## [0.1.1] - 2026-11-30\n\n- Nothing breaking.\n');
     await expect(releaseSchema(project.root)).rejects.toThrow('named under 0.2.0, which is not part of 0.1.1');
@@ -295,7 +383,9 @@ describe('npm run schema:release', () => {
     project.setVersion('0.2.0');
     expect(await releaseSchema(project.root)).toBe('0.2.0');
     const released = readFileSync(join(project.root, 'released/schema.graphql'), 'utf8');
-    expect(released).toBe(`# release 0.2.0\n# Written by \`npm run schema:release\`; \`npm run schema:diff\` compares schema.graphql with it.\n${SCHEMA.replace('  slug: String\n', '')}`);
+    expect(released).toBe(
+      `# release 0.2.0\n# Written by \`npm run schema:release\`; \`npm run schema:diff\` compares schema.graphql with it.\n${SCHEMA.replace('  slug: String\n', '')}`,
+    );
     expect(readFileSync(join(project.root, 'released/subgraph.graphql'), 'utf8')).toContain(`# release 0.2.0\n`);
     expect(await project.check()).toMatchObject({ ok: true, releasedVersion: '0.2.0', breaking: [] });
   });
@@ -312,7 +402,11 @@ describe('the command line', () => {
 
   it('prints one line and exits 0 when compatible; prints the change and its fix and exits 1 when not', async () => {
     const project = await releasedProject();
-    expect(await run(project.root)).toMatchObject({ code: 0, stdout: 'No breaking change since release 0.1.0; 3 shipped operations validate.\n', stderr: '' });
+    expect(await run(project.root)).toMatchObject({
+      code: 0,
+      stdout: 'No breaking change since release 0.1.0; 3 shipped operations validate.\n',
+      stderr: '',
+    });
     project.setSchema(SCHEMA.replace('  slug: String\n', ''));
     const failure = await run(project.root);
     expect(failure).toMatchObject({ code: 1, stdout: '' });
