@@ -52,15 +52,23 @@ const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`
 
 const drive = (seconds: number) =>
   new Promise<DriveSummary>((resolve, reject) =>
-    execFile(process.execPath, ['--import', 'tsx', 'bench/lib/drive-cli.ts', url, key, String(seconds), String(numbers.connections)], { cwd: REPO_ROOT }, (error, stdout) => {
-      if (error) return reject(error);
-      const summary = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as DriveSummary;
-      if (summary.non2xx || summary.errors || summary.bodyless || summary.withErrors) return reject(new Error(`not every dashboard was answered in full: ${JSON.stringify(summary)}`));
-      resolve(summary);
-    }),
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'bench/lib/drive-cli.ts', url, key, String(seconds), String(numbers.connections)],
+      { cwd: REPO_ROOT },
+      (error, stdout) => {
+        if (error) return reject(error);
+        const summary = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as DriveSummary;
+        if (summary.non2xx || summary.errors || summary.bodyless || summary.withErrors)
+          return reject(new Error(`not every dashboard was answered in full: ${JSON.stringify(summary)}`));
+        resolve(summary);
+      },
+    ),
   );
 
-console.log(`allocation per dashboard: ${numbers.connections} connections, ${numbers.duration} s after ${numbers['warmup-sec']} s of warm-up`);
+console.log(
+  `allocation per dashboard: ${numbers.connections} connections, ${numbers.duration} s after ${numbers['warmup-sec']} s of warm-up`,
+);
 await drive(numbers['warmup-sec']);
 const session = new Session();
 session.connect();
@@ -88,8 +96,15 @@ visit(profile.head);
 
 const kbPerDashboard = (bytes: number) => bytes / load.requests / 1024;
 const top = [...bytesByFunction].sort((a, b) => b[1] - a[1]).slice(0, numbers.top);
-console.log(`\n${load.requests} dashboards (${load.requestsPerSec.toFixed(0)}/s): ${kbPerDashboard(totalBytes).toFixed(0)} KB allocated per dashboard\n`);
-console.log(table(['KB/dashboard', 'function (where it allocated, inlined callees included)'], top.map(([name, bytes]) => [kbPerDashboard(bytes).toFixed(1), name])));
+console.log(
+  `\n${load.requests} dashboards (${load.requestsPerSec.toFixed(0)}/s): ${kbPerDashboard(totalBytes).toFixed(0)} KB allocated per dashboard\n`,
+);
+console.log(
+  table(
+    ['KB/dashboard', 'function (where it allocated, inlined callees included)'],
+    top.map(([name, bytes]) => [kbPerDashboard(bytes).toFixed(1), name]),
+  ),
+);
 
 const resultsDir = join(REPO_ROOT, 'bench', 'results');
 mkdirSync(resultsDir, { recursive: true });
@@ -97,7 +112,15 @@ const file = join(resultsDir, `alloc-${stamp}.json`);
 writeFileSync(
   file,
   JSON.stringify(
-    { kind: 'alloc', date: new Date().toISOString(), settings: numbers, environment: environment(), load, kbPerDashboard: kbPerDashboard(totalBytes), top: top.map(([name, bytes]) => ({ name, kbPerDashboard: kbPerDashboard(bytes) })) },
+    {
+      kind: 'alloc',
+      date: new Date().toISOString(),
+      settings: numbers,
+      environment: environment(),
+      load,
+      kbPerDashboard: kbPerDashboard(totalBytes),
+      top: top.map(([name, bytes]) => ({ name, kbPerDashboard: kbPerDashboard(bytes) })),
+    },
     null,
     2,
   ),

@@ -130,7 +130,11 @@ export async function startFakeUpstream(options: FakeUpstreamOptions) {
 
     if (!expectedAuth.has(req.headers.authorization ?? '')) {
       stats.badAuth += 1;
-      return finish(res, { status: 401, route: 'unauthorized', body: errorBody('authentication_error', 'not_authenticated', 'Invalid personal API key.') });
+      return finish(res, {
+        status: 401,
+        route: 'unauthorized',
+        body: errorBody('authentication_error', 'not_authenticated', 'Invalid personal API key.'),
+      });
     }
     let answer: Answer;
     if (req.method === 'GET') {
@@ -179,22 +183,26 @@ export async function startFakeUpstream(options: FakeUpstreamOptions) {
   function fault(kind: FaultKind, res: ServerResponse, answer: Answer): void {
     switch (kind) {
       case 'http500':
-        return finish(res, { ...answer, status: 500, body: errorBody('server_error', 'error', 'A server error occurred.') });
+        finish(res, { ...answer, status: 500, body: errorBody('server_error', 'error', 'A server error occurred.') });
+        return;
       case 'drop':
         res.socket?.destroy(); // no answer at all: the connection just goes away
         return;
       case 'malformed': {
         const cut = answer.body.subarray(0, Math.max(1, Math.floor(answer.body.length / 2)));
-        return finish(res, { ...answer, status: 200, body: cut });
+        finish(res, { ...answer, status: 200, body: cut });
+        return;
       }
       case 'slow':
         setTimeout(() => finish(res, answer), behaviour.slowMs);
         return;
       case 'drip':
-        return drip(res, answer);
+        drip(res, answer);
+        return;
       case 'wrongShape': {
         const shape = WRONG_SHAPES[Math.floor(random() * WRONG_SHAPES.length)] as WrongShape;
-        return sendRaw(res, wrongShape(shape, answer));
+        sendRaw(res, wrongShape(shape, answer));
+        return;
       }
     }
   }
@@ -295,7 +303,11 @@ function wrongShape(shape: WrongShape, answer: Answer): RawAnswer {
     case 'numberBody':
       return ok(42);
     case 'htmlPage':
-      return { status: 200, contentType: 'text/html', body: Buffer.from('<!doctype html><title>Bad gateway</title><p>upstream proxy page</p>') };
+      return {
+        status: 200,
+        contentType: 'text/html',
+        body: Buffer.from('<!doctype html><title>Bad gateway</title><p>upstream proxy page</p>'),
+      };
     case 'emptyBody':
       return { status: 200, contentType: 'application/json', body: Buffer.alloc(0) };
     case 'noContent':
@@ -307,10 +319,14 @@ function wrongShape(shape: WrongShape, answer: Answer): RawAnswer {
     case 'countNegative':
       return isPage ? ok({ ...right, count: -5 }) : ok({ ...right, id: 42 });
     case 'teamsString':
-      return withRecords(records.map((record) => ('teams' in record ? { ...record, teams: 'abc' } : { ...record, name: { nested: 'LEAK' } })));
+      return withRecords(
+        records.map((record) => ('teams' in record ? { ...record, teams: 'abc' } : { ...record, name: { nested: 'LEAK' } })),
+      );
     case 'deepJson': {
       // Built as text: JSON.stringify itself overflows the stack on a value this deep.
-      const placeholder = withRecords(records.map((record) => ({ ...record, metadata: DEEP, config_schema: DEEP, destination: { type: 'S3', config: DEEP } })));
+      const placeholder = withRecords(
+        records.map((record) => ({ ...record, metadata: DEEP, config_schema: DEEP, destination: { type: 'S3', config: DEEP } })),
+      );
       return { ...placeholder, body: Buffer.from(placeholder.body.toString('utf8').replaceAll(JSON.stringify(DEEP), DEEP_JSON_TEXT)) };
     }
   }
@@ -376,14 +392,22 @@ function render(dataset: Dataset, baseUrl: string, url: string): Answer {
     if (!LIST_SEGMENTS.has(list)) return notFound();
     const records = lists[list as OrgList];
     if (parts.length === 4) return page(`/api/organizations/:id/${list}/`, records);
-    if (parts.length === 5) return one(`/api/organizations/:id/${list}/:id/`, records.find((r) => String(r.id) === parts[4]));
+    if (parts.length === 5)
+      return one(
+        `/api/organizations/:id/${list}/:id/`,
+        records.find((r) => String(r.id) === parts[4]),
+      );
     return notFound();
   }
   if (parts[1] === 'projects' && parts[3] === 'surveys') {
     const surveys = dataset.surveys.get(parts[2] as string);
     if (!surveys) return notFound();
     if (parts.length === 4) return page('/api/projects/:id/surveys/', surveys);
-    if (parts.length === 5) return one('/api/projects/:id/surveys/:id/', surveys.find((s) => s.id === parts[4]));
+    if (parts.length === 5)
+      return one(
+        '/api/projects/:id/surveys/:id/',
+        surveys.find((s) => s.id === parts[4]),
+      );
   }
   return notFound();
 }

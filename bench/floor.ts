@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 import { Pool } from 'undici';
-import type { BatchExport, Domain, Member, Organization, Page, PipelineItem } from '../src/rest/types.ts';
+import type { BatchExport, Domain, Member, Organization, Page, PipelineItem } from '../src/wire/rest-types.ts';
 import { globalId } from './lib/queries.ts';
 
 export interface FloorOptions {
@@ -61,11 +61,19 @@ export async function startFloor(options: FloorOptions) {
           id: globalId('Organization', org.id),
           name: org.name,
           batchExports: {
-            nodes: exports.results.map((e) => ({ id: globalId('BatchExport', org.id, e.id), name: e.name, paused: e.paused, interval: e.interval })),
+            nodes: exports.results.map((e) => ({
+              id: globalId('BatchExport', org.id, e.id),
+              name: e.name,
+              paused: e.paused,
+              interval: e.interval,
+            })),
           },
           domains: { nodes: domains.results.map((d) => ({ id: globalId('Domain', org.id, d.id), domain: d.domain })) },
           members: {
-            nodes: members.results.map((m) => ({ id: globalId('Member', org.id, m.id, m.user?.uuid ?? ''), user: { email: m.user.email } })),
+            nodes: members.results.map((m) => ({
+              id: globalId('Member', org.id, m.id, m.user?.uuid ?? ''),
+              user: { email: m.user.email },
+            })),
           },
           pipelineDestinations: {
             nodes: destinations.results.map((d) => ({ id: globalId('PipelineDestination', org.id, d.id), name: d.name })),
@@ -95,7 +103,11 @@ export async function startFloor(options: FloorOptions) {
       body = { errors: [{ message: String(error), extensions: { code: 'UPSTREAM_ERROR' } }] };
     }
     const text = JSON.stringify(body);
-    res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), 'x-request-id': requestId });
+    res.writeHead(status, {
+      'content-type': 'application/json; charset=utf-8',
+      'content-length': Buffer.byteLength(text),
+      'x-request-id': requestId,
+    });
     res.end(text);
   });
   server.keepAliveTimeout = 65_000;

@@ -13,12 +13,12 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
+import { CLASSIC_FAULTS, FAULT_KINDS } from './fake-upstream.ts';
 import { readFlags } from './lib/cli.ts';
+import { buildDataset } from './lib/dataset.ts';
 import { drive, postOnce } from './lib/drive.ts';
 import { environment, loadAverage } from './lib/environment.ts';
 import { cpuSeconds, REPO_ROOT, RssSampler, startGateway, startScript, tail } from './lib/processes.ts';
-import { CLASSIC_FAULTS, FAULT_KINDS } from './fake-upstream.ts';
-import { buildDataset } from './lib/dataset.ts';
 import { DASHBOARD, globalId, graphqlBody, PAUSE_BATCH_EXPORT } from './lib/queries.ts';
 import { fileStamp, fixed, mean, table } from './lib/stats.ts';
 import { upstreamControl } from './lib/upstream-control.ts';
@@ -60,7 +60,14 @@ console.log(
     `${numbers['mutation-every'] > 0 ? `, one request in ${numbers['mutation-every']} a mutation` : ''}${quick ? ' (quick)' : ''}`,
 );
 
-const upstream = await startScript('bench/fake-upstream.ts', ['--key', key, '--delay-ms', String(numbers['delay-ms']), '--slow-ms', String(numbers['timeout-ms'] + 500)]);
+const upstream = await startScript('bench/fake-upstream.ts', [
+  '--key',
+  key,
+  '--delay-ms',
+  String(numbers['delay-ms']),
+  '--slow-ms',
+  String(numbers['timeout-ms'] + 500),
+]);
 const control = upstreamControl(upstream.url);
 const gateway = await startGateway({ upstreamUrl: upstream.url, logFile, env: gatewayEnv });
 const rss = new RssSampler(gateway.pid, 1000);
@@ -104,7 +111,9 @@ await control.configure({ faultRate: 0 });
 
 // Still alive and still answering after the load?
 const aliveAfterLoad = gateway.exit === undefined && !crashedDuringLoad;
-const after = aliveAfterLoad ? await postOnce(gateway.url, key, body).catch((error: unknown) => ({ status: 0, json: String(error) })) : undefined;
+const after = aliveAfterLoad
+  ? await postOnce(gateway.url, key, body).catch((error: unknown) => ({ status: 0, json: String(error) }))
+  : undefined;
 const answersAfterLoad = after?.status === 200 && !(after.json as { errors?: unknown }).errors;
 await rss.sample();
 const peakRssMb = await rss.peakSinceStartMb();
@@ -128,16 +137,21 @@ const slopeMbPerMin = slope(rss.samples.filter((x) => x.t >= loadStart + windowS
 
 const noResponse = result.errors + result.timeouts;
 if (!aliveAfterLoad) failures.push(`the gateway crashed during the load (exit ${JSON.stringify(gateway.exit)})`);
-if (aliveAfterLoad && !answersAfterLoad) failures.push(`the gateway did not answer the dashboard after the load: ${JSON.stringify(after?.json).slice(0, 300)}`);
+if (aliveAfterLoad && !answersAfterLoad)
+  failures.push(`the gateway did not answer the dashboard after the load: ${JSON.stringify(after?.json).slice(0, 300)}`);
 if (result.bodyless > 0) failures.push(`${result.bodyless} responses had no GraphQL body`);
-if (noResponse > 0) failures.push(`${noResponse} requests got no response at all (${result.errors} connection errors, ${result.timeouts} timeouts)`);
+if (noResponse > 0)
+  failures.push(`${noResponse} requests got no response at all (${result.errors} connection errors, ${result.timeouts} timeouts)`);
 if (result.requests === 0) failures.push('no request was answered');
 if (!flat) console.warn(`warning: RSS grew ${(growth * 100).toFixed(1)}% from the first to the last ${windowSec} s`);
-if (upstreamStats.requestIdsWithRepeatedWrites > 0) failures.push(`${upstreamStats.requestIdsWithRepeatedWrites} requests sent their write to the upstream more than once`);
+if (upstreamStats.requestIdsWithRepeatedWrites > 0)
+  failures.push(`${upstreamStats.requestIdsWithRepeatedWrites} requests sent their write to the upstream more than once`);
 // A request ends within its deadline plus the stated precision (the client's own measure includes the HTTP exchange).
 const lateLimitMs = deadlineMs + numbers['deadline-precision-ms'];
 if (deadlineMs > 0 && result.latencyMs.max > lateLimitMs) {
-  failures.push(`${result.over(lateLimitMs)} requests took longer than REQUEST_DEADLINE_MS + precision (${lateLimitMs} ms); the slowest ${fixed(result.latencyMs.max)} ms`);
+  failures.push(
+    `${result.over(lateLimitMs)} requests took longer than REQUEST_DEADLINE_MS + precision (${lateLimitMs} ms); the slowest ${fixed(result.latencyMs.max)} ms`,
+  );
 }
 if (chaos && durationSec >= 3 * windowSec && Math.abs(afterWarmup) > numbers['flat-tolerance']) {
   failures.push(`memory is not flat after warm-up: ${fixed(afterWarmup * 100)}% from the second to the last ${windowSec} s`);
@@ -169,7 +183,11 @@ const summary = {
     seed: numbers.seed,
     gatewayEnv: { NODE_ENV: 'production', ...gatewayEnv },
   },
-  environment: { ...env, loadAverageAtEnd: loadAverage(), sharedMachine: 'other agents ran their tests on the same 2-core machine during this run' },
+  environment: {
+    ...env,
+    loadAverageAtEnd: loadAverage(),
+    sharedMachine: 'other agents ran their tests on the same 2-core machine during this run',
+  },
   requests: result.requests,
   requestsPerSec: result.requestsPerSec,
   bytesPerSec: result.bytesPerSec,
@@ -234,7 +252,10 @@ console.log(
       ['upstream writes / sent twice', `${upstreamStats.writes} / ${upstreamStats.requestIdsWithRepeatedWrites}`],
       ...(deadlineMs > 0 ? [[`ended past ${lateLimitMs} ms (deadline + precision)`, `${result.over(lateLimitMs)}`]] : []),
       ['gateway alive after load', `${aliveAfterLoad}, answers after: ${answersAfterLoad}, exit after SIGTERM: ${JSON.stringify(exit)}`],
-      [`RSS first / last ${windowSec} s`, `${fixed(firstMb)} / ${fixed(lastMb)} MB (${(growth * 100).toFixed(1)}%, ${flat ? 'flat' : 'NOT flat'}), peak ${fixed(peakRssMb)} MB`],
+      [
+        `RSS first / last ${windowSec} s`,
+        `${fixed(firstMb)} / ${fixed(lastMb)} MB (${(growth * 100).toFixed(1)}%, ${flat ? 'flat' : 'NOT flat'}), peak ${fixed(peakRssMb)} MB`,
+      ],
       [
         `RSS second / last ${windowSec} s`,
         `${fixed(mean(secondWindow))} / ${fixed(lastMb)} MB (${fixed(afterWarmup * 100)}%), slope after the first ${windowSec} s: ${fixed(slopeMbPerMin)} MB/min`,
@@ -249,5 +270,9 @@ if (failures.length > 0) {
   console.error(`\nFAILED:\n- ${failures.join('\n- ')}\n\ngateway log tail:\n${tail(logFile)}`);
   process.exit(1);
 }
-console.log(chaos ? 'OK: no crash, a GraphQL body on every response, every request within its deadline, no write sent twice, flat memory.' : 'OK: no crash, every response had a GraphQL body.');
+console.log(
+  chaos
+    ? 'OK: no crash, a GraphQL body on every response, every request within its deadline, no write sent twice, flat memory.'
+    : 'OK: no crash, every response had a GraphQL body.',
+);
 process.exit(0);

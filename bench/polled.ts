@@ -61,7 +61,9 @@ interface Read {
 }
 
 /** What the clients read of a dashboard answer. */
-type DashboardJson = { data: { organizations: { nodes: { batchExports: { nodes: { id: string; paused: boolean }[] } }[] } } };
+interface DashboardJson {
+  data: { organizations: { nodes: { batchExports: { nodes: { id: string; paused: boolean }[] } }[] } };
+}
 
 interface Write {
   exportId: string;
@@ -76,7 +78,10 @@ export async function runPolled(settings: PolledSettings): Promise<string[]> {
   const stamp = fileStamp();
   const logFile = join(tmpdir(), `bench-polled-gateway-${stamp}.log`);
   const keys = Array.from({ length: settings.keys }, () => `bench-${randomUUID()}`);
-  const upstream = await startScript('bench/fake-upstream.ts', keys.flatMap((key) => ['--key', key]));
+  const upstream = await startScript(
+    'bench/fake-upstream.ts',
+    keys.flatMap((key) => ['--key', key]),
+  );
   const control = upstreamControl(upstream.url);
   console.log(
     `\npolled dashboard: ${settings.clients} clients over ${settings.keys} keys, a dashboard every ${settings.pollMs} ms each, ` +
@@ -90,7 +95,8 @@ export async function runPolled(settings: PolledSettings): Promise<string[]> {
       const redis = mode.name === 'redis' ? await startRedisServer() : undefined;
       const gateways: Child[] = [];
       try {
-        for (let i = 0; i < mode.instances; i += 1) gateways.push(await startGateway({ upstreamUrl: upstream.url, logFile, env: mode.env(redis?.url) }));
+        for (let i = 0; i < mode.instances; i += 1)
+          gateways.push(await startGateway({ upstreamUrl: upstream.url, logFile, env: mode.env(redis?.url) }));
         process.stdout.write(`mode ${mode.name} (${mode.instances} instance${mode.instances > 1 ? 's' : ''})… `);
         modes.push(summarise(mode, settings, await pollMode(settings, keys, gateways, control)));
         console.log('done');
@@ -109,10 +115,18 @@ export async function runPolled(settings: PolledSettings): Promise<string[]> {
   const targets = ['memory', 'redis'].map((name) => {
     const mode = modes.find((m) => m.mode === name);
     const reduction = mode && off ? 1 - mode.upstreamCallsPerMinute / off.upstreamCallsPerMinute : Number.NaN;
-    return { target: `${name}: ≥ ${TARGETS.minCallReduction * 100}% fewer upstream calls than off`, measured: `${fixed(reduction * 100)}% fewer`, met: reduction >= TARGETS.minCallReduction };
+    return {
+      target: `${name}: ≥ ${TARGETS.minCallReduction * 100}% fewer upstream calls than off`,
+      measured: `${fixed(reduction * 100)}% fewer`,
+      met: reduction >= TARGETS.minCallReduction,
+    };
   });
   const redisMode = modes.find((m) => m.mode === 'redis');
-  targets.push({ target: 'redis: no stale read after a gateway write', measured: `${redisMode?.staleReads} of ${redisMode?.checkedReads}`, met: redisMode?.staleReads === 0 });
+  targets.push({
+    target: 'redis: no stale read after a gateway write',
+    measured: `${redisMode?.staleReads} of ${redisMode?.checkedReads}`,
+    met: redisMode?.staleReads === 0,
+  });
   for (const hit of hits) {
     targets.push({
       target: `cache hits ≥ ${TARGETS.minHitRatio}× the floor's dashboards/s (upstream delay ${hit.delayMs} ms)`,
@@ -121,17 +135,28 @@ export async function runPolled(settings: PolledSettings): Promise<string[]> {
     });
   }
   for (const mode of modes) {
-    if (mode.failedReads + mode.failedWrites > 0) failures.push(`polled ${mode.mode}: ${mode.failedReads} dashboards and ${mode.failedWrites} writes failed`);
+    if (mode.failedReads + mode.failedWrites > 0)
+      failures.push(`polled ${mode.mode}: ${mode.failedReads} dashboards and ${mode.failedWrites} writes failed`);
     if (mode.badAuth > 0) failures.push(`polled ${mode.mode}: ${mode.badAuth} upstream calls without a bench key`);
   }
   if (redisMode && redisMode.staleReads > 0) failures.push(`polled redis: ${redisMode.staleReads} stale reads after a gateway write`);
   for (const hit of hits) {
-    if (hit.gatewayUpstreamCalls > 0) failures.push(`cache hits (delay ${hit.delayMs} ms): the gateway made ${hit.gatewayUpstreamCalls} upstream calls`);
+    if (hit.gatewayUpstreamCalls > 0)
+      failures.push(`cache hits (delay ${hit.delayMs} ms): the gateway made ${hit.gatewayUpstreamCalls} upstream calls`);
     if (hit.incomplete > 0) failures.push(`cache hits (delay ${hit.delayMs} ms): ${hit.incomplete} answers were not a full dashboard`);
   }
 
   // Output.
-  const headers = ['cache', 'instances', 'upstream calls/min', 'of which writes', 'vs off', 'dashboards', 'stale reads / checked', 'p50 / p99 ms'];
+  const headers = [
+    'cache',
+    'instances',
+    'upstream calls/min',
+    'of which writes',
+    'vs off',
+    'dashboards',
+    'stale reads / checked',
+    'p50 / p99 ms',
+  ];
   const rows = modes.map((m) => [
     m.mode,
     String(m.instances),
@@ -142,7 +167,14 @@ export async function runPolled(settings: PolledSettings): Promise<string[]> {
     `${m.staleReads} / ${m.checkedReads}`,
     `${fixed(m.p50)} / ${fixed(m.p99)}`,
   ]);
-  const hitHeaders = ['upstream delay ms', 'gateway (cache hits) dashboards/s', 'floor dashboards/s', 'ratio', 'p50 ms gateway / floor', 'gateway upstream calls'];
+  const hitHeaders = [
+    'upstream delay ms',
+    'gateway (cache hits) dashboards/s',
+    'floor dashboards/s',
+    'ratio',
+    'p50 ms gateway / floor',
+    'gateway upstream calls',
+  ];
   const hitRows = hits.map((h) => [
     String(h.delayMs),
     fixed(h.gatewayQps, 0),
@@ -156,7 +188,12 @@ export async function runPolled(settings: PolledSettings): Promise<string[]> {
     'stale read: started after a write’s answer arrived, showing the value before it (reads overlapping the next write of that export are not judged); ' +
     `cache hits: ${settings.hitConnections} connections, ${settings.hitSec} s per side, CACHE=memory with a TTL of an hour, one key`;
   console.log(`\n${table(headers, rows)}\n\n${table(hitHeaders, hitRows)}\n(${legend})`);
-  console.log(`\n${table(['target', 'measured', 'met'], targets.map((t) => [t.target, t.measured, t.met ? 'yes' : 'NO']))}`);
+  console.log(
+    `\n${table(
+      ['target', 'measured', 'met'],
+      targets.map((t) => [t.target, t.measured, t.met ? 'yes' : 'NO']),
+    )}`,
+  );
 
   const env = environment();
   const markdown = [
@@ -169,12 +206,18 @@ export async function runPolled(settings: PolledSettings): Promise<string[]> {
     '',
     `${legend}.`,
     '',
-    markdownTable(['target', 'measured', 'met'], targets.map((t) => [t.target, t.measured, t.met ? 'yes' : '**no**'])),
+    markdownTable(
+      ['target', 'measured', 'met'],
+      targets.map((t) => [t.target, t.measured, t.met ? 'yes' : '**no**']),
+    ),
     '',
   ].join('\n');
   mkdirSync(resolve(REPO_ROOT, 'bench/results'), { recursive: true });
   const base = resolve(REPO_ROOT, `bench/results/polled-${stamp}${settings.quick ? '-quick' : ''}`);
-  writeFileSync(`${base}.json`, `${JSON.stringify({ kind: 'polled', settings, environment: { ...env, loadAverageAtEnd: loadAverage() }, modes, hits, targets, failures }, null, 2)}\n`);
+  writeFileSync(
+    `${base}.json`,
+    `${JSON.stringify({ kind: 'polled', settings, environment: { ...env, loadAverageAtEnd: loadAverage() }, modes, hits, targets, failures }, null, 2)}\n`,
+  );
   writeFileSync(`${base}.md`, markdown);
   console.log(`\nresults: ${relative(REPO_ROOT, `${base}.json`)}; table for bench/README.md: ${relative(REPO_ROOT, `${base}.md`)}`);
   if (failures.length === 0) rmSync(logFile, { force: true });
@@ -212,7 +255,8 @@ async function pollMode(settings: PolledSettings, keys: string[], gateways: Chil
         continue;
       }
       const paused = new Map<string, boolean>();
-      for (const org of (answer.json as DashboardJson).data.organizations.nodes) for (const record of org.batchExports.nodes) if (watched.has(record.id)) paused.set(record.id, record.paused);
+      for (const org of (answer.json as DashboardJson).data.organizations.nodes)
+        for (const record of org.batchExports.nodes) if (watched.has(record.id)) paused.set(record.id, record.paused);
       reads.push({ startedAt: sent, answeredAt: performance.now(), paused });
     }
   };
@@ -232,7 +276,10 @@ async function pollMode(settings: PolledSettings, keys: string[], gateways: Chil
       writes.push({ exportId, paused, sentAt, answeredAt: performance.now(), ok });
     }
   };
-  await Promise.all([...Array.from({ length: settings.clients }, (_, i) => poller(i)), ...Array.from({ length: keys.length }, (_, k) => writer(k))]);
+  await Promise.all([
+    ...Array.from({ length: settings.clients }, (_, i) => poller(i)),
+    ...Array.from({ length: keys.length }, (_, k) => writer(k)),
+  ]);
   const elapsedSec = (performance.now() - startedAt) / 1000;
   const stats = await control.stats();
   return { reads, writes, failedReads, elapsedSec, stats, stale: staleReads(reads, writes) };
@@ -287,7 +334,13 @@ function summarise(mode: Mode, settings: PolledSettings, run: Awaited<ReturnType
 }
 
 /** Dashboards/s of cache hits (one key, an hour's TTL, nothing written) against the floor, per upstream delay. */
-async function hitsAgainstFloor(settings: PolledSettings, key: string, upstream: Child, control: ReturnType<typeof upstreamControl>, logFile: string) {
+async function hitsAgainstFloor(
+  settings: PolledSettings,
+  key: string,
+  upstream: Child,
+  control: ReturnType<typeof upstreamControl>,
+  logFile: string,
+) {
   const gateway = await startGateway({ upstreamUrl: upstream.url, logFile, env: { CACHE: 'memory', CACHE_TTL_MS: '3600000' } });
   const floor = await startScript('bench/floor.ts', ['--upstream', upstream.url], productionNodeArgs());
   try {
@@ -299,7 +352,13 @@ async function hitsAgainstFloor(settings: PolledSettings, key: string, upstream:
   }
 }
 
-async function compareHits(settings: PolledSettings, key: string, gateway: Child, floor: Child, control: ReturnType<typeof upstreamControl>) {
+async function compareHits(
+  settings: PolledSettings,
+  key: string,
+  gateway: Child,
+  floor: Child,
+  control: ReturnType<typeof upstreamControl>,
+) {
   const body = graphqlBody(DASHBOARD);
   const results = [];
   for (const delayMs of settings.hitDelays) {
@@ -307,12 +366,27 @@ async function compareHits(settings: PolledSettings, key: string, gateway: Child
     process.stdout.write(`cache hits against the floor, upstream delay ${delayMs} ms… `);
     // Warm-up: fills the cache, and JIT-compiles both sides. Then a pause, so the floor's dashboards
     // cut off when its warm-up ended finish their calls before the count starts.
-    for (const side of [floor, gateway]) await drive({ url: side.url, connections: settings.hitConnections, durationSec: Math.min(2, settings.hitSec), key, body });
+    for (const side of [floor, gateway])
+      await drive({ url: side.url, connections: settings.hitConnections, durationSec: Math.min(2, settings.hitSec), key, body });
     await new Promise((resolve) => setTimeout(resolve, 500 + 10 * delayMs));
     await control.reset();
-    const onGateway = await drive({ url: gateway.url, connections: settings.hitConnections, durationSec: settings.hitSec, key, body, checkBodies: true });
+    const onGateway = await drive({
+      url: gateway.url,
+      connections: settings.hitConnections,
+      durationSec: settings.hitSec,
+      key,
+      body,
+      checkBodies: true,
+    });
     const gatewayUpstreamCalls = (await control.stats()).calls;
-    const onFloor = await drive({ url: floor.url, connections: settings.hitConnections, durationSec: settings.hitSec, key, body, checkBodies: true });
+    const onFloor = await drive({
+      url: floor.url,
+      connections: settings.hitConnections,
+      durationSec: settings.hitSec,
+      key,
+      body,
+      checkBodies: true,
+    });
     console.log('done');
     results.push({
       delayMs,

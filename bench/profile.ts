@@ -11,8 +11,8 @@ import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
 import { readFlags } from './lib/cli.ts';
 import { drive } from './lib/drive.ts';
-import { frameName } from './lib/frames.ts';
 import { environment } from './lib/environment.ts';
+import { frameName } from './lib/frames.ts';
 import { REPO_ROOT, startGateway, startScript } from './lib/processes.ts';
 import { DASHBOARD, graphqlBody } from './lib/queries.ts';
 import { fileStamp, fixed, table } from './lib/stats.ts';
@@ -44,7 +44,9 @@ mkdirSync(profileDir, { recursive: true });
 const upstream = await startScript('bench/fake-upstream.ts', ['--key', key, '--delay-ms', String(numbers['delay-ms'])]);
 const gateway = await startGateway({ upstreamUrl: upstream.url, logFile, nodeArgs: ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] });
 const body = graphqlBody(DASHBOARD);
-console.log(`profiling the gateway: ${numbers.connections} connections, ${numbers.duration} s (after ${numbers['warmup-sec']} s warm-up), upstream delay ${numbers['delay-ms']} ms`);
+console.log(
+  `profiling the gateway: ${numbers.connections} connections, ${numbers.duration} s (after ${numbers['warmup-sec']} s warm-up), upstream delay ${numbers['delay-ms']} ms`,
+);
 await drive({ url: gateway.url, connections: numbers.connections, durationSec: numbers['warmup-sec'], key, body });
 const load = await drive({ url: gateway.url, connections: numbers.connections, durationSec: numbers.duration, key, body });
 const exit = await gateway.stop(30_000);
@@ -59,7 +61,7 @@ const profile = JSON.parse(readFileSync(join(profileDir, file), 'utf8')) as CpuP
 
 // Self time per function and per package (the warm-up and start-up are in the profile too).
 const byNode = new Map<number, number>();
-profile.samples.forEach((nodeId, i) => byNode.set(nodeId, (byNode.get(nodeId) ?? 0) + (profile.timeDeltas[i] ?? 0)));
+for (const [i, nodeId] of profile.samples.entries()) byNode.set(nodeId, (byNode.get(nodeId) ?? 0) + (profile.timeDeltas[i] ?? 0));
 const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
 const byFunction = new Map<string, number>();
 const byPackage = new Map<string, number>();
@@ -80,11 +82,23 @@ const top = (map: Map<string, number>, n: number) =>
 
 const functions = top(byFunction, numbers.top);
 const packages = top(byPackage, numbers.top);
-console.log(`\n${load.requests} requests, ${fixed(load.requestsPerSec)} q/s, p50 ${fixed(load.latencyMs.p50)} ms, p99 ${fixed(load.latencyMs.p99)} ms`);
+console.log(
+  `\n${load.requests} requests, ${fixed(load.requestsPerSec)} q/s, p50 ${fixed(load.latencyMs.p50)} ms, p99 ${fixed(load.latencyMs.p99)} ms`,
+);
 console.log(`\ntop ${numbers.top} functions by self time (of ${fixed(totalUs / 1e6, 1)} s sampled):\n`);
-console.log(table(['self ms', 'share', 'function'], functions.map((f) => [fixed(f.ms, 0), `${(f.share * 100).toFixed(1)}%`, f.name])));
+console.log(
+  table(
+    ['self ms', 'share', 'function'],
+    functions.map((f) => [fixed(f.ms, 0), `${(f.share * 100).toFixed(1)}%`, f.name]),
+  ),
+);
 console.log(`\nself time by package:\n`);
-console.log(table(['self ms', 'share', 'package'], packages.map((p) => [fixed(p.ms, 0), `${(p.share * 100).toFixed(1)}%`, p.name])));
+console.log(
+  table(
+    ['self ms', 'share', 'package'],
+    packages.map((p) => [fixed(p.ms, 0), `${(p.share * 100).toFixed(1)}%`, p.name]),
+  ),
+);
 
 const resultsDir = resolve(REPO_ROOT, 'bench/results');
 mkdirSync(resultsDir, { recursive: true });
@@ -108,6 +122,11 @@ function packageOf(url: string, functionName: string): string {
     const rest = path.slice(nm + '/node_modules/'.length).split('/');
     return rest[0]?.startsWith('@') ? `${rest[0]}/${rest[1]}` : (rest[0] as string);
   }
-  if (path.startsWith(REPO_ROOT)) return path.slice(REPO_ROOT.length + 1).split('/').slice(0, 2).join('/');
+  if (path.startsWith(REPO_ROOT))
+    return path
+      .slice(REPO_ROOT.length + 1)
+      .split('/')
+      .slice(0, 2)
+      .join('/');
   return path;
 }

@@ -17,7 +17,7 @@ import { join, relative, resolve } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { globalId as gatewayGlobalId } from '../src/schema/global-id.ts';
 import { readFlags } from './lib/cli.ts';
-import { drive, type DriveResult, postOnce } from './lib/drive.ts';
+import { type DriveResult, drive, postOnce } from './lib/drive.ts';
 import { environment, loadAverage } from './lib/environment.ts';
 import { type Child, cpuSeconds, productionNodeArgs, REPO_ROOT, RssSampler, startGateway, startScript, tail } from './lib/processes.ts';
 import { DASHBOARD, DASHBOARD_CALLS, globalId, graphqlBody, THREE_LEVEL, THREE_LEVEL_CALLS } from './lib/queries.ts';
@@ -119,12 +119,22 @@ async function checkAnswers(when: string) {
   callsTotal += stats.calls;
   const equal = isDeepStrictEqual(g.json, f.json);
   const gatewayErrors = (g.json as { errors?: unknown }).errors;
-  if (g.status !== 200 || gatewayErrors) failures.push(`${when}: the gateway answered ${g.status} ${JSON.stringify(gatewayErrors ?? g.json).slice(0, 300)}`);
+  if (g.status !== 200 || gatewayErrors)
+    failures.push(`${when}: the gateway answered ${g.status} ${JSON.stringify(gatewayErrors ?? g.json).slice(0, 300)}`);
   if (!equal) failures.push(`${when}: the gateway's answer differs from the floor's`);
   if (stats.badAuth > 0 || stats.calls !== 2 * DASHBOARD_CALLS) {
-    failures.push(`${when}: ${stats.calls} upstream calls for two dashboards (expected ${2 * DASHBOARD_CALLS}), ${stats.badAuth} without the key`);
+    failures.push(
+      `${when}: ${stats.calls} upstream calls for two dashboards (expected ${2 * DASHBOARD_CALLS}), ${stats.badAuth} without the key`,
+    );
   }
-  return { equal, gatewayStatus: g.status, floorStatus: f.status, upstreamCalls: stats.calls, badAuth: stats.badAuth, bytes: JSON.stringify(g.json).length };
+  return {
+    equal,
+    gatewayStatus: g.status,
+    floorStatus: f.status,
+    upstreamCalls: stats.calls,
+    badAuth: stats.badAuth,
+    bytes: JSON.stringify(g.json).length,
+  };
 }
 
 interface RoundResult {
@@ -247,7 +257,8 @@ if (badAuthTotal > 0) failures.push(`${badAuthTotal} upstream calls did not carr
 for (const cell of cells) {
   for (const side of ['gateway', 'floor'] as const) {
     const s = cell[side];
-    if (s.non2xx > 0) failures.push(`${cell.connections}c/${cell.delayMs}ms: ${s.non2xx} ${side} requests failed (non-2xx, connection errors or timeouts)`);
+    if (s.non2xx > 0)
+      failures.push(`${cell.connections}c/${cell.delayMs}ms: ${s.non2xx} ${side} requests failed (non-2xx, connection errors or timeouts)`);
     if (s.incomplete > 0) {
       failures.push(
         `${cell.connections}c/${cell.delayMs}ms: ${s.incomplete} ${side} answers were not a full dashboard (${JSON.stringify(s.errorCodes)}; e.g. ${JSON.stringify(s.errorSamples[0])})`,
@@ -280,14 +291,20 @@ targets.push({
   met: c50.length ? c50.every((c) => median(c.ratios.p99) <= TARGETS.maxP99Ratio) : undefined,
 });
 const peakRss = max(cells.map((c) => c.gateway.peakRssMb));
-targets.push({ target: `gateway peak RSS under load ≤ ${TARGETS.maxPeakRssMb} MB`, measured: `${fixed(peakRss)} MB`, met: peakRss <= TARGETS.maxPeakRssMb });
+targets.push({
+  target: `gateway peak RSS under load ≤ ${TARGETS.maxPeakRssMb} MB`,
+  measured: `${fixed(peakRss)} MB`,
+  met: peakRss <= TARGETS.maxPeakRssMb,
+});
 targets.push({
   target: `three-level query, 50 ms upstream, 1 connection < ${TARGETS.maxThreeLevelMs} ms`,
   measured: `median ${fixed(threeLevel.load.latencyMs.p50)} ms (p99 ${fixed(threeLevel.load.latencyMs.p99)}, ${fixed(threeLevel.calls.mean, 2)} calls/query)`,
   met: threeLevel.load.latencyMs.p50 < TARGETS.maxThreeLevelMs,
 });
 if (threeLevel.load.withErrors + threeLevel.load.bodyless + threeLevel.load.non2xx > 0) {
-  failures.push(`three-level: ${threeLevel.load.withErrors + threeLevel.load.bodyless + threeLevel.load.non2xx} answers were incomplete (${JSON.stringify(threeLevel.load.errorCodes)})`);
+  failures.push(
+    `three-level: ${threeLevel.load.withErrors + threeLevel.load.bodyless + threeLevel.load.non2xx} answers were incomplete (${JSON.stringify(threeLevel.load.errorCodes)})`,
+  );
 }
 if (threeLevel.calls.min !== THREE_LEVEL_CALLS || threeLevel.calls.max !== THREE_LEVEL_CALLS) {
   failures.push(`three-level: ${threeLevel.calls.min}–${threeLevel.calls.max} upstream calls per query, expected ${THREE_LEVEL_CALLS}`);
@@ -332,7 +349,12 @@ console.log(
   `\nthree-level (1 connection, 50 ms upstream): p50 ${fixed(threeLevel.load.latencyMs.p50)} ms, p99 ${fixed(threeLevel.load.latencyMs.p99)} ms, ` +
     `mean ${fixed(threeLevel.load.latencyMs.mean)} ms over ${threeLevel.load.requests} queries, ${fixed(threeLevel.calls.mean, 2)} upstream calls each`,
 );
-console.log(`\n${table(['target', 'measured', 'met'], targets.map((t) => [t.target, t.measured, t.met === undefined ? 'n/a' : t.met ? 'yes' : 'NO']))}`);
+console.log(
+  `\n${table(
+    ['target', 'measured', 'met'],
+    targets.map((t) => [t.target, t.measured, t.met === undefined ? 'n/a' : t.met ? 'yes' : 'NO']),
+  )}`,
+);
 console.log(
   `\ncorrectness: answers equal before ${before.equal} / after ${after.equal}; upstream calls without the key: ${badAuthTotal} of ${callsTotal}; ` +
     `gateway alive ${gatewayAlive}, exit after SIGTERM ${JSON.stringify(gatewayExit)}; gateway VmHWM ${fixed(gatewayPeakSinceStartMb)} MB, floor ${fixed(floorPeakSinceStartMb)} MB`,
@@ -349,7 +371,10 @@ const markdown = [
   '',
   `Three-level query (1 connection, 50 ms upstream delay): p50 ${fixed(threeLevel.load.latencyMs.p50)} ms, p99 ${fixed(threeLevel.load.latencyMs.p99)} ms (target < ${TARGETS.maxThreeLevelMs} ms).`,
   '',
-  markdownTable(['target', 'measured', 'met'], targets.map((t) => [t.target, t.measured, t.met === undefined ? 'n/a' : t.met ? 'yes' : '**no**'])),
+  markdownTable(
+    ['target', 'measured', 'met'],
+    targets.map((t) => [t.target, t.measured, t.met === undefined ? 'n/a' : t.met ? 'yes' : '**no**']),
+  ),
   '',
 ].join('\n');
 
@@ -362,8 +387,21 @@ writeFileSync(
       kind: 'bench',
       date,
       quick,
-      settings: { rounds, roundSec, warmupSec, connections: lists.connections, delaysMs: lists.delays, threeLevelSec: numbers['three-level-sec'], gatewayEnv: { NODE_ENV: 'production' }, nodeFlags: { both: productionNodeArgs(), gatewayExtra: process.env.BENCH_GATEWAY_NODE_ARGS ?? '' } },
-      environment: { ...env, loadAverageAtEnd: loadAverage(), sharedMachine: 'other agents ran their tests on the same 2-core machine during this run' },
+      settings: {
+        rounds,
+        roundSec,
+        warmupSec,
+        connections: lists.connections,
+        delaysMs: lists.delays,
+        threeLevelSec: numbers['three-level-sec'],
+        gatewayEnv: { NODE_ENV: 'production' },
+        nodeFlags: { both: productionNodeArgs(), gatewayExtra: process.env.BENCH_GATEWAY_NODE_ARGS ?? '' },
+      },
+      environment: {
+        ...env,
+        loadAverageAtEnd: loadAverage(),
+        sharedMachine: 'other agents ran their tests on the same 2-core machine during this run',
+      },
       correctness: { before, after, badAuthTotal, callsTotal, gatewayAlive, gatewayExit },
       memory: { gatewayPeakSinceStartMb, floorPeakSinceStartMb },
       targets,

@@ -89,7 +89,9 @@ export async function firstHour(client: Client, log: (line: string) => void = co
   log(`${organizations.totalCount} organizations:`);
   for (const org of organizations.nodes) {
     const exports = org.batchExports;
-    log(`  ${org.name}: batch exports ${exports?.totalCount ?? '?'}, members ${org.members?.nodes.length ?? '?'}, projects ${org.projects.length}`);
+    log(
+      `  ${org.name}: batch exports ${exports?.totalCount ?? '?'}, members ${org.members?.nodes.length ?? '?'}, projects ${org.projects.length}`,
+    );
   }
   const org = organizations.nodes[0];
   if (!org) throw new Error('The key sees no organization.');

@@ -1,92 +1,173 @@
-// The only reader of process.env: every setting typed, defaulted and checked at start.
-import { type BudgetWindow, parseUpstreamBudget } from './budget/budget-setting.ts';
-import type { ServerSettings } from './http/server.ts';
+// The only reader of process.env: every setting typed, defaulted and checked at start. Each default
+// is written once, in DEFAULTS; createGateway, the transport, the limits and the HTTP and logging
+// modules fall back on the same values, and docs/configuration.md is checked against them
+// (test/ops/configuration-docs.spec.ts).
+import { type BudgetWindow, parseUpstreamBudget } from './budget-setting.ts';
 import { type OperationManifest, readOperationManifest } from './persisted/manifest.ts';
-import type { CacheSettings } from './store/index.ts';
 
-export interface GatewayConfig {
-  /** @default 4000 */
+/** Every setting's default, by its environment variable (unset ones are `undefined`). */
+export const DEFAULTS = {
+  PORT: 4000,
+  HOST: '0.0.0.0',
+  UPSTREAM_URL: undefined,
+  UPSTREAM_TIMEOUT_MS: 10_000,
+  UPSTREAM_CONNECTIONS: 64,
+  UPSTREAM_GET_RETRIES: 2,
+  MAX_UPSTREAM_CALLS: 250,
+  MAX_LOOKUP_SCAN_PAGES: 10,
+  UPSTREAM_CONCURRENCY_PER_REQUEST: 16,
+  REQUEST_DEADLINE_MS: 30_000,
+  MAX_UPSTREAM_RESPONSE_BYTES: 8 * 1024 * 1024,
+  CIRCUIT_BREAKER_ERROR_PERCENT: 50,
+  CIRCUIT_BREAKER_MIN_CALLS: 10,
+  CIRCUIT_BREAKER_RESET_MS: 5000,
+  MAX_DEPTH: 12,
+  MAX_ALIASES: 15,
+  MAX_TOKENS: 2000,
+  MAX_DIRECTIVES: 20,
+  MAX_INTROSPECTION_DEPTH: 20,
+  MAX_INTROSPECTION_TYPES: 10,
+  MAX_REQUEST_BYTES: 102_400,
+  SERVER_HEADERS_TIMEOUT_MS: 10_000,
+  SERVER_REQUEST_TIMEOUT_MS: 30_000,
+  SERVER_KEEP_ALIVE_TIMEOUT_MS: 5000,
+  MAX_CONNECTIONS: 800,
+  MAX_JSON_DEPTH: 32,
+  LOG_LEVEL: 'info',
+  LOG_FILE: undefined,
+  LOG_MAX_LINE_LENGTH: 16_384,
+  MAX_OPERATION_NAME_LENGTH: 100,
+  SHUTDOWN_GRACE_MS: 10_000,
+  READINESS_TIMEOUT_MS: 2000,
+  CORS_ORIGINS: '*',
+  CSRF_PREVENTION: false,
+  METRICS_ENABLED: true,
+  METRICS_MAX_LABEL_VALUES: 200,
+  DEBUG_UPSTREAM_CALLS: true,
+  PERSISTED_OPERATIONS: undefined,
+  CACHE: undefined,
+  CACHE_TTL_MS: 5000,
+  CACHE_SECRET: undefined,
+  CACHE_TIMEOUT_MS: 100,
+  CACHE_MAX_ENTRIES: 10_000,
+  CACHE_MAX_BYTES: 64 * 1024 * 1024,
+  UPSTREAM_BUDGET: undefined,
+} as const;
+
+type Setting = keyof typeof DEFAULTS;
+type SettingOf<T> = { [K in Setting]: (typeof DEFAULTS)[K] extends T ? K : never }[Setting];
+
+/** The HTTP server's own bounds on its callers' connections (src/http/server.ts). */
+export interface ServerSettings {
+  /** Time a client has to send a request's headers, from its first byte. @default DEFAULTS.SERVER_HEADERS_TIMEOUT_MS */
+  headersTimeoutMs: number;
+  /** Time a client has to send a whole request, headers and body (at most MAX_REQUEST_BYTES). @default DEFAULTS.SERVER_REQUEST_TIMEOUT_MS */
+  requestTimeoutMs: number;
+  /** How long an idle keep-alive connection is kept open between requests. @default DEFAULTS.SERVER_KEEP_ALIVE_TIMEOUT_MS */
+  keepAliveTimeoutMs: number;
+  /** Open client connections at once; past it new ones are closed as they arrive. @default DEFAULTS.MAX_CONNECTIONS */
+  maxConnections: number;
+}
+
+/** The cache of upstream answers and the store it lives in (src/store, src/upstream-cache). */
+export interface CacheSettings {
+  /** `memory` (this instance), or a Redis URL (`redis://host:port/db`) shared by every instance on it. */
+  store: string;
+  /** How long an upstream answer is used. @default DEFAULTS.CACHE_TTL_MS */
+  ttlMs?: number;
+  /** The secret caller tags are HMACs under. @default DEFAULTS.CACHE_SECRET: generated once and kept in the store (memory: per process) */
+  secret?: string;
+  /** How long one Redis operation may take before the store is bypassed. @default DEFAULTS.CACHE_TIMEOUT_MS */
+  timeoutMs?: number;
+  /** Answers kept in memory at most. @default DEFAULTS.CACHE_MAX_ENTRIES */
+  maxEntries?: number;
+  /** Characters (about bytes) of answers kept in memory at most. @default DEFAULTS.CACHE_MAX_BYTES */
+  maxBytes?: number;
+}
+
+interface GatewayConfig {
+  /** @default DEFAULTS.PORT */
   port: number;
-  /** @default '0.0.0.0' */
+  /** @default DEFAULTS.HOST */
   host: string;
   /** The REST base URL without `/api`; unset: start the bundled reference API with demo data. */
   upstreamUrl: string | undefined;
-  /** Per upstream call, end to end: connection wait, headers, whole body, retries and their waits. @default 10000 */
+  /** Per upstream call, end to end: connection wait, headers, whole body, retries and their waits. @default DEFAULTS.UPSTREAM_TIMEOUT_MS */
   upstreamTimeoutMs: number;
-  /** Keep-alive connections to the upstream. @default 64 */
+  /** Keep-alive connections to the upstream. @default DEFAULTS.UPSTREAM_CONNECTIONS */
   upstreamConnections: number;
-  /** Retries of a GET after a dropped connection or a 502/503/504. @default 2 */
+  /** Retries of a GET after a dropped connection or a 502/503/504. @default DEFAULTS.UPSTREAM_GET_RETRIES */
   upstreamGetRetries: number;
-  /** Upstream calls one request may make; operations estimated above it are refused. @default 250 */
+  /** Upstream calls one request may make; operations estimated above it are refused. @default DEFAULTS.MAX_UPSTREAM_CALLS */
   maxUpstreamCalls: number;
-  /** Upstream calls of one request in flight at once. @default 16 */
+  /** Upstream calls of one request in flight at once. @default DEFAULTS.UPSTREAM_CONCURRENCY_PER_REQUEST */
   upstreamConcurrencyPerRequest: number;
-  /** From a request's arrival, time until its last upstream call must have ended. @default 30000 */
+  /** From a request's arrival, time until its last upstream call must have ended. @default DEFAULTS.REQUEST_DEADLINE_MS */
   requestDeadlineMs: number;
-  /** List pages (of 100) a lookup of an invite or member may scan; they have no REST retrieve. @default 10 */
+  /** List pages (of 100) a lookup of an invite or member may scan; they have no REST retrieve. @default DEFAULTS.MAX_LOOKUP_SCAN_PAGES */
   maxLookupScanPages: number;
-  /** Largest upstream answer body, in bytes (8 MiB). @default 8388608 */
+  /** Largest upstream answer body, in bytes (8 MiB). @default DEFAULTS.MAX_UPSTREAM_RESPONSE_BYTES */
   maxUpstreamResponseBytes: number;
-  /** @default 102400 */
+  /** @default DEFAULTS.MAX_REQUEST_BYTES */
   maxRequestBytes: number;
-  /** How deeply a `JSON` value may nest, in a caller's input and in an upstream answer. @default 32 */
+  /** How deeply a `JSON` value may nest, in a caller's input and in an upstream answer. @default DEFAULTS.MAX_JSON_DEPTH */
   maxJsonDepth: number;
   queryLimits: {
-    /** @default 12 */
+    /** @default DEFAULTS.MAX_DEPTH */
     maxDepth: number;
-    /** @default 15 */
+    /** @default DEFAULTS.MAX_ALIASES */
     maxAliases: number;
-    /** @default 2000 */
+    /** @default DEFAULTS.MAX_TOKENS */
     maxTokens: number;
-    /** @default 20 */
+    /** @default DEFAULTS.MAX_DIRECTIVES */
     maxDirectives: number;
-    /** Deepest selection inside `__schema`/`__type` (the standard introspection query is 15 deep). @default 20 */
+    /** Deepest selection inside `__schema`/`__type` (the standard introspection query is 15 deep). @default DEFAULTS.MAX_INTROSPECTION_DEPTH */
     maxIntrospectionDepth: number;
-    /** `__type` selections per document. @default 10 */
+    /** `__type` selections per document. @default DEFAULTS.MAX_INTROSPECTION_TYPES */
     maxIntrospectionTypes: number;
   };
-  /** Operation names are cut to this many characters in log lines and metric labels. @default 100 */
+  /** Operation names are cut to this many characters in log lines and metric labels. @default DEFAULTS.MAX_OPERATION_NAME_LENGTH */
   maxOperationNameLength: number;
-  /** Distinct values per metric label (operation names above all); later new values count as `other`. @default 200 */
+  /** Distinct values per metric label (operation names above all); later new values count as `other`. @default DEFAULTS.METRICS_MAX_LABEL_VALUES */
   metricsMaxLabelValues: number;
-  /** pino level: fatal, error, warn, info, debug, trace or silent. @default 'info' */
+  /** pino level: fatal, error, warn, info, debug, trace or silent. @default DEFAULTS.LOG_LEVEL */
   logLevel: LogLevel;
-  /** Append log lines to this file instead of stdout. @default undefined (stdout) */
+  /** Append log lines to this file instead of stdout. @default DEFAULTS.LOG_FILE */
   logFile: string | undefined;
-  /** Longest log line in characters: longer ones have their strings cut, or keep only their core fields. @default 16384 */
+  /** Longest log line in characters: longer ones have their strings cut, or keep only their core fields. @default DEFAULTS.LOG_MAX_LINE_LENGTH */
   logMaxLineLength: number;
-  /** After SIGTERM, how long in-flight requests may take before the process exits anyway. @default 10000 */
+  /** After SIGTERM, how long in-flight requests may take before the process exits anyway. @default DEFAULTS.SHUTDOWN_GRACE_MS */
   shutdownGraceMs: number;
-  /** How long `/readiness` waits for the upstream. @default 2000 */
+  /** How long `/readiness` waits for the upstream. @default DEFAULTS.READINESS_TIMEOUT_MS */
   readinessTimeoutMs: number;
-  /** Origins allowed by CORS: `'*'` or a list of origins. @default '*' */
+  /** Origins allowed by CORS: `'*'` or a list of origins. @default DEFAULTS.CORS_ORIGINS */
   corsOrigins: '*' | string[];
-  /** Require an `x-graphql-csrf` (or `apollo-require-preflight`) header on requests a browser would not pre-flight. @default false */
+  /** Require an `x-graphql-csrf` (or `apollo-require-preflight`) header on requests a browser would not pre-flight. @default DEFAULTS.CSRF_PREVENTION */
   csrfPrevention: boolean;
-  /** Serve Prometheus metrics at `/metrics`. @default true */
+  /** Serve Prometheus metrics at `/metrics`. @default DEFAULTS.METRICS_ENABLED */
   metricsEnabled: boolean;
-  /** Answer `x-debug-upstream: 1` with `extensions.upstreamCalls`. @default true */
+  /** Answer `x-debug-upstream: 1` with `extensions.upstreamCalls`. @default DEFAULTS.DEBUG_UPSTREAM_CALLS */
   debugUpstreamCalls: boolean;
   /**
    * Run only the operations of this manifest (PERSISTED_OPERATIONS, a file), by id; unset: any
-   * operation, and automatic persisted queries. @default undefined
+   * operation, and automatic persisted queries. @default DEFAULTS.PERSISTED_OPERATIONS
    */
   persistedOperations: OperationManifest | undefined;
   /**
    * CACHE: `memory` or a Redis URL, with CACHE_TTL_MS, CACHE_SECRET, CACHE_TIMEOUT_MS,
-   * CACHE_MAX_ENTRIES and CACHE_MAX_BYTES. @default undefined: nothing is cached across requests
+   * CACHE_MAX_ENTRIES and CACHE_MAX_BYTES. @default DEFAULTS.CACHE: nothing is cached across requests
    */
   cache: CacheSettings | undefined;
-  /** UPSTREAM_BUDGET, e.g. `480/minute,4800/hour`: upstream calls per key and window. @default undefined: no budget */
+  /** UPSTREAM_BUDGET, e.g. `480/minute,4800/hour`: upstream calls per key and window. @default DEFAULTS.UPSTREAM_BUDGET: no budget */
   upstreamBudget: BudgetWindow[] | undefined;
-  /** The HTTP server's own bounds on its callers' connections (src/http/server.ts). */
+  /** The HTTP server's own bounds on its callers' connections. */
   server: ServerSettings;
   circuitBreaker: {
-    /** @default 50 */
+    /** @default DEFAULTS.CIRCUIT_BREAKER_ERROR_PERCENT */
     errorThresholdPercentage: number;
-    /** @default 10 */
+    /** @default DEFAULTS.CIRCUIT_BREAKER_MIN_CALLS */
     volumeThreshold: number;
-    /** @default 5000 */
+    /** @default DEFAULTS.CIRCUIT_BREAKER_RESET_MS */
     resetTimeoutMs: number;
   };
 }
@@ -99,45 +180,45 @@ type Env = Record<string, string | undefined>;
 
 export function loadConfig(env: Env = process.env): GatewayConfig {
   return {
-    port: integer(env, 'PORT', 4000, 0, 65535),
-    host: env.HOST?.trim() || '0.0.0.0',
+    port: integer(env, 'PORT', 0, 65535),
+    host: env.HOST?.trim() || DEFAULTS.HOST,
     upstreamUrl: upstreamUrl(env.UPSTREAM_URL),
-    upstreamTimeoutMs: integer(env, 'UPSTREAM_TIMEOUT_MS', 10_000, 1, 600_000),
-    upstreamConnections: integer(env, 'UPSTREAM_CONNECTIONS', 64, 1, 4096),
-    upstreamGetRetries: integer(env, 'UPSTREAM_GET_RETRIES', 2, 0, 10),
-    maxUpstreamCalls: integer(env, 'MAX_UPSTREAM_CALLS', 250, 1, 100_000),
-    upstreamConcurrencyPerRequest: integer(env, 'UPSTREAM_CONCURRENCY_PER_REQUEST', 16, 1, 1024),
-    requestDeadlineMs: integer(env, 'REQUEST_DEADLINE_MS', 30_000, 1, 600_000),
-    maxLookupScanPages: integer(env, 'MAX_LOOKUP_SCAN_PAGES', 10, 1, 1000),
-    maxUpstreamResponseBytes: integer(env, 'MAX_UPSTREAM_RESPONSE_BYTES', 8 * 1024 * 1024, 1024, 1024 * 1024 * 1024),
-    maxRequestBytes: integer(env, 'MAX_REQUEST_BYTES', 102_400, 1024, 100 * 1024 * 1024),
+    upstreamTimeoutMs: integer(env, 'UPSTREAM_TIMEOUT_MS', 1, 600_000),
+    upstreamConnections: integer(env, 'UPSTREAM_CONNECTIONS', 1, 4096),
+    upstreamGetRetries: integer(env, 'UPSTREAM_GET_RETRIES', 0, 10),
+    maxUpstreamCalls: integer(env, 'MAX_UPSTREAM_CALLS', 1, 100_000),
+    upstreamConcurrencyPerRequest: integer(env, 'UPSTREAM_CONCURRENCY_PER_REQUEST', 1, 1024),
+    requestDeadlineMs: integer(env, 'REQUEST_DEADLINE_MS', 1, 600_000),
+    maxLookupScanPages: integer(env, 'MAX_LOOKUP_SCAN_PAGES', 1, 1000),
+    maxUpstreamResponseBytes: integer(env, 'MAX_UPSTREAM_RESPONSE_BYTES', 1024, 1024 * 1024 * 1024),
+    maxRequestBytes: integer(env, 'MAX_REQUEST_BYTES', 1024, 100 * 1024 * 1024),
     // At most 256: far below the depths at which JSON.stringify and graphql-jit overflow the stack.
-    maxJsonDepth: integer(env, 'MAX_JSON_DEPTH', 32, 1, 256),
+    maxJsonDepth: integer(env, 'MAX_JSON_DEPTH', 1, 256),
     queryLimits: {
-      maxDepth: integer(env, 'MAX_DEPTH', 12, 1, 1000),
-      maxAliases: integer(env, 'MAX_ALIASES', 15, 0, 10_000),
-      maxTokens: integer(env, 'MAX_TOKENS', 2000, 10, 1_000_000),
-      maxDirectives: integer(env, 'MAX_DIRECTIVES', 20, 0, 10_000),
-      maxIntrospectionDepth: integer(env, 'MAX_INTROSPECTION_DEPTH', 20, 1, 1000),
-      maxIntrospectionTypes: integer(env, 'MAX_INTROSPECTION_TYPES', 10, 0, 1000),
+      maxDepth: integer(env, 'MAX_DEPTH', 1, 1000),
+      maxAliases: integer(env, 'MAX_ALIASES', 0, 10_000),
+      maxTokens: integer(env, 'MAX_TOKENS', 10, 1_000_000),
+      maxDirectives: integer(env, 'MAX_DIRECTIVES', 0, 10_000),
+      maxIntrospectionDepth: integer(env, 'MAX_INTROSPECTION_DEPTH', 1, 1000),
+      maxIntrospectionTypes: integer(env, 'MAX_INTROSPECTION_TYPES', 0, 1000),
     },
-    maxOperationNameLength: integer(env, 'MAX_OPERATION_NAME_LENGTH', 100, 16, 10_000),
-    metricsMaxLabelValues: integer(env, 'METRICS_MAX_LABEL_VALUES', 200, 1, 100_000),
+    maxOperationNameLength: integer(env, 'MAX_OPERATION_NAME_LENGTH', 16, 10_000),
+    metricsMaxLabelValues: integer(env, 'METRICS_MAX_LABEL_VALUES', 1, 100_000),
     ...loadLoggingConfig(env),
-    shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 10_000, 0, 600_000),
-    readinessTimeoutMs: integer(env, 'READINESS_TIMEOUT_MS', 2000, 1, 60_000),
+    shutdownGraceMs: integer(env, 'SHUTDOWN_GRACE_MS', 0, 600_000),
+    readinessTimeoutMs: integer(env, 'READINESS_TIMEOUT_MS', 1, 60_000),
     corsOrigins: corsOrigins(env.CORS_ORIGINS),
-    csrfPrevention: boolean(env, 'CSRF_PREVENTION', false),
-    metricsEnabled: boolean(env, 'METRICS_ENABLED', true),
-    debugUpstreamCalls: boolean(env, 'DEBUG_UPSTREAM_CALLS', true),
+    csrfPrevention: boolean(env, 'CSRF_PREVENTION'),
+    metricsEnabled: boolean(env, 'METRICS_ENABLED'),
+    debugUpstreamCalls: boolean(env, 'DEBUG_UPSTREAM_CALLS'),
     persistedOperations: persistedOperations(env.PERSISTED_OPERATIONS),
     cache: cacheSettings(env),
     upstreamBudget: upstreamBudget(env.UPSTREAM_BUDGET),
     server: serverSettings(env),
     circuitBreaker: {
-      errorThresholdPercentage: integer(env, 'CIRCUIT_BREAKER_ERROR_PERCENT', 50, 1, 100),
-      volumeThreshold: integer(env, 'CIRCUIT_BREAKER_MIN_CALLS', 10, 1, 100_000),
-      resetTimeoutMs: integer(env, 'CIRCUIT_BREAKER_RESET_MS', 5000, 100, 600_000),
+      errorThresholdPercentage: integer(env, 'CIRCUIT_BREAKER_ERROR_PERCENT', 1, 100),
+      volumeThreshold: integer(env, 'CIRCUIT_BREAKER_MIN_CALLS', 1, 100_000),
+      resetTimeoutMs: integer(env, 'CIRCUIT_BREAKER_RESET_MS', 100, 600_000),
     },
   };
 }
@@ -147,20 +228,20 @@ export type LogLevel = (typeof LOG_LEVELS)[number];
 
 /** The logging part alone: also what a gateway built without a logger (tests) logs with. */
 export function loadLoggingConfig(env: Env = process.env): Pick<GatewayConfig, 'logLevel' | 'logFile' | 'logMaxLineLength'> {
-  const level = env.LOG_LEVEL?.trim().toLowerCase() || 'info';
+  const level = env.LOG_LEVEL?.trim().toLowerCase() || DEFAULTS.LOG_LEVEL;
   if (!(LOG_LEVELS as readonly string[]).includes(level)) {
     throw new ConfigError(`LOG_LEVEL must be one of ${LOG_LEVELS.join(', ')} (got "${env.LOG_LEVEL}").`);
   }
   return {
     logLevel: level as LogLevel,
     logFile: env.LOG_FILE?.trim() || undefined,
-    logMaxLineLength: integer(env, 'LOG_MAX_LINE_LENGTH', 16_384, 1024, 10_000_000),
+    logMaxLineLength: integer(env, 'LOG_MAX_LINE_LENGTH', 1024, 10_000_000),
   };
 }
 
-function boolean(env: Env, name: string, fallback: boolean): boolean {
+function boolean(env: Env, name: SettingOf<boolean>): boolean {
   const raw = env[name]?.trim().toLowerCase();
-  if (!raw) return fallback;
+  if (!raw) return DEFAULTS[name];
   if (['true', '1', 'on', 'yes'].includes(raw)) return true;
   if (['false', '0', 'off', 'no'].includes(raw)) return false;
   throw new ConfigError(`${name} must be true or false (got "${env[name]}").`);
@@ -169,7 +250,7 @@ function boolean(env: Env, name: string, fallback: boolean): boolean {
 /** `*`, or comma-separated origins such as `https://app.example.com` (scheme, host, optional port). */
 function corsOrigins(raw: string | undefined): '*' | string[] {
   const text = raw?.trim();
-  if (!text || text === '*') return '*';
+  if (!text || text === '*') return DEFAULTS.CORS_ORIGINS;
   return text.split(',').map((entry) => {
     const origin = entry.trim();
     let url: URL | undefined;
@@ -187,10 +268,10 @@ function corsOrigins(raw: string | undefined): '*' | string[] {
 
 function serverSettings(env: Env): ServerSettings {
   const settings: ServerSettings = {
-    headersTimeoutMs: integer(env, 'SERVER_HEADERS_TIMEOUT_MS', 10_000, 100, 600_000),
-    requestTimeoutMs: integer(env, 'SERVER_REQUEST_TIMEOUT_MS', 30_000, 100, 3_600_000),
-    keepAliveTimeoutMs: integer(env, 'SERVER_KEEP_ALIVE_TIMEOUT_MS', 5000, 100, 600_000),
-    maxConnections: integer(env, 'MAX_CONNECTIONS', 800, 1, 1_000_000),
+    headersTimeoutMs: integer(env, 'SERVER_HEADERS_TIMEOUT_MS', 100, 600_000),
+    requestTimeoutMs: integer(env, 'SERVER_REQUEST_TIMEOUT_MS', 100, 3_600_000),
+    keepAliveTimeoutMs: integer(env, 'SERVER_KEEP_ALIVE_TIMEOUT_MS', 100, 600_000),
+    maxConnections: integer(env, 'MAX_CONNECTIONS', 1, 1_000_000),
   };
   // Node refuses a headers timeout longer than the request timeout (the headers are part of the request).
   if (settings.headersTimeoutMs > settings.requestTimeoutMs) {
@@ -217,11 +298,11 @@ function cacheSettings(env: Env): CacheSettings | undefined {
   return {
     store,
     // At most an hour: a Redis generation outlives every answer that read it by far (src/store/redis-store.ts).
-    ttlMs: integer(env, 'CACHE_TTL_MS', 5000, 1, 3_600_000),
+    ttlMs: integer(env, 'CACHE_TTL_MS', 1, 3_600_000),
     secret: secret || undefined,
-    timeoutMs: integer(env, 'CACHE_TIMEOUT_MS', 100, 1, 10_000),
-    maxEntries: integer(env, 'CACHE_MAX_ENTRIES', 10_000, 1, 10_000_000),
-    maxBytes: integer(env, 'CACHE_MAX_BYTES', 64 * 1024 * 1024, 1024, 64 * 1024 * 1024 * 1024),
+    timeoutMs: integer(env, 'CACHE_TIMEOUT_MS', 1, 10_000),
+    maxEntries: integer(env, 'CACHE_MAX_ENTRIES', 1, 10_000_000),
+    maxBytes: integer(env, 'CACHE_MAX_BYTES', 1024, 64 * 1024 * 1024 * 1024),
   };
 }
 
@@ -253,9 +334,9 @@ function persistedOperations(file: string | undefined): OperationManifest | unde
   }
 }
 
-function integer(env: Env, name: string, fallback: number, min: number, max: number): number {
+function integer(env: Env, name: SettingOf<number>, min: number, max: number): number {
   const raw = env[name]?.trim();
-  if (!raw) return fallback;
+  if (!raw) return DEFAULTS[name];
   const value = Number(raw);
   if (!/^\d+$/.test(raw) || value < min || value > max) {
     throw new ConfigError(`${name} must be a whole number from ${min} to ${max} (got "${raw}").`);

@@ -2,7 +2,7 @@
 // request id, and a fresh set of loaders built from them.
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import { gatewayError } from './errors.ts';
+import { gatewayError } from './graphql-errors.ts';
 import { createLoaders, type Loaders } from './loaders/index.ts';
 import { createRestClient, type RestClient } from './rest/client.ts';
 import { createRequestTransport, type UpstreamCall } from './rest/request-transport.ts';
@@ -65,7 +65,12 @@ export function createContext(
     // The deadline counts from the request's arrival, not from its first upstream call; the
     // client's disconnect cancels calls through the signal below.
     if (!client) {
-      client = createRestClient(requestTransport, { key, requestId, signal: disconnectSignal(request), deadlineAt: receivedAt + limits.deadlineMs });
+      client = createRestClient(requestTransport, {
+        key,
+        requestId,
+        signal: disconnectSignal(request),
+        deadlineAt: receivedAt + limits.deadlineMs,
+      });
     }
     return client;
   };

@@ -1,59 +1,61 @@
 // createGateway(options): the Yoga instance (schema, per-request context, error masking, request
 // ids, health) over one shared upstream transport.
+
+import { useGraphQlJit } from '@envelop/graphql-jit';
 import { type ExecutionResult, GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import type { BudgetWindow } from './budget-setting.ts';
+import { type CacheSettings, DEFAULTS } from './config.ts';
 import { type Arrival, createContext, type GatewayContext, type RequestLimits, requestIdOf } from './context.ts';
-import { type CircuitBreakerOptions, type GuardedTransport, withCircuitBreakers } from './rest/circuit-breaker.ts';
-import { useGraphQlJit } from '@envelop/graphql-jit';
-import { toGraphQLError } from './errors.ts';
+import { EXAMPLE_QUERY } from './example-query.ts';
+import { createLocalGraphiQL } from './graphiql/index.ts';
+import { toGraphQLError } from './graphql-errors.ts';
+import { createHttpSurface, type HttpOptions } from './http/index.ts';
 import { bodyLimitPlugin } from './limits/body-limit.ts';
 import { fanOutBudgetPlugin } from './limits/fan-out-plugin.ts';
 import { jsonDepthPlugin } from './limits/json-depth.ts';
 import { DEFAULT_QUERY_LIMITS, type QueryLimits, queryLimitPlugins } from './limits/query-limits.ts';
-import { createUpstreamTransport, type UpstreamTransport } from './rest/transport.ts';
-import { leafSerializers } from './schema/leaf-serializers.ts';
-import { subgraphSchema as schema } from './schema/subgraph.ts'; // the public schema plus _service and _entities
-import { EXAMPLE_QUERY } from './example-query.ts';
-import { createLocalGraphiQL } from './graphiql/index.ts';
-import { type OperationManifest, persistedOperationPlugins } from './persisted/index.ts';
-import { protocolErrorPlugins } from './protocol-errors.ts';
-import { createHttpSurface, type HttpOptions } from './http/index.ts';
 import { createObservability, type ObservabilityOptions } from './observability/index.ts';
 import type { Logger } from './observability/logger.ts';
 import type { GatewayMetrics } from './observability/metrics.ts';
+import { type OperationManifest, persistedOperationPlugins } from './persisted/index.ts';
+import { protocolErrorPlugins } from './protocol-errors.ts';
+import { type CircuitBreakerOptions, type GuardedTransport, withCircuitBreakers } from './rest/circuit-breaker.ts';
 import type { UpstreamCall } from './rest/request-transport.ts';
-import type { BudgetWindow } from './budget/budget-setting.ts';
-import type { CacheSettings } from './store/index.ts';
-import { createUpstreamEconomy } from './upstream-economy.ts';
+import { createUpstreamTransport, type UpstreamTransport } from './rest/transport.ts';
+import { leafSerializers } from './schema/leaf-serializers.ts';
+import { subgraphSchema as schema } from './schema/subgraph.ts'; // the public schema plus _service and _entities
+import { createUpstreamEconomy } from './upstream-economy/index.ts';
 
 /** Logging, metrics, readiness, CORS and CSRF settings: see src/observability and src/http. */
-type OperationsOptions = Omit<ObservabilityOptions, 'transport' | 'requestIdOf'> & Omit<HttpOptions, 'transport' | 'upstreamUrl' | 'cacheStore'>;
+type OperationsOptions = Omit<ObservabilityOptions, 'transport' | 'requestIdOf'> &
+  Omit<HttpOptions, 'transport' | 'upstreamUrl' | 'cacheStore'>;
 
 export interface GatewayOptions extends OperationsOptions {
   upstreamUrl: string;
-  /** @default 10000 */
+  /** @default DEFAULTS.UPSTREAM_TIMEOUT_MS */
   upstreamTimeoutMs?: number;
-  /** @default 64 */
+  /** @default DEFAULTS.UPSTREAM_CONNECTIONS */
   upstreamConnections?: number;
-  /** @default 2 */
+  /** @default DEFAULTS.UPSTREAM_GET_RETRIES */
   upstreamGetRetries?: number;
-  /** Upstream calls one request may make; the fan-out estimate refuses operations above it. @default 250 */
+  /** Upstream calls one request may make; the fan-out estimate refuses operations above it. @default DEFAULTS.MAX_UPSTREAM_CALLS */
   maxUpstreamCalls?: number;
-  /** Upstream calls of one request in flight at once. @default 16 */
+  /** Upstream calls of one request in flight at once. @default DEFAULTS.UPSTREAM_CONCURRENCY_PER_REQUEST */
   upstreamConcurrencyPerRequest?: number;
-  /** From a request's arrival, time until its last upstream call must have ended. @default 30000 */
+  /** From a request's arrival, time until its last upstream call must have ended. @default DEFAULTS.REQUEST_DEADLINE_MS */
   requestDeadlineMs?: number;
-  /** List pages (of 100) a lookup of an invite or member may scan; they have no REST retrieve. @default 10 */
+  /** List pages (of 100) a lookup of an invite or member may scan; they have no REST retrieve. @default DEFAULTS.MAX_LOOKUP_SCAN_PAGES */
   maxLookupScanPages?: number;
-  /** Largest upstream answer body, in bytes. @default 8388608 (8 MiB) */
+  /** Largest upstream answer body, in bytes. @default DEFAULTS.MAX_UPSTREAM_RESPONSE_BYTES */
   maxUpstreamResponseBytes?: number;
-  /** The upstream circuit breakers (whole upstream, and per route for reads). @default the settings in src/rest/circuit-breaker.ts */
+  /** The upstream circuit breakers (whole upstream, and per route for reads). @default DEFAULTS.CIRCUIT_BREAKER_* */
   circuitBreaker?: CircuitBreakerOptions;
   /** Depth, aliases, tokens and directives per operation. @default DEFAULT_QUERY_LIMITS */
   queryLimits?: Partial<QueryLimits>;
-  /** Largest request body accepted. @default 102400 */
+  /** Largest request body accepted. @default DEFAULTS.MAX_REQUEST_BYTES */
   maxRequestBytes?: number;
-  /** How deeply a `JSON` value may nest, in a caller's input and in an upstream answer. @default 32 */
+  /** How deeply a `JSON` value may nest, in a caller's input and in an upstream answer. @default DEFAULTS.MAX_JSON_DEPTH */
   maxJsonDepth?: number;
   /** Filled into GraphiQL's headers: only for the embedded demo API, never for a real upstream. */
   demoKey?: string;
@@ -98,21 +100,21 @@ export function createGateway(options: GatewayOptions): Gateway {
     ...options,
     logger: observability.logger,
     registry: observability.metrics.registry,
-    labelBounds: { maxLength: 200, maxValues: options.metricsMaxLabelValues ?? 200 },
+    labelBounds: { maxLength: 200, maxValues: options.metricsMaxLabelValues ?? DEFAULTS.METRICS_MAX_LABEL_VALUES },
   });
   const http = createHttpSurface({ ...options, transport, cacheStore: economy?.storeReport });
   const limits: RequestLimits = {
-    maxCalls: options.maxUpstreamCalls ?? 250,
-    concurrency: options.upstreamConcurrencyPerRequest ?? 16,
-    deadlineMs: options.requestDeadlineMs ?? 30_000,
-    maxLookupScanPages: options.maxLookupScanPages ?? 10,
+    maxCalls: options.maxUpstreamCalls ?? DEFAULTS.MAX_UPSTREAM_CALLS,
+    concurrency: options.upstreamConcurrencyPerRequest ?? DEFAULTS.UPSTREAM_CONCURRENCY_PER_REQUEST,
+    deadlineMs: options.requestDeadlineMs ?? DEFAULTS.REQUEST_DEADLINE_MS,
+    maxLookupScanPages: options.maxLookupScanPages ?? DEFAULTS.MAX_LOOKUP_SCAN_PAGES,
     onCall: (call) => {
       observability.onUpstreamCall(call);
       options.onUpstreamCall?.(call);
     },
   };
 
-  const maxJsonDepth = options.maxJsonDepth ?? 32;
+  const maxJsonDepth = options.maxJsonDepth ?? DEFAULTS.MAX_JSON_DEPTH;
   const graphiql = createLocalGraphiQL({ title: 'Organization GraphQL gateway', defaultQuery: EXAMPLE_QUERY, demoKey: options.demoKey });
 
   const yoga = createYoga<Record<string, never>, GatewayContext>({
@@ -123,7 +125,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     landingPage: false,
     logging: observability.yogaLogger,
     cors: http.cors,
-    context: ({ request }) => createContext(economy ? economy.transportFor(request, transport) : transport, request, limits, arrivals.get(request)),
+    context: ({ request }) =>
+      createContext(economy ? economy.transportFor(request, transport) : transport, request, limits, arrivals.get(request)),
     maskedErrors: { maskError: callerFacingError },
     renderGraphiQL: graphiql.render,
     graphiql: graphiql.options,
@@ -131,17 +134,20 @@ export function createGateway(options: GatewayOptions): Gateway {
     batching: false,
     // bodyLimitPlugin enforces MAX_REQUEST_BYTES (by Content-Length, and by counting a chunked
     // body), and Node's parser holds a body to its Content-Length. Yoga's own 25 MB check would pipe
-    // every request body through a TransformStream and build a second Request: ~1% of the CPU.
+    // every request body through a TransformStream and build a second Request.
     maxRequestBodySize: false,
     plugins: [
-      // An upstream value a field cannot represent fails that field with UPSTREAM_ERROR (errors.ts).
-      useGraphQlJit({ customSerializers: leafSerializers(schema, maxJsonDepth) }, { onError: (result) => jitCompileFailure(observability.logger, result) }),
+      // An upstream value a field cannot represent fails that field with UPSTREAM_ERROR (graphql-errors.ts).
+      useGraphQlJit(
+        { customSerializers: leafSerializers(schema, maxJsonDepth) },
+        { onError: (result) => jitCompileFailure(observability.logger, result) },
+      ),
       arrivalPlugin(arrivals),
       withoutOriginalErrors(),
       graphiql.plugin,
       ...observability.plugins,
       ...http.plugins,
-      bodyLimitPlugin(options.maxRequestBytes ?? 102_400),
+      bodyLimitPlugin(options.maxRequestBytes ?? DEFAULTS.MAX_REQUEST_BYTES),
       // After every plugin that picks a request parser: it wraps the one picked.
       ...protocolErrorPlugins(),
       ...persistedOperationPlugins(options.persistedOperations),

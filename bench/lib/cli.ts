@@ -1,14 +1,14 @@
 // Flags with environment fallbacks: `--duration 5` or `BENCH_DURATION=5`; `--quick` picks short defaults.
 import { parseArgs } from 'node:util';
 
-export interface NumberFlag {
+interface NumberFlag {
   env: string;
   default: number;
   /** Used instead of `default` with --quick. */
   quick?: number;
 }
 
-export interface ListFlag {
+interface ListFlag {
   env: string;
   default: number[];
   quick?: number[];
@@ -34,22 +34,31 @@ export function readFlags<N extends Record<string, NumberFlag>, L extends Record
   const raw = (name: string, env: string) => (values[name] as string | undefined) ?? process.env[env];
   const number = (name: string, text: string, env: string) => {
     const value = Number(text.trim());
-    if (text.trim() === '' || !Number.isFinite(value) || value < 0) throw new Error(`--${name} (${env}) takes non-negative numbers (got "${text}").`);
+    if (text.trim() === '' || !Number.isFinite(value) || value < 0)
+      throw new Error(`--${name} (${env}) takes non-negative numbers (got "${text}").`);
     return value;
   };
 
   const numbers = {} as { [K in keyof N]: number };
   for (const [name, flag] of Object.entries(numbersSpec)) {
     const text = raw(name, flag.env);
-    numbers[name as keyof N] = text === undefined ? (quick && flag.quick !== undefined ? flag.quick : flag.default) : number(name, text, flag.env);
+    numbers[name as keyof N] =
+      text === undefined ? (quick && flag.quick !== undefined ? flag.quick : flag.default) : number(name, text, flag.env);
   }
   const lists = {} as { [K in keyof L]: number[] };
   for (const [name, flag] of Object.entries(listsSpec)) {
     const text = raw(name, flag.env);
     lists[name as keyof L] =
-      text === undefined ? (quick && flag.quick !== undefined ? flag.quick : flag.default) : text.split(',').map((part) => number(name, part, flag.env));
+      text === undefined
+        ? quick && flag.quick !== undefined
+          ? flag.quick
+          : flag.default
+        : text.split(',').map((part) => number(name, part, flag.env));
   }
   const booleans = Object.fromEntries(booleanNames.map((name) => [name, values[name] === true])) as Record<string, boolean>;
-  const strings = Object.fromEntries(stringNames.map((name) => [name, values[name] as string | undefined])) as Record<string, string | undefined>;
+  const strings = Object.fromEntries(stringNames.map((name) => [name, values[name] as string | undefined])) as Record<
+    string,
+    string | undefined
+  >;
   return { quick, numbers, lists, booleans, strings };
 }

@@ -1,6 +1,6 @@
 // The benchmark's upstream data: 5 organizations, each with 10 batch exports, 5 domains, 10 members,
 // 5 invites, 10 pipeline destinations (plus 2 frontend and 2 import apps) and 2 projects of 5
-// surveys. Full REST shapes (src/rest/types.ts), generated from a fixed seed.
+// surveys. Full REST shapes (src/wire/rest-types.ts), generated from a fixed seed.
 import type {
   BatchExport,
   Domain,
@@ -13,7 +13,7 @@ import type {
   Survey,
   Team,
   User,
-} from '../../src/rest/types.ts';
+} from '../../src/wire/rest-types.ts';
 import { type Random, seededRandom, seededUuid } from './prng.ts';
 
 export const DATASET_SIZES = {
@@ -89,7 +89,15 @@ export function buildDataset(seed = 20251121): Dataset {
     const teams: Team[] = [];
     for (let p = 0; p < DATASET_SIZES.projectsPerOrganization; p += 1) {
       const teamId = nextTeamId++;
-      teams.push({ id: teamId, uuid: uuid(), organization: orgId, project_id: teamId, name: `Project ${o}.${p}`, timezone: 'UTC', is_demo: false });
+      teams.push({
+        id: teamId,
+        uuid: uuid(),
+        organization: orgId,
+        project_id: teamId,
+        name: `Project ${o}.${p}`,
+        timezone: 'UTC',
+        is_demo: false,
+      });
       const projectSurveys: Survey[] = [];
       for (let s = 0; s < DATASET_SIZES.surveysPerProject; s += 1) {
         projectSurveys.push({
@@ -145,7 +153,10 @@ export function buildDataset(seed = 20251121): Dataset {
         team_id: teams[0]?.id as number,
         name: `Export ${o}.${i}`,
         model: i % 2 === 0 ? 'events' : 'persons',
-        destination: { type: DESTINATION_TYPES[i % DESTINATION_TYPES.length] as string, config: { bucket_name: `bucket-${o}-${i}`, prefix: 'events/' } },
+        destination: {
+          type: DESTINATION_TYPES[i % DESTINATION_TYPES.length] as string,
+          config: { bucket_name: `bucket-${o}-${i}`, prefix: 'events/' },
+        },
         interval: INTERVALS[i % INTERVALS.length] as string,
         paused: i % 3 === 0,
         created_at: iso(random),

@@ -6,6 +6,13 @@ import { DASHBOARD, graphqlBody } from './queries.ts';
 
 const [url, key, seconds, connections] = process.argv.slice(2);
 if (!url || !key) throw new Error('usage: drive-cli.ts <url> <key> <seconds> <connections>');
-const result = await drive({ url, key, body: graphqlBody(DASHBOARD), durationSec: Number(seconds ?? 5), connections: Number(connections ?? 50), checkBodies: true });
+const result = await drive({
+  url,
+  key,
+  body: graphqlBody(DASHBOARD),
+  durationSec: Number(seconds ?? 5),
+  connections: Number(connections ?? 50),
+  checkBodies: true,
+});
 const { requests, requestsPerSec, non2xx, errors, bodyless, withErrors } = result;
 console.log(JSON.stringify({ requests, requestsPerSec, non2xx, errors, bodyless, withErrors }));

@@ -2,7 +2,7 @@
 import autocannon from 'autocannon';
 import { percentile } from './stats.ts';
 
-export interface DriveOptions {
+interface DriveOptions {
   url: string;
   connections: number;
   durationSec: number;
@@ -90,7 +90,9 @@ export async function drive(options: DriveOptions): Promise<DriveResult> {
   const result = await finished;
 
   latencies.sort((a, b) => a - b);
-  const statusCodes = Object.fromEntries(Object.entries(result.statusCodeStats ?? {}).map(([code, v]) => [code, Number((v as { count: number }).count)]));
+  const statusCodes = Object.fromEntries(
+    Object.entries(result.statusCodeStats ?? {}).map(([code, v]) => [code, Number((v as { count: number }).count)]),
+  );
   return {
     durationSec: result.duration,
     requests: latencies.length,
@@ -152,7 +154,11 @@ function inspectBody(status: number, body: string, check: BodyCheck): void {
 }
 
 /** One request, outside the load: the parsed JSON answer and its status. */
-export async function postOnce(url: string, key: string, body: string): Promise<{ status: number; json: unknown; requestId: string | null }> {
+export async function postOnce(
+  url: string,
+  key: string,
+  body: string,
+): Promise<{ status: number; json: unknown; requestId: string | null }> {
   const response = await fetch(url, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${key}` },

@@ -13,7 +13,7 @@ export function frameName(frame: CallFrame): string {
   return `${frame.functionName || '(anonymous)'}${where}`;
 }
 
-export function shortUrl(url: string): string {
+function shortUrl(url: string): string {
   const path = url.replace(/^file:\/\//, '');
   const nm = path.lastIndexOf('/node_modules/');
   if (nm >= 0) return path.slice(nm + '/node_modules/'.length);

@@ -73,7 +73,7 @@ export async function startScript(script: string, args: string[], nodeArgs: stri
   return track(child, url);
 }
 
-export async function freePort(): Promise<number> {
+async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
   const { port } = server.address() as { port: number };
@@ -81,7 +81,7 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-export interface GatewayProcessOptions {
+interface GatewayProcessOptions {
   upstreamUrl: string;
   /** Extra environment (settings of src/config.ts), on top of the bench's own environment. */
   env?: Record<string, string>;
@@ -96,7 +96,10 @@ let built = false;
 /** `npm run build` once per bench run: the gateway runs compiled, as in production. */
 function buildGateway(): void {
   if (built) return;
-  execFileSync(process.execPath, [resolve(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], { cwd: REPO_ROOT, stdio: 'inherit' });
+  execFileSync(process.execPath, [resolve(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+    cwd: REPO_ROOT,
+    stdio: 'inherit',
+  });
   built = true;
 }
 
@@ -159,7 +162,7 @@ export function tail(file: string, lines = 20): string {
   }
 }
 
-export interface RssSample {
+interface RssSample {
   /** Milliseconds since the sampler started. */
   t: number;
   rssMb: number;

@@ -6,12 +6,17 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[rank] as number;
 }
 
-export const median = (values: readonly number[]) => percentile([...values].sort((a, b) => a - b), 50);
+export const median = (values: readonly number[]) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
 export const mean = (values: readonly number[]) => (values.length ? values.reduce((a, b) => a + b, 0) / values.length : Number.NaN);
 export const min = (values: readonly number[]) => Math.min(...values);
 export const max = (values: readonly number[]) => Math.max(...values);
 
-export const fixed = (value: number | undefined, digits = 1) => (value === undefined || Number.isNaN(value) ? 'n/a' : value.toFixed(digits));
+export const fixed = (value: number | undefined, digits = 1) =>
+  value === undefined || Number.isNaN(value) ? 'n/a' : value.toFixed(digits);
 
 /** `median (min–max)` */
 export function spread(values: readonly number[], digits = 2): string {
@@ -30,5 +35,8 @@ export function markdownTable(headers: string[], rows: string[][]): string {
 
 /** `2025-11-21T14-05-09Z`: a timestamp usable in file names. */
 export function fileStamp(date = new Date()): string {
-  return date.toISOString().replace(/\.\d+Z$/, 'Z').replace(/:/g, '-');
+  return date
+    .toISOString()
+    .replace(/\.\d+Z$/, 'Z')
+    .replace(/:/g, '-');
 }

@@ -5,12 +5,12 @@
 // window to the response (`extensions.upstreamBudget`).
 import type { Plugin } from 'graphql-yoga';
 import { bearerKey, type GatewayContext } from '../context.ts';
-import { gatewayError } from '../errors.ts';
+import { gatewayError } from '../graphql-errors.ts';
 import type { TakeOutcome, UpstreamBudget, WindowReport } from './upstream-budget.ts';
 
-export const BUDGET_HEADER = 'x-upstream-budget';
+const BUDGET_HEADER = 'x-upstream-budget';
 
-export interface BudgetPlugin {
+interface BudgetPlugin {
   plugin: Plugin;
   /** For the fan-out plugin: the estimate it computed for each admitted operation. */
   onEstimate(context: object, estimate: number): void;

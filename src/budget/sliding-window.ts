@@ -2,8 +2,9 @@
 // others count rate limits. The calls counted at a moment are the current fixed window's plus the
 // previous one's weighted by how much of it the sliding window still covers; the real upstream
 // (DRF's throttles) keeps an exact sliding log, which this follows closely at a fraction of the cost.
+
+import type { BudgetWindow } from '../budget-setting.ts';
 import type { BudgetWindowCheck, WindowCounts } from '../store/shared-store.ts';
-import type { BudgetWindow } from './budget-setting.ts';
 
 export function windowAt(window: BudgetWindow, now: number): BudgetWindowCheck {
   const index = Math.floor(now / window.windowMs);

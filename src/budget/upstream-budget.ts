@@ -2,12 +2,13 @@
 // (Redis when CACHE names one, so every instance shares it; else this instance's memory; this
 // instance's memory too while Redis is away). A request reserves its fan-out estimate before it
 // runs, atomically, or is refused; when it ends, the reservation is settled to the calls it made.
-import type { BudgetWindowAt, SharedStore, WindowCounts } from '../store/shared-store.ts';
+
+import type { BudgetUnit, BudgetWindow } from '../budget-setting.ts';
+import type { BudgetWindowAt, BudgetWindowCheck, SharedStore, WindowCounts } from '../store/shared-store.ts';
 import { callerTag } from '../upstream-cache/caller-tag.ts';
-import type { BudgetUnit, BudgetWindow } from './budget-setting.ts';
 import { remaining, waitMs, windowAt } from './sliding-window.ts';
 
-export interface UpstreamBudgetOptions {
+interface UpstreamBudgetOptions {
   windows: readonly BudgetWindow[];
   /** Where budgets are counted. */
   store: SharedStore;
@@ -59,7 +60,11 @@ export function createUpstreamBudget(options: UpstreamBudgetOptions): UpstreamBu
     return { store, tag: callerTag(store.secret as string, key) };
   };
   const reportOf = (checks: ReturnType<typeof windowAt>[], counts: WindowCounts[]): WindowReport[] =>
-    windows.map((window, i) => ({ per: window.per, limit: window.limit, remaining: remaining(checks[i]!, counts[i]!) }));
+    windows.map((window, i) => ({
+      per: window.per,
+      limit: window.limit,
+      remaining: remaining(checks[i] as BudgetWindowCheck, counts[i] as WindowCounts),
+    }));
 
   async function take(key: string, estimate: number, away = false): Promise<TakeOutcome> {
     const { store, tag } = counter(key, away);
@@ -78,10 +83,15 @@ export function createUpstreamBudget(options: UpstreamBudgetOptions): UpstreamBu
       const after = counts.map((count) => ({ ...count, current: count.current + amount }));
       return { taken, ticket: { store, tag, at: checks, reserved: amount }, report: reportOf(checks, after) };
     }
-    const waits = checks.map((check, i) => waitMs(check, counts[i]!, amount, at));
+    const waits = checks.map((check, i) => waitMs(check, counts[i] as WindowCounts, amount, at));
     const longest = waits.indexOf(Math.max(...waits));
     const report = reportOf(checks, counts);
-    return { taken, retryAfterSeconds: Math.max(1, Math.ceil(waits[longest]! / 1000)), refusing: report[longest]!, report };
+    return {
+      taken,
+      retryAfterSeconds: Math.max(1, Math.ceil((waits[longest] as number) / 1000)),
+      refusing: report[longest] as WindowReport,
+      report,
+    };
   }
 
   return {

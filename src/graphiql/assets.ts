@@ -1,7 +1,7 @@
 // GraphiQL's files, served by the gateway itself: the bundle that `@graphql-yoga/render-graphiql`
 // would inline into its page (script, styles, editor workers, favicon) plus our bootstrap script,
 // each as a separate file so the page can run under `script-src 'self'`. Loaded on first use: the
-// bundle is 9 MB, and a process that never serves a browser never reads it.
+// bundle is large, and a process that never serves a browser never reads it.
 import { createHash } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
 import { promisify } from 'node:util';

@@ -1,17 +1,16 @@
 // Starts GraphiQL from the options the page carries as JSON (#graphiql-config), so the page needs
 // no inline script. Runs before the GraphiQL bundle: the editor reads MonacoEnvironment as it loads.
-(function () {
-  'use strict';
-  var config = JSON.parse(document.getElementById('graphiql-config').textContent);
+(() => {
+  const config = JSON.parse(document.getElementById('graphiql-config').textContent);
 
   // The editor and its popups add <style> elements at run time; the page's policy admits them by
   // this response's nonce (style-src 'nonce-…'), so each one created here carries it.
-  var nonce = config.styleNonce;
+  const nonce = config.styleNonce;
   if (nonce) {
     window.__webpack_nonce__ = nonce;
-    var createElement = Document.prototype.createElement;
-    Document.prototype.createElement = function (tagName) {
-      var element = createElement.apply(this, arguments);
+    const createElement = Document.prototype.createElement;
+    Document.prototype.createElement = function (tagName, ...options) {
+      const element = createElement.call(this, tagName, ...options);
       if (String(tagName).toLowerCase() === 'style') element.setAttribute('nonce', nonce);
       return element;
     };
@@ -20,12 +19,10 @@
   // Web workers load from the gateway by URL (worker-src 'self'), not from blob: URLs.
   self.MonacoEnvironment = {
     globalAPI: false,
-    getWorkerUrl: function (_moduleId, label) {
-      return config.workers[label] || config.workers.editorWorkerService;
-    },
+    getWorkerUrl: (_moduleId, label) => config.workers[label] || config.workers.editorWorkerService,
   };
 
-  document.addEventListener('DOMContentLoaded', function () {
+  document.addEventListener('DOMContentLoaded', () => {
     window.YogaGraphiQL.renderYogaGraphiQL(document.getElementById('root'), config.options);
   });
 })();

@@ -5,7 +5,7 @@ import type { GraphiQLOptions, Plugin } from 'graphql-yoga';
 import { GRAPHIQL_ASSET_PREFIX, gzipped, loadGraphiQLAssets } from './assets.ts';
 import { contentSecurityPolicy, renderGraphiQLPage } from './page.ts';
 
-export interface GraphiQLSettings {
+interface GraphiQLSettings {
   title: string;
   /** The first tab's operation. */
   defaultQuery: string;
@@ -16,7 +16,7 @@ export interface GraphiQLSettings {
 /** The options Yoga hands to the renderer, plus this response's style nonce. */
 type PageOptions = GraphiQLOptions & { styleNonce?: string };
 
-export interface LocalGraphiQL {
+interface LocalGraphiQL {
   /** Yoga's `graphiql` option: the options for each page view (each gets its own nonce). */
   options: (request: Request) => PageOptions;
   /** Yoga's `renderGraphiQL` option. */

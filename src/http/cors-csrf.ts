@@ -4,11 +4,12 @@
 // a browser would send without a pre-flight carry a header only a pre-flighted page can set.
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import type { CORSOptions, Plugin } from 'graphql-yoga';
+import { DEFAULTS } from '../config.ts';
 
 /** Any of these headers satisfies CSRF prevention (Apollo Client sends the second). */
-export const CSRF_HEADERS = ['x-graphql-csrf', 'apollo-require-preflight'];
+const CSRF_HEADERS = ['x-graphql-csrf', 'apollo-require-preflight'];
 
-export function corsOptions(origins: '*' | readonly string[] = '*'): CORSOptions {
+export function corsOptions(origins: '*' | readonly string[] = DEFAULTS.CORS_ORIGINS): CORSOptions {
   return {
     origin: origins === '*' ? ['*'] : [...origins],
     methods: ['GET', 'POST', 'OPTIONS'],
@@ -18,6 +19,6 @@ export function corsOptions(origins: '*' | readonly string[] = '*'): CORSOptions
   };
 }
 
-export function csrfPlugins(enabled = false): Plugin[] {
+export function csrfPlugins(enabled: boolean = DEFAULTS.CSRF_PREVENTION): Plugin[] {
   return enabled ? [useCSRFPrevention({ requestHeaders: CSRF_HEADERS })] : [];
 }

@@ -8,17 +8,17 @@ import { createReadiness, type ReadinessOptions } from './readiness.ts';
 export interface HttpOptions {
   upstreamUrl: string;
   transport: Pick<GuardedTransport, 'circuits'>;
-  /** @default 2000 */
+  /** @default DEFAULTS.READINESS_TIMEOUT_MS */
   readinessTimeoutMs?: number;
-  /** @default '*' */
+  /** @default DEFAULTS.CORS_ORIGINS */
   corsOrigins?: '*' | readonly string[];
-  /** @default false */
+  /** @default DEFAULTS.CSRF_PREVENTION */
   csrfPrevention?: boolean;
   /** The shared store's state, reported by /readiness (CACHE). */
   cacheStore?: ReadinessOptions['cacheStore'];
 }
 
-export interface HttpSurface {
+interface HttpSurface {
   /** Yoga's `cors` option. */
   cors: CORSOptions;
   plugins: Plugin[];

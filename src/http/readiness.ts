@@ -9,14 +9,15 @@
 // check waits for its probe. Checks arriving together share one upstream request.
 import type { Plugin } from 'graphql-yoga';
 import { Pool } from 'undici';
+import { DEFAULTS } from '../config.ts';
 import type { GuardedTransport } from '../rest/circuit-breaker.ts';
 
-export const READINESS_PATH = '/readiness';
+const READINESS_PATH = '/readiness';
 
 export interface ReadinessOptions {
   /** The REST base URL without `/api`. */
   upstreamUrl: string;
-  /** How long the probe waits for the upstream. @default 2000 */
+  /** How long the probe waits for the upstream. @default DEFAULTS.READINESS_TIMEOUT_MS */
   timeoutMs?: number;
   transport: Pick<GuardedTransport, 'circuits'>;
   /** The cache's store (CACHE), reported as information like the upstream: a store that is down never fails readiness. */
@@ -28,7 +29,7 @@ export interface CacheStoreReport {
   reachable: boolean;
 }
 
-export type ReadinessReport =
+type ReadinessReport =
   | {
       status: 'ready';
       upstream: { reachable: boolean; reason?: string; circuits: ReturnType<GuardedTransport['circuits']> };
@@ -36,7 +37,7 @@ export type ReadinessReport =
     }
   | { status: 'unavailable'; reason: string };
 
-export interface Readiness {
+interface Readiness {
   check(): Promise<ReadinessReport>;
   /** From now on not ready: the process is shutting down. */
   beginShutdown(): void;
@@ -46,7 +47,7 @@ export interface Readiness {
 }
 
 export function createReadiness(options: ReadinessOptions): Readiness {
-  const timeoutMs = options.timeoutMs ?? 2000;
+  const timeoutMs = options.timeoutMs ?? DEFAULTS.READINESS_TIMEOUT_MS;
   const base = new URL(options.upstreamUrl);
   const probePath = `${base.pathname.replace(/\/+$/, '')}/api/organizations/`;
   let pool: Pool | undefined;
@@ -77,8 +78,13 @@ export function createReadiness(options: ReadinessOptions): Readiness {
   async function check(): Promise<ReadinessReport> {
     if (shuttingDown) return { status: 'unavailable', reason: 'the gateway is shutting down' };
     inFlight ??= probeUpstream()
-      .then((reason) => (lastProbe = { reason }).reason)
-      .finally(() => (inFlight = undefined));
+      .then((reason) => {
+        lastProbe = { reason };
+        return reason;
+      })
+      .finally(() => {
+        inFlight = undefined;
+      });
     const reason = lastProbe ? lastProbe.reason : await inFlight;
     const circuits = options.transport.circuits();
     const upstream = reason === undefined ? { reachable: true, circuits } : { reachable: false, reason, circuits };
@@ -98,7 +104,9 @@ export function createReadiness(options: ReadinessOptions): Readiness {
       async onRequest({ request, url, endResponse, fetchAPI }) {
         if (url.pathname !== READINESS_PATH || !['GET', 'HEAD'].includes(request.method)) return;
         const report = await check();
-        endResponse(fetchAPI.Response.json(report, { status: report.status === 'ready' ? 200 : 503, headers: { 'cache-control': 'no-store' } }));
+        endResponse(
+          fetchAPI.Response.json(report, { status: report.status === 'ready' ? 200 : 503, headers: { 'cache-control': 'no-store' } }),
+        );
       },
     },
     async close() {

@@ -2,23 +2,13 @@
 // timeouts cover receiving a request (headers, then the whole body) and idle keep-alive time, never
 // the sending of a response, so a long response stream (Server-Sent Events) is not cut.
 import { createServer, type RequestListener, type Server } from 'node:http';
-
-export interface ServerSettings {
-  /** Time a client has to send a request's headers, from its first byte. @default 10000 */
-  headersTimeoutMs: number;
-  /** Time a client has to send a whole request, headers and body (at most MAX_REQUEST_BYTES). @default 30000 */
-  requestTimeoutMs: number;
-  /** How long an idle keep-alive connection is kept open between requests. @default 5000 */
-  keepAliveTimeoutMs: number;
-  /** Open client connections at once; past it new ones are closed as they arrive. @default 800 */
-  maxConnections: number;
-}
+import { DEFAULTS, type ServerSettings } from '../config.ts';
 
 const DEFAULT_SERVER_SETTINGS: ServerSettings = {
-  headersTimeoutMs: 10_000,
-  requestTimeoutMs: 30_000,
-  keepAliveTimeoutMs: 5000,
-  maxConnections: 800,
+  headersTimeoutMs: DEFAULTS.SERVER_HEADERS_TIMEOUT_MS,
+  requestTimeoutMs: DEFAULTS.SERVER_REQUEST_TIMEOUT_MS,
+  keepAliveTimeoutMs: DEFAULTS.SERVER_KEEP_ALIVE_TIMEOUT_MS,
+  maxConnections: DEFAULTS.MAX_CONNECTIONS,
 };
 
 /** How often Node checks the headers and request timeouts (its default, 30 s, would let them run that much over). */

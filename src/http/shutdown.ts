@@ -2,11 +2,12 @@
 // keep-alive connection as it goes idle), release the upstream pool and the embedded API, exit 0.
 // If requests are still running after the grace period, exit 1 anyway.
 import type { Server } from 'node:http';
+import { DEFAULTS } from '../config.ts';
 import type { Logger } from '../observability/logger.ts';
 
-export interface ShutdownOptions {
+interface ShutdownOptions {
   server: Server;
-  /** @default 10000 */
+  /** @default DEFAULTS.SHUTDOWN_GRACE_MS */
   graceMs?: number;
   logger: Logger;
   /** Called first: readiness answers 503 and responses close their connections from now on. */
@@ -19,7 +20,7 @@ export interface ShutdownOptions {
 
 /** Returns the signal handler; a second signal while shutting down is ignored. */
 export function gracefulShutdown(options: ShutdownOptions): (signal: string) => Promise<void> {
-  const graceMs = options.graceMs ?? 10_000;
+  const graceMs = options.graceMs ?? DEFAULTS.SHUTDOWN_GRACE_MS;
   const exit = options.exit ?? ((code: number) => process.exit(code));
   let started = false;
 

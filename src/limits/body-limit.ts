@@ -28,7 +28,12 @@ export function bodyLimitPlugin(maxBytes: number): Plugin {
     onRequest({ request, fetchAPI, endResponse }) {
       const length = Number(request.headers.get('content-length'));
       if (length > maxBytes) {
-        endResponse(fetchAPI.Response.json({ errors: [{ message: tooLargeMessage(maxBytes), extensions: tooLargeExtensions(maxBytes) }] }, { status: 413 }));
+        endResponse(
+          fetchAPI.Response.json(
+            { errors: [{ message: tooLargeMessage(maxBytes), extensions: tooLargeExtensions(maxBytes) }] },
+            { status: 413 },
+          ),
+        );
       }
     },
     onRequestParse({ request, setRequestParser }) {

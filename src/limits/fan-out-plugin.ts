@@ -2,7 +2,7 @@
 // is over the budget.
 import type { DocumentNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { gatewayError } from '../errors.ts';
+import { gatewayError } from '../graphql-errors.ts';
 import { estimateUpstreamCalls } from './fan-out.ts';
 import { exceedsDepth } from './json-depth.ts';
 
@@ -12,10 +12,14 @@ const MAX_ESTIMATES_PER_DOCUMENT = 100;
 const MAX_KEY_LENGTH = 512;
 
 /** `onEstimate`: told each admitted operation's estimate, by its context (the upstream budget reserves it). */
-export function fanOutBudgetPlugin(budget: number, maxLookupScanPages: number, onEstimate?: (context: object, estimate: number) => void): Plugin {
+export function fanOutBudgetPlugin(
+  budget: number,
+  maxLookupScanPages: number,
+  onEstimate?: (context: object, estimate: number) => void,
+): Plugin {
   // Yoga's parser cache hands the same document to every request with the same text, and the
   // estimate depends only on it, the operation name and the variables: a dashboard polled again and
-  // again is walked once, not once per request (~1% of the CPU).
+  // again is walked once, not once per request.
   const estimates = new WeakMap<DocumentNode, Map<string, number>>();
 
   return {

@@ -6,20 +6,20 @@
 import {
   type DocumentNode,
   type FieldNode,
+  type GraphQLCompositeType,
+  type GraphQLField,
+  type GraphQLSchema,
   getArgumentValues,
   getNamedType,
   getOperationAST,
   getVariableValues,
-  type GraphQLCompositeType,
-  type GraphQLField,
-  type GraphQLSchema,
   isCompositeType,
   isInterfaceType,
   isObjectType,
   Kind,
   type SelectionSetNode,
 } from 'graphql';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../schema/connection.ts';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../page-size.ts';
 
 /**
  * How a schema field reaches the upstream, declared on the field as `extensions.fanOut`:
@@ -38,7 +38,7 @@ export interface LookupCall {
   scan: boolean;
 }
 
-export interface EstimateOptions {
+interface EstimateOptions {
   /** What a scan can cost: MAX_LOOKUP_SCAN_PAGES. */
   maxLookupScanPages: number;
 }
@@ -59,9 +59,7 @@ export function estimateUpstreamCalls(
   // Bad variables fail execution before any resolver runs: nothing to estimate.
   if (coerced.errors) return 0;
   const variables = coerced.coerced;
-  const fragments = new Map(
-    document.definitions.flatMap((d) => (d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d] as const] : [])),
-  );
+  const fragments = new Map(document.definitions.flatMap((d) => (d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d] as const] : [])));
   const rootType = schema.getRootType(operation.operation);
   if (!rootType) return 0;
   // A lookup's call is the same wherever it appears (its arguments name it): count it once.
@@ -112,7 +110,12 @@ interface FieldCost {
   lookups?: readonly (LookupCall | null)[];
 }
 
-function costOf(field: GraphQLField<unknown, unknown>, node: FieldNode, variables: Record<string, unknown>, isMutation: boolean): FieldCost {
+function costOf(
+  field: GraphQLField<unknown, unknown>,
+  node: FieldNode,
+  variables: Record<string, unknown>,
+  isMutation: boolean,
+): FieldCost {
   const fanOut = field.extensions?.fanOut as FanOut | undefined;
   if (fanOut === undefined) return { own: isMutation ? MUTATION_CALLS : 0, perInstance: 1 };
   if (fanOut === 'call') return { own: 1, perInstance: 1 };

@@ -1,5 +1,5 @@
-// Introspection costs no upstream call, but its answer can be far larger than its question: 15
-// aliased `__schema` selections (2 KB) answered 1.4 MB. Each bound below is QUERY_TOO_COMPLEX naming
+// Introspection costs no upstream call, but its answer can be far larger than its question: each
+// aliased `__schema` selection answers the whole schema again. Each bound below is QUERY_TOO_COMPLEX naming
 // its limit, like the other query limits; the standard introspection query (graphql-js's
 // getIntrospectionQuery(), which GraphiQL, graphql-codegen and Hive/Apollo tooling send) is 15
 // deep, has one `__schema` and no alias, and passes them all.
@@ -17,9 +17,9 @@ import {
 import type { Plugin } from 'graphql-yoga';
 
 export interface IntrospectionLimits {
-  /** Deepest selection inside `__schema` or `__type` (which count as 1). @default 20 */
+  /** Deepest selection inside `__schema` or `__type` (which count as 1). @default DEFAULTS.MAX_INTROSPECTION_DEPTH */
   maxIntrospectionDepth: number;
-  /** `__type` selections (distinct response names) per document. @default 10 */
+  /** `__type` selections (distinct response names) per document. @default DEFAULTS.MAX_INTROSPECTION_TYPES */
   maxIntrospectionTypes: number;
 }
 
@@ -83,18 +83,40 @@ function introspectionLimitsRule(limits: IntrospectionLimits): ValidationRule {
         leave() {
           if (deepest && deepest.depth > limits.maxIntrospectionDepth) {
             const { depth, node } = deepest;
-            context.reportError(tooComplex(`Introspection depth limit of ${limits.maxIntrospectionDepth} exceeded, found ${depth}.`, 'maxIntrospectionDepth', node));
+            context.reportError(
+              tooComplex(
+                `Introspection depth limit of ${limits.maxIntrospectionDepth} exceeded, found ${depth}.`,
+                'maxIntrospectionDepth',
+                node,
+              ),
+            );
           }
           if (schemas.size > 1) {
-            context.reportError(tooComplex(`\`__schema\` limit of 1 exceeded, found ${schemas.size}: one answers it all.`, 'maxIntrospectionSchemas', [...schemas.values()][1]));
+            context.reportError(
+              tooComplex(
+                `\`__schema\` limit of 1 exceeded, found ${schemas.size}: one answers it all.`,
+                'maxIntrospectionSchemas',
+                [...schemas.values()][1],
+              ),
+            );
           }
           if (types.size > limits.maxIntrospectionTypes) {
             const node = [...types.values()][limits.maxIntrospectionTypes];
-            context.reportError(tooComplex(`\`__type\` limit of ${limits.maxIntrospectionTypes} exceeded, found ${types.size}.`, 'maxIntrospectionTypes', node));
+            context.reportError(
+              tooComplex(
+                `\`__type\` limit of ${limits.maxIntrospectionTypes} exceeded, found ${types.size}.`,
+                'maxIntrospectionTypes',
+                node,
+              ),
+            );
           }
           if (aliased.length > 0) {
             context.reportError(
-              tooComplex(`Introspection aliases limit of 0 exceeded, found ${aliased.length}: an alias there only repeats part of the schema.`, 'introspectionAliases', aliased[0]),
+              tooComplex(
+                `Introspection aliases limit of 0 exceeded, found ${aliased.length}: an alias there only repeats part of the schema.`,
+                'introspectionAliases',
+                aliased[0],
+              ),
             );
           }
         },
@@ -108,7 +130,13 @@ const introspectionListsRule: ValidationRule = (context) =>
   MaxIntrospectionDepthRule(
     Object.assign(Object.create(context) as ValidationContext, {
       reportError: (error: GraphQLError) =>
-        context.reportError(tooComplex(`${error.message}: introspection lists nest at most 3 deep.`, 'maxIntrospectionListDepth', error.nodes?.[0] as FieldNode)),
+        context.reportError(
+          tooComplex(
+            `${error.message}: introspection lists nest at most 3 deep.`,
+            'maxIntrospectionListDepth',
+            error.nodes?.[0] as FieldNode,
+          ),
+        ),
     }),
   );
 
@@ -119,7 +147,14 @@ export function introspectionLimitsPlugin(limits: IntrospectionLimits): Plugin {
       addValidationRule(rule);
       addValidationRule(introspectionListsRule);
       // The original would report the same documents again, as GRAPHQL_VALIDATION_FAILED.
-      setValidationFn((schema, document, rules, ...rest) => validateFn(schema, document, rules?.filter((rule: ValidationRule) => rule !== MaxIntrospectionDepthRule), ...rest));
+      setValidationFn((schema, document, rules, ...rest) =>
+        validateFn(
+          schema,
+          document,
+          rules?.filter((rule: ValidationRule) => rule !== MaxIntrospectionDepthRule),
+          ...rest,
+        ),
+      );
     },
   };
 }

@@ -22,7 +22,7 @@ import {
   visitWithTypeInfo,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { gatewayError } from '../errors.ts';
+import { gatewayError } from '../graphql-errors.ts';
 
 /** Scalars that take any JSON value: the only input positions a value can nest in freely. */
 const FREE_FORM_SCALARS = new Set(['JSON', '_Any']);
@@ -133,8 +133,8 @@ function freeFormValueTooDeep(value: unknown, type: GraphQLInputType, maxDepth: 
   }
   if (isInputObjectType(nullable)) {
     if (typeof value !== 'object' || Array.isArray(value)) return false;
-    const fields = nullable.getFields();
-    return Object.keys(fields).some((name) => freeFormValueTooDeep((value as Record<string, unknown>)[name], fields[name]!.type, maxDepth));
+    const fields = Object.entries(nullable.getFields());
+    return fields.some(([name, field]) => freeFormValueTooDeep((value as Record<string, unknown>)[name], field.type, maxDepth));
   }
   return FREE_FORM_SCALARS.has(nullable.name) && exceedsDepth(value, maxDepth);
 }

@@ -8,27 +8,28 @@ import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { GraphQLError, type ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { DEFAULTS } from '../config.ts';
 import { bearerKey } from '../context.ts';
 import { type IntrospectionLimits, introspectionLimitsPlugin } from './introspection-limits.ts';
 
 export interface QueryLimits extends IntrospectionLimits {
-  /** @default 12 */
+  /** @default DEFAULTS.MAX_DEPTH */
   maxDepth: number;
-  /** @default 15 */
+  /** @default DEFAULTS.MAX_ALIASES */
   maxAliases: number;
-  /** @default 2000 */
+  /** @default DEFAULTS.MAX_TOKENS */
   maxTokens: number;
-  /** @default 20 */
+  /** @default DEFAULTS.MAX_DIRECTIVES */
   maxDirectives: number;
 }
 
 export const DEFAULT_QUERY_LIMITS: QueryLimits = {
-  maxDepth: 12,
-  maxAliases: 15,
-  maxTokens: 2000,
-  maxDirectives: 20,
-  maxIntrospectionDepth: 20,
-  maxIntrospectionTypes: 10,
+  maxDepth: DEFAULTS.MAX_DEPTH,
+  maxAliases: DEFAULTS.MAX_ALIASES,
+  maxTokens: DEFAULTS.MAX_TOKENS,
+  maxDirectives: DEFAULTS.MAX_DIRECTIVES,
+  maxIntrospectionDepth: DEFAULTS.MAX_INTROSPECTION_DEPTH,
+  maxIntrospectionTypes: DEFAULTS.MAX_INTROSPECTION_TYPES,
 };
 
 /** Armor reports plain errors: give each the contract's code and the name of the limit it hit. */

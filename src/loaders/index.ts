@@ -2,7 +2,8 @@
 // Each list's loader is made on first use: a request touches a few of the eleven lists, and making
 // the others (two DataLoaders and three maps each) for every request would be waste.
 import type { RestClient } from '../rest/client.ts';
-import type { BatchExport, Domain, Invite, Member, Organization, PipelineFamily, PipelineItem, Survey } from '../rest/types.ts';
+import type { BatchExport, Domain, Invite, Member, Organization, PipelineFamily, PipelineItem, Survey } from '../wire/rest-types.ts';
+import { ResourceLoader } from './resource-loader.ts';
 import {
   type BatchExportRecord,
   type DomainRecord,
@@ -12,8 +13,7 @@ import {
   PIPELINE_TYPENAMES,
   type PipelineItemRecord,
   type SurveyRecord,
-} from './records.ts';
-import { ResourceLoader } from './resource-loader.ts';
+} from './tagged-records.ts';
 
 type Rest = () => RestClient;
 
@@ -46,67 +46,74 @@ export class Loaders {
 
   get organizations() {
     const rest = this.rest;
-    return (this.#organizations ??= new ResourceLoader({
+    this.#organizations ??= new ResourceLoader({
       list: (_, p) => rest().listOrganizations(p),
       retrieve: (_, id) => rest().getOrganization(id),
       tag: (record) => Object.assign(record, { $type: 'Organization' as const }),
       idOf: (record) => record.id,
-    }));
+    });
+    return this.#organizations;
   }
 
   get batchExports() {
     const rest = this.rest;
-    return (this.#batchExports ??= new ResourceLoader({
+    this.#batchExports ??= new ResourceLoader({
       list: (orgId, p) => rest().listBatchExports(orgId, p),
       retrieve: (orgId, id) => rest().getBatchExport(orgId, id),
       tag: underOrg('BatchExport'),
       idOf: (record) => record.id,
-    }));
+    });
+    return this.#batchExports;
   }
 
   get domains() {
     const rest = this.rest;
-    return (this.#domains ??= new ResourceLoader({
+    this.#domains ??= new ResourceLoader({
       list: (orgId, p) => rest().listDomains(orgId, p),
       retrieve: (orgId, id) => rest().getDomain(orgId, id),
       tag: underOrg('Domain'),
       idOf: (record) => record.id,
-    }));
+    });
+    return this.#domains;
   }
 
   get invites() {
     const rest = this.rest;
-    return (this.#invites ??= new ResourceLoader({
+    this.#invites ??= new ResourceLoader({
       list: (orgId, p) => rest().listInvites(orgId, p),
       maxScanPages: this.maxScanPages,
       tag: underOrg('Invite'),
       idOf: (record) => record.id,
-    }));
+    });
+    return this.#invites;
   }
 
   get members() {
     const rest = this.rest;
-    return (this.#members ??= new ResourceLoader({
+    this.#members ??= new ResourceLoader({
       list: (orgId, p) => rest().listMembers(orgId, p),
       maxScanPages: this.maxScanPages,
       tag: underOrg('Member'),
       idOf: (record) => record.id,
-    }));
+    });
+    return this.#members;
   }
 
   get surveys() {
     const rest = this.rest;
-    return (this.#surveys ??= new ResourceLoader({
+    this.#surveys ??= new ResourceLoader({
       list: (projectId, p) => rest().listSurveys(projectId, p),
       retrieve: (projectId, id) => rest().getSurvey(projectId, id),
       tag: (record, projectId) => Object.assign(record, { $type: 'Survey' as const, $project: projectId }),
       idOf: (record) => record.id,
-    }));
+    });
+    return this.#surveys;
   }
 
   /** Any other GET, made once per request however many fields ask for it. */
   once<T>(key: string, fetch: (client: RestClient) => Promise<T>): Promise<T> {
-    const memo = (this.#memo ??= new Map());
+    this.#memo ??= new Map();
+    const memo = this.#memo;
     let pending = memo.get(key) as Promise<T> | undefined;
     if (!pending) {
       pending = Promise.resolve().then(() => fetch(this.rest()));
@@ -140,12 +147,13 @@ class PipelineLoaders {
 
   private of(family: PipelineFamily): ResourceLoader<PipelineItem, PipelineItemRecord> {
     const rest = this.rest;
-    return (this.#loaders[family] ??= new ResourceLoader<PipelineItem, PipelineItemRecord>({
+    this.#loaders[family] ??= new ResourceLoader<PipelineItem, PipelineItemRecord>({
       list: (orgId, p) => rest().listPipelineItems(family, orgId, p),
       retrieve: (orgId, id) => rest().getPipelineItem(family, orgId, Number(id)),
       tag: (record, orgId) => Object.assign(record, { $type: PIPELINE_TYPENAMES[family], $org: orgId, $family: family }),
       idOf: (record) => String(record.id),
-    }));
+    });
+    return this.#loaders[family];
   }
 }
 

@@ -2,13 +2,11 @@
 // several ids in one scan, and never past `maxPages` pages. The first page tells `count` and the
 // upstream's page size; the other pages within the bound then go out together, so a scan takes two
 // round trips however long it is (the fan-out estimate counts the bound either way).
-import { gatewayError, isNotFound } from '../errors.ts';
-import type { Page } from '../rest/types.ts';
+import { gatewayError, isNotFound } from '../graphql-errors.ts';
+import { MAX_PAGE_SIZE } from '../page-size.ts';
+import type { Page } from '../wire/rest-types.ts';
 
-/** The page size asked for when scanning a list (the contract's largest page). */
-const SCAN_PAGE_SIZE = 100;
-
-export interface ListScan<R> {
+interface ListScan<R> {
   page(limit: number, offset: number): Promise<Page<R>>;
   idOf(record: R): string;
   maxPages: number;
@@ -30,7 +28,7 @@ export async function scanList<R>(ids: readonly string[], { page, idOf, maxPages
 
   let first: Page<R>;
   try {
-    first = await page(SCAN_PAGE_SIZE, 0);
+    first = await page(MAX_PAGE_SIZE, 0);
   } catch (error) {
     return ids.map(() => lookupFailure(error));
   }
@@ -41,14 +39,13 @@ export async function scanList<R>(ids: readonly string[], { page, idOf, maxPages
   const pages = Math.min(pagesInList, maxPages);
   let failure: unknown;
   if (found.size < wanted.size && pages > 1) {
-    const rest = await Promise.allSettled(Array.from({ length: pages - 1 }, (_, i) => page(SCAN_PAGE_SIZE, (i + 1) * stride)));
+    const rest = await Promise.allSettled(Array.from({ length: pages - 1 }, (_, i) => page(MAX_PAGE_SIZE, (i + 1) * stride)));
     for (const outcome of rest) {
       if (outcome.status === 'fulfilled') take(outcome.value);
       else failure ??= outcome.reason;
     }
   }
-  const missing =
-    failure !== undefined ? lookupFailure(failure) : pagesInList <= maxPages ? null : beyondBound(maxPages, pages * stride);
+  const missing = failure !== undefined ? lookupFailure(failure) : pagesInList <= maxPages ? null : beyondBound(maxPages, pages * stride);
   return ids.map((id) => found.get(id) ?? missing);
 }
 

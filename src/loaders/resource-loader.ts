@@ -1,11 +1,11 @@
 // Per-request loaders for one REST resource: list pages and records by id, deduplicated; a record
 // any list page brought is answered from that page, so a lookup after a list costs no upstream call.
 import DataLoader from 'dataloader';
-import type { Page } from '../rest/types.ts';
+import type { Page } from '../wire/rest-types.ts';
 import { lookupFailure, scanList } from './list-scan.ts';
 
 /** How one REST resource is listed and found by id under its parent (an organization or project). */
-export type RestResource<Raw, R extends Raw> = {
+type RestResource<Raw, R extends Raw> = {
   list(parentId: string, params: { limit: number; offset: number }): Promise<Page<Raw>>;
   /** Attaches, in place, the parent ids the record's global id needs (REST records lack them). */
   tag(record: Raw, parentId: string): R;
@@ -132,7 +132,7 @@ export class ResourceLoader<Raw, R extends Raw = Raw> {
         const listed = this.listed.get(parentId);
         const unlisted = ids.filter((id) => !listed?.has(id));
         const results = await this.lookUp(parentId, unlisted);
-        unlisted.forEach((id, i) => found.set(recordKey(parentId, id), results[i] as R | null | Error));
+        for (const [i, id] of unlisted.entries()) found.set(recordKey(parentId, id), results[i] as R | null | Error);
         for (const id of ids) {
           const record = this.listed.get(parentId)?.get(id);
           if (record) found.set(recordKey(parentId, id), record);
@@ -154,7 +154,11 @@ export class ResourceLoader<Raw, R extends Raw = Raw> {
   }
 
   /** One record's own call: its 404 is its null, its failure its own error. */
-  private async retrieveOne(retrieve: (parentId: string, id: string) => Promise<Raw>, parentId: string, id: string): Promise<R | null | Error> {
+  private async retrieveOne(
+    retrieve: (parentId: string, id: string) => Promise<Raw>,
+    parentId: string,
+    id: string,
+  ): Promise<R | null | Error> {
     try {
       return this.resource.tag(await retrieve(parentId, id), parentId);
     } catch (error) {

@@ -1,17 +1,9 @@
 // Text a caller can influence (operation names above all) must not grow what the gateway keeps:
 // every metric label goes through a bounded label, and every name a log line records is truncated.
+import { truncate } from '../truncate.ts';
 
 /** The value a bounded label takes once it has seen its maximum number of distinct values. */
 const OTHER_LABEL = 'other';
-
-/** `text` cut to at most `maxLength` UTF-16 units, ending in `…` when cut (never half a surrogate pair). */
-export function truncate(text: string, maxLength: number): string {
-  if (text.length <= maxLength) return text;
-  let end = Math.max(0, maxLength - 1);
-  const last = text.charCodeAt(end - 1);
-  if (last >= 0xd800 && last <= 0xdbff) end -= 1;
-  return `${text.slice(0, end)}…`;
-}
 
 export interface LabelBounds {
   /** Longest label value, in UTF-16 units. */

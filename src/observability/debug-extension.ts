@@ -5,9 +5,9 @@ import type { Plugin } from 'graphql-yoga';
 import type { UpstreamCall } from '../rest/request-transport.ts';
 import { safeRoute } from './routes.ts';
 
-export const DEBUG_HEADER = 'x-debug-upstream';
+const DEBUG_HEADER = 'x-debug-upstream';
 
-export interface DebuggedCall {
+interface DebuggedCall {
   method: string;
   route: string;
   /** null when the upstream did not answer (see `outcome`). */

@@ -1,6 +1,7 @@
 // The gateway's observability, wired once per gateway: the logger Yoga logs through, the request
 // log line, Prometheus metrics at /metrics and the debug extension.
 import type { Plugin, YogaLogger } from 'graphql-yoga';
+import { DEFAULTS } from '../config.ts';
 import type { GuardedTransport } from '../rest/circuit-breaker.ts';
 import type { UpstreamCall } from '../rest/request-transport.ts';
 import { debugExtensionPlugin } from './debug-extension.ts';
@@ -12,19 +13,19 @@ import { isExpected, yogaLogger } from './yoga-logger.ts';
 export interface ObservabilityOptions {
   /** @default the process logger (LOG_LEVEL, LOG_FILE) */
   logger?: Logger;
-  /** Serve `/metrics`. @default true */
+  /** Serve `/metrics`. @default DEFAULTS.METRICS_ENABLED */
   metricsEnabled?: boolean;
-  /** Operation names are cut to this many characters in the request line and in metrics. @default 100 */
+  /** Operation names are cut to this many characters in the request line and in metrics. @default DEFAULTS.MAX_OPERATION_NAME_LENGTH */
   maxOperationNameLength?: number;
-  /** Distinct values per metric label; later new values count as `other`. @default 200 */
+  /** Distinct values per metric label; later new values count as `other`. @default DEFAULTS.METRICS_MAX_LABEL_VALUES */
   metricsMaxLabelValues?: number;
-  /** Honour `x-debug-upstream: 1`. @default true */
+  /** Honour `x-debug-upstream: 1`. @default DEFAULTS.DEBUG_UPSTREAM_CALLS */
   debugUpstreamCalls?: boolean;
   transport: Pick<GuardedTransport, 'state' | 'onStateChange'>;
   requestIdOf(request: Request): string | undefined;
 }
 
-export interface Observability {
+interface Observability {
   logger: Logger;
   /** Yoga's `logging` option. */
   yogaLogger: YogaLogger;
@@ -34,7 +35,7 @@ export interface Observability {
   plugins: Plugin[];
 }
 
-export const METRICS_PATH = '/metrics';
+const METRICS_PATH = '/metrics';
 
 export function createObservability(options: ObservabilityOptions): Observability {
   const logger = options.logger ?? defaultLogger();
@@ -55,8 +56,8 @@ export function createObservability(options: ObservabilityOptions): Observabilit
       maxOperationNameLength: options.maxOperationNameLength,
     }),
   ];
-  if (options.metricsEnabled ?? true) plugins.push(metricsEndpointPlugin(metrics));
-  if (options.debugUpstreamCalls ?? true) plugins.push(debugExtensionPlugin());
+  if (options.metricsEnabled ?? DEFAULTS.METRICS_ENABLED) plugins.push(metricsEndpointPlugin(metrics));
+  if (options.debugUpstreamCalls ?? DEFAULTS.DEBUG_UPSTREAM_CALLS) plugins.push(debugExtensionPlugin());
 
   return {
     logger,

@@ -2,25 +2,25 @@
 // key redacted. Log objects are built from named fields only (never a request or its headers), so
 // redaction is the second line of defence, not the first. No line is longer than logMaxLineLength,
 // whatever a caller sent.
-import { pino, type DestinationStream, type Logger } from 'pino';
-import { loadLoggingConfig, type LogLevel } from '../config.ts';
-import { truncate } from './bounded-label.ts';
+import { type DestinationStream, type Logger, pino } from 'pino';
+import { DEFAULTS, type LogLevel, loadLoggingConfig } from '../config.ts';
+import { truncate } from '../truncate.ts';
 
 export type { Logger } from 'pino';
 
-export interface LoggerSettings {
-  /** @default 'info' */
+interface LoggerSettings {
+  /** @default DEFAULTS.LOG_LEVEL */
   logLevel?: LogLevel;
   /** Append to this file (created with its directory); unset: stdout. */
   logFile?: string;
-  /** Longest line, in characters (see boundedLine). @default 16384 */
+  /** Longest line, in characters (see boundedLine). @default DEFAULTS.LOG_MAX_LINE_LENGTH */
   logMaxLineLength?: number;
 }
 
 const SECRET_NAMES = ['authorization', 'cookie', 'set-cookie', 'key', 'apiKey', 'token', 'accessToken', 'password', 'secret'];
 
 /** Secret-named fields at the top level and up to two levels down, and any `headers.authorization`/`cookie`. */
-export const REDACTED_PATHS = [
+const REDACTED_PATHS = [
   ...SECRET_NAMES.map((name) => (/^\w+$/.test(name) ? name : `["${name}"]`)).flatMap((name) => [name, `*.${name}`, `*.*.${name}`]),
   'headers.authorization',
   'headers.cookie',
@@ -33,13 +33,13 @@ export const REDACTED_PATHS = [
 export function createLogger(settings: LoggerSettings = {}, destination?: DestinationStream): Logger {
   return pino(
     {
-      level: settings.logLevel ?? 'info',
+      level: settings.logLevel ?? DEFAULTS.LOG_LEVEL,
       base: { pid: process.pid },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       serializers: { err: pino.stdSerializers.err },
-      hooks: { streamWrite: boundedLine(settings.logMaxLineLength ?? 16_384) },
+      hooks: { streamWrite: boundedLine(settings.logMaxLineLength ?? DEFAULTS.LOG_MAX_LINE_LENGTH) },
     },
     // Written synchronously: a log line is never lost to an exit, a crash or a forced shutdown.
     destination ?? pino.destination({ dest: settings.logFile ?? 1, append: true, mkdir: true, sync: true }),

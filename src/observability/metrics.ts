@@ -1,17 +1,18 @@
 // Prometheus metrics (prom-client). Each gateway has its own Registry, so tests can build many; the
 // process metrics (CPU, memory, event loop, GC) live in one registry per process and are merged in
 // at scrape time.
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
+import { DEFAULTS } from '../config.ts';
 import { type CircuitState, type GuardedTransport, WHOLE_UPSTREAM } from '../rest/circuit-breaker.ts';
 import type { UpstreamCall } from '../rest/request-transport.ts';
 import { boundedLabel } from './bounded-label.ts';
-import { safeRoute } from './routes.ts';
 import type { OperationSummary } from './request-log.ts';
+import { safeRoute } from './routes.ts';
 
-export interface MetricsOptions {
-  /** Operation names are cut to this many characters. @default 100 */
+interface MetricsOptions {
+  /** Operation names are cut to this many characters. @default DEFAULTS.MAX_OPERATION_NAME_LENGTH */
   maxOperationNameLength?: number;
-  /** Distinct values per label; later new values count as `other`. @default 200 */
+  /** Distinct values per label; later new values count as `other`. @default DEFAULTS.METRICS_MAX_LABEL_VALUES */
   maxLabelValues?: number;
 }
 
@@ -34,8 +35,8 @@ const GATEWAY_LABEL_MAX_LENGTH = 200;
 let processRegistry: Registry | undefined;
 
 export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
-  const maxValues = options.maxLabelValues ?? 200;
-  const operationLabel = boundedLabel({ maxLength: options.maxOperationNameLength ?? 100, maxValues });
+  const maxValues = options.maxLabelValues ?? DEFAULTS.METRICS_MAX_LABEL_VALUES;
+  const operationLabel = boundedLabel({ maxLength: options.maxOperationNameLength ?? DEFAULTS.MAX_OPERATION_NAME_LENGTH, maxValues });
   const gatewayBounds = { maxLength: GATEWAY_LABEL_MAX_LENGTH, maxValues };
   const codeLabel = boundedLabel(gatewayBounds);
   const methodLabel = boundedLabel(gatewayBounds);

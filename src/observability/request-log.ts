@@ -1,11 +1,12 @@
 // One summary per GraphQL request (request id, operation, duration, upstream calls, outcome), handed
 // to the log line and the metrics; and each unexpected error of an operation, with its request id.
 // The request id is passed along explicitly: an AsyncLocalStorage would turn on Node's promise
-// hooks for every promise of every request, which cost about a tenth of the gateway's CPU.
-import { getOperationAST, GraphQLError } from 'graphql';
+// hooks for every promise of every request.
+import { GraphQLError, getOperationAST } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import { DEFAULTS } from '../config.ts';
 import type { UpstreamCall } from '../rest/request-transport.ts';
-import { truncate } from './bounded-label.ts';
+import { truncate } from '../truncate.ts';
 import type { Logger } from './logger.ts';
 
 export interface OperationSummary {
@@ -28,7 +29,7 @@ export interface OperationSummary {
   errorCodes: string[];
 }
 
-export interface RequestLogOptions {
+interface RequestLogOptions {
   logger: Logger;
   /** The id the request-id plugin gave this request (that plugin runs first). */
   requestIdOf(request: Request): string | undefined;
@@ -38,7 +39,7 @@ export interface RequestLogOptions {
   isUnexpected(error: Error): boolean;
   /** Original errors logged here, so Yoga's own masking log does not report them again. */
   logged: WeakSet<Error>;
-  /** Operation names are chosen by callers: the summary keeps at most this many characters. @default 100 */
+  /** Operation names are chosen by callers: the summary keeps at most this many characters. @default DEFAULTS.MAX_OPERATION_NAME_LENGTH */
   maxOperationNameLength?: number;
   /** @default '/graphql' */
   graphqlEndpoint?: string;
@@ -57,11 +58,11 @@ const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 
 export function requestLogPlugin(options: RequestLogOptions): Plugin {
   const endpoint = options.graphqlEndpoint ?? '/graphql';
-  const maxNameLength = options.maxOperationNameLength ?? 100;
+  const maxNameLength = options.maxOperationNameLength ?? DEFAULTS.MAX_OPERATION_NAME_LENGTH;
   const operationName = (name: string | undefined) => (name === undefined ? null : truncate(name, maxNameLength));
   const pending = new WeakMap<Request, Pending>();
   // The summary line holds only the named fields above (ids, numbers, codes), so it skips pino's
-  // redaction, which cost ~110 KB of garbage per request walking its wildcard paths. Error lines,
+  // redaction, which allocates on every line as it walks its wildcard paths. Error lines,
   // which carry arbitrary objects, still go through the redacting logger.
   const summaryLog = options.logger.child({}, { redact: [] });
 
@@ -82,7 +83,8 @@ export function requestLogPlugin(options: RequestLogOptions): Plugin {
       const entry = pending.get(request);
       if (!entry) return;
       // The name the client asked for, until execution knows the real one (kept only if it is a name).
-      if (typeof params.operationName === 'string' && GRAPHQL_NAME.test(params.operationName)) entry.operation = operationName(params.operationName);
+      if (typeof params.operationName === 'string' && GRAPHQL_NAME.test(params.operationName))
+        entry.operation = operationName(params.operationName);
     },
     onExecute({ args }) {
       const context = args.contextValue as { request?: Request; upstreamCalls?: readonly UpstreamCall[] };
@@ -139,7 +141,9 @@ export function requestLogPlugin(options: RequestLogOptions): Plugin {
   };
 }
 
-function tally(calls: readonly UpstreamCall[]): Pick<OperationSummary, 'upstreamCalls' | 'upstreamRetries' | 'cacheHits' | 'coalescedCalls'> {
+function tally(
+  calls: readonly UpstreamCall[],
+): Pick<OperationSummary, 'upstreamCalls' | 'upstreamRetries' | 'cacheHits' | 'coalescedCalls'> {
   const counts = { upstreamCalls: 0, upstreamRetries: 0, cacheHits: 0, coalescedCalls: 0 };
   for (const call of calls) {
     if (call.source === 'cache') counts.cacheHits += 1;

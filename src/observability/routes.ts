@@ -9,8 +9,7 @@ const MAX_KNOWN = 1000;
 export function safeRoute(route: string): string {
   let safe = known.get(route);
   if (safe === undefined) {
-    safe = route
-      .split('?')[0]!
+    safe = (route.split('?')[0] ?? route)
       .split('/')
       .map((part) => (part.startsWith(':') ? part : routeTemplate(part)))
       .join('/');

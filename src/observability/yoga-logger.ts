@@ -4,24 +4,26 @@
 // in the request line, so they are debug detail.
 import { GraphQLError } from 'graphql';
 import type { YogaLogger } from 'graphql-yoga';
-import { toGraphQLError } from '../errors.ts';
+import { toGraphQLError } from '../graphql-errors.ts';
 import type { Logger } from './logger.ts';
 
 export function yogaLogger(logger: Logger, alreadyLogged: WeakSet<Error>): YogaLogger {
-  const forward = (level: 'debug' | 'info' | 'warn' | 'error') => (...args: unknown[]) => {
-    const error = args.find((arg): arg is Error => arg instanceof Error);
-    const message = args.filter((arg) => typeof arg === 'string').join(' ');
-    if (!error) return logger[level](message || 'graphql-yoga');
-    const original = error instanceof GraphQLError && error.originalError ? error.originalError : error;
-    const path = error instanceof GraphQLError ? error.path?.join('.') : undefined;
-    if (level === 'error' && (isExpected(original) || alreadyLogged.has(original))) {
-      logger.debug({ err: original, path }, 'upstream failure returned to the caller');
-    } else if (level === 'error') {
-      logger.error({ err: original, path }, 'unexpected error (the caller saw "Unexpected error.")');
-    } else {
-      logger[level]({ err: original, path }, message || original.message);
-    }
-  };
+  const forward =
+    (level: 'debug' | 'info' | 'warn' | 'error') =>
+    (...args: unknown[]) => {
+      const error = args.find((arg): arg is Error => arg instanceof Error);
+      const message = args.filter((arg) => typeof arg === 'string').join(' ');
+      if (!error) return logger[level](message || 'graphql-yoga');
+      const original = error instanceof GraphQLError && error.originalError ? error.originalError : error;
+      const path = error instanceof GraphQLError ? error.path?.join('.') : undefined;
+      if (level === 'error' && (isExpected(original) || alreadyLogged.has(original))) {
+        logger.debug({ err: original, path }, 'upstream failure returned to the caller');
+      } else if (level === 'error') {
+        logger.error({ err: original, path }, 'unexpected error (the caller saw "Unexpected error.")');
+      } else {
+        logger[level]({ err: original, path }, message || original.message);
+      }
+    };
   return { debug: forward('debug'), info: forward('info'), warn: forward('warn'), error: forward('error') };
 }
 

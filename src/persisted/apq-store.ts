@@ -3,7 +3,7 @@
 // the bound must hold for any text a caller sends). Holds query text only, never data.
 import type { APQStore } from '@graphql-yoga/plugin-apq';
 
-export interface ApqStoreLimits {
+interface ApqStoreLimits {
   /** @default 1000 */
   maxEntries?: number;
   /** Total characters of the stored queries. @default 5_000_000 */

@@ -8,7 +8,7 @@ import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import { createApqStore } from './apq-store.ts';
 import { manifestId, type OperationManifest } from './manifest.ts';
 
-export { readOperationManifest, type OperationManifest } from './manifest.ts';
+export type { OperationManifest } from './manifest.ts';
 
 export function persistedOperationPlugins(manifest: OperationManifest | undefined): Plugin[] {
   if (!manifest) return [useAPQ({ store: createApqStore() })];

@@ -1,6 +1,6 @@
 // Personal API keys and their scopes, as the live service checks them: `Authorization: Bearer <key>`;
 // `<object>:read` for reads, `<object>:write` for writes; `:write` also grants `:read`; `*` grants all.
-import { authenticationFailed, notAuthenticated, permissionDenied } from './errors.ts';
+import { authenticationFailed, notAuthenticated, permissionDenied } from './api-errors.ts';
 
 export interface ReferenceApiKey {
   key: string;
@@ -11,8 +11,6 @@ export interface ReferenceApiKey {
 
 /** The scope objects of the seed's section 5. */
 export type ScopeObject = 'organization' | 'batch_export' | 'organization_member' | 'plugin' | 'survey';
-
-export const SCOPE_OBJECTS: readonly ScopeObject[] = ['organization', 'batch_export', 'organization_member', 'plugin', 'survey'];
 
 /** Finds the key a request carries; 401 when there is none or it is unknown. */
 export function authenticate(authorization: string | undefined, keys: readonly ReferenceApiKey[]): ReferenceApiKey {
@@ -25,11 +23,11 @@ export function authenticate(authorization: string | undefined, keys: readonly R
 }
 
 /** GET (and HEAD) need the read scope; everything else the write scope, the seed's (*) actions too. */
-export function requiredScope(object: ScopeObject, method: string): string {
+function requiredScope(object: ScopeObject, method: string): string {
   return `${object}:${method === 'GET' || method === 'HEAD' ? 'read' : 'write'}`;
 }
 
-export function hasScope(scopes: readonly string[], required: string): boolean {
+function hasScope(scopes: readonly string[], required: string): boolean {
   if (scopes.includes('*') || scopes.includes(required)) return true;
   const [object, access] = required.split(':');
   return access === 'read' && scopes.includes(`${object}:write`);

@@ -1,14 +1,15 @@
 // Finding the organization, project or record a path names, on behalf of the calling user.
 // Anything the user may not see is a 404, exactly like an id that does not exist.
-import { notFound, permissionDenied } from './errors.ts';
-import type { StoredMembership, StoredOrganization, StoredTeam } from './records.ts';
+import { isUuid } from '../wire/uuid.ts';
+import { notFound, permissionDenied } from './api-errors.ts';
 import type { RouteContext } from './router.ts';
+import type { StoredMembership, StoredOrganization, StoredTeam } from './stored-records.ts';
 
 /** Django's UUIDField lookup: any case, with or without dashes. Anything else is a 404. */
 export function normalizeUuid(value: string): string | null {
   const hex = value.toLowerCase().replace(/-/g, '');
   if (!/^[0-9a-f]{32}$/.test(hex)) return null;
-  if (value.includes('-') && !/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i.test(value)) return null;
+  if (value.includes('-') && !isUuid(value)) return null;
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
 }
 

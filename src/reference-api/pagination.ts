@@ -1,8 +1,8 @@
 // Django REST framework's LimitOffsetPagination, which the live service uses, reproduced exactly:
 // the same fallbacks for bad parameters and the same absolute next/previous links.
-import type { Page } from '../rest/types.ts';
+import type { Page } from '../wire/rest-types.ts';
 
-export const DEFAULT_LIMIT = 100;
+const DEFAULT_LIMIT = 100;
 
 /** DRF's `_positive_int`: Python `int()` syntax; `strict` also rejects 0. */
 function positiveInt(raw: string | null, strict: boolean): number | null {
@@ -18,14 +18,14 @@ function lastValue(query: URLSearchParams, name: string): string | null {
   return all.length ? (all[all.length - 1] ?? null) : null;
 }
 
-export function readLimit(query: URLSearchParams, maxPageSize: number | null): number {
+function readLimit(query: URLSearchParams, maxPageSize: number | null): number {
   // An absent, zero, negative or non-integer limit falls back to the default, as in DRF.
   const limit = positiveInt(lastValue(query, 'limit'), true) ?? DEFAULT_LIMIT;
   // The page cap emulates an upstream with `max_limit`; unlike DRF it caps the default too.
   return maxPageSize && maxPageSize > 0 ? Math.min(limit, maxPageSize) : limit;
 }
 
-export function readOffset(query: URLSearchParams): number {
+function readOffset(query: URLSearchParams): number {
   return positiveInt(lastValue(query, 'offset'), false) ?? 0;
 }
 
@@ -55,7 +55,7 @@ function withQuery(url: URL, changes: Record<string, string | null>): string {
  * One page of `items`. `requestUrl` is the absolute URL of the request (built from its Host header),
  * as DRF's `request.build_absolute_uri()`.
  */
-export function paginate<T>(items: readonly T[], requestUrl: URL, maxPageSize: number | null): Page<T> {
+function paginate<T>(items: readonly T[], requestUrl: URL, maxPageSize: number | null): Page<T> {
   const limit = readLimit(requestUrl.searchParams, maxPageSize);
   const offset = readOffset(requestUrl.searchParams);
   const count = items.length;

@@ -4,12 +4,13 @@
 //   then the handler: an organization or project the key's user is not in -> 404, unknown id -> 404,
 //   insufficient membership level -> 403, invalid body -> 400.
 // So scope is checked before membership: a key without the scope learns nothing about which ids exist.
-import { checkScope, authenticate, type ReferenceApiKey, type ScopeObject } from './auth.ts';
-import { ApiError, authenticationFailed, methodNotAllowed, notFound, parseError, serverError } from './errors.ts';
+
+import { ApiError, authenticationFailed, methodNotAllowed, notFound, parseError, serverError } from './api-errors.ts';
+import { authenticate, checkScope, type ReferenceApiKey, type ScopeObject } from './auth.ts';
 import type { DecodedBody } from './http.ts';
 import type { ReferenceApiSettings } from './options.ts';
-import type { StoredUser } from './records.ts';
 import type { ReferenceStore } from './store.ts';
+import type { StoredUser } from './stored-records.ts';
 
 export type Method = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -26,7 +27,7 @@ export interface RouteContext {
   readonly body: unknown;
 }
 
-export interface Reply {
+interface Reply {
   status: number;
   body?: unknown;
   headers?: Record<string, string>;
@@ -90,7 +91,7 @@ export class Router {
   }
 }
 
-export interface IncomingCall {
+interface IncomingCall {
   method: string;
   path: string;
   url: URL;

@@ -11,7 +11,8 @@ import type {
   Survey,
   Team,
   User,
-} from '../rest/types.ts';
+} from '../wire/rest-types.ts';
+import type { ReferenceStore } from './store.ts';
 import type {
   StoredBatchExport,
   StoredDomain,
@@ -23,14 +24,13 @@ import type {
   StoredSurvey,
   StoredTeam,
   StoredUser,
-} from './records.ts';
-import type { ReferenceStore } from './store.ts';
+} from './stored-records.ts';
 import { DAY_MS } from './time.ts';
 
 /** The live service's INVITE_DAYS_VALIDITY. */
-export const INVITE_VALIDITY_DAYS = 3;
+const INVITE_VALIDITY_DAYS = 3;
 
-export function serializeUser(user: StoredUser): User {
+function serializeUser(user: StoredUser): User {
   return {
     id: user.id,
     uuid: user.uuid,
@@ -44,7 +44,7 @@ export function serializeUser(user: StoredUser): User {
 }
 
 /** The live service's `teams` entry (TeamBasicSerializer's public part). */
-export function serializeTeam(team: StoredTeam): Team {
+function serializeTeam(team: StoredTeam): Team {
   return {
     id: team.id,
     uuid: team.uuid,
@@ -103,7 +103,7 @@ export function serializeDomain(domain: StoredDomain): Domain {
   };
 }
 
-export function isInviteExpired(invite: StoredInvite, now: Date): boolean {
+function isInviteExpired(invite: StoredInvite, now: Date): boolean {
   return Date.parse(invite.created_at) < now.getTime() - INVITE_VALIDITY_DAYS * DAY_MS;
 }
 
@@ -157,7 +157,7 @@ export function serializePipelineItem(store: ReferenceStore, item: StoredPipelin
   };
 }
 
-export function serializeFlag(flag: StoredFeatureFlag): FeatureFlag {
+function serializeFlag(flag: StoredFeatureFlag): FeatureFlag {
   return {
     id: flag.id,
     team_id: flag.team_id,

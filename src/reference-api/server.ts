@@ -6,7 +6,7 @@ import type { ReferenceApiKey } from './auth.ts';
 import { seedDemoData } from './demo-data.ts';
 import { seedUsers } from './demo-users.ts';
 import { decodeJsonBody, flattenHeaders, readRawBody, recordableBody, sendJson } from './http.ts';
-import { resolveSettings, type ReferenceApiOptions, type ReferenceApiSettings } from './options.ts';
+import { type ReferenceApiOptions, type ReferenceApiSettings, resolveSettings } from './options.ts';
 import { dispatch, Router } from './router.ts';
 import { allRoutes } from './routes/index.ts';
 import { ReferenceStore } from './store.ts';
@@ -36,8 +36,6 @@ export interface ReferenceApi {
   store: ReferenceStore;
   /** The resolved options; `liveShapes`, `maxPageSize` and `domainVerificationPasses` may be changed at run time. */
   settings: ReferenceApiSettings;
-  /** The same object as `settings`. */
-  options: ReferenceApiSettings;
   close(): Promise<void>;
 }
 
@@ -69,7 +67,12 @@ export async function startReferenceApi(options: ReferenceApiOptions = {}): Prom
       headers: flattenHeaders(req.headers),
       body: recordableBody(raw),
     });
-    const reply = dispatch(router, { method, path, url, authorization: req.headers.authorization, body: decodeJsonBody(raw) }, store, settings);
+    const reply = dispatch(
+      router,
+      { method, path, url, authorization: req.headers.authorization, body: decodeJsonBody(raw) },
+      store,
+      settings,
+    );
     sendJson(res, reply.status, reply.body, reply.headers, method === 'HEAD');
   };
 
@@ -105,7 +108,6 @@ export async function startReferenceApi(options: ReferenceApiOptions = {}): Prom
     },
     store,
     settings,
-    options: settings,
     close() {
       closing ??= new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));

@@ -1,7 +1,7 @@
 // The reference API's whole state, in memory. One store per server instance; tests reach it through
 // `api.store` to arrange data and to inspect writes. Collections are Maps, so iteration order is
 // creation order, which is the order every list answers in.
-import type { BatchExportRun, PipelineFamily } from '../rest/types.ts';
+import type { BatchExportRun, PipelineFamily } from '../wire/rest-types.ts';
 import { createIdSource, type IdSource } from './random.ts';
 import {
   LEVEL_OWNER,
@@ -16,16 +16,30 @@ import {
   type StoredSurvey,
   type StoredTeam,
   type StoredUser,
-} from './records.ts';
+} from './stored-records.ts';
 import { formatTimestamp } from './time.ts';
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
 /** Product features the live service lists for an organization on a paid plan. */
-export const DEFAULT_PRODUCT_FEATURES = [
-  { key: 'sso_enforcement', name: 'SSO enforcement', description: 'Require members to log in with SSO.', unit: null, limit: null, note: null },
+const DEFAULT_PRODUCT_FEATURES = [
+  {
+    key: 'sso_enforcement',
+    name: 'SSO enforcement',
+    description: 'Require members to log in with SSO.',
+    unit: null,
+    limit: null,
+    note: null,
+  },
   { key: 'saml', name: 'SAML SSO', description: 'Log in with your identity provider.', unit: null, limit: null, note: null },
-  { key: 'surveys_multiple_questions', name: 'Multiple questions', description: 'Ask more than one question per survey.', unit: null, limit: null, note: null },
+  {
+    key: 'surveys_multiple_questions',
+    name: 'Multiple questions',
+    description: 'Ask more than one question per survey.',
+    unit: null,
+    limit: null,
+    note: null,
+  },
 ];
 
 function slugify(name: string): string {
@@ -44,7 +58,7 @@ function removeWhere<K, V>(map: Map<K, V>, belongs: (value: V) => boolean): void
   for (const [key, value] of map) if (belongs(value)) map.delete(key);
 }
 
-export interface StoreOptions {
+interface StoreOptions {
   /** The clock; every timestamp the server writes comes from it. */
   now?: () => Date;
   /** Seed of the id stream for records created at run time. */
@@ -218,10 +232,7 @@ export class ReferenceStore {
     return [...this.batchExports.values()].filter((e) => e.organization_id === organizationId);
   }
 
-  addBatchExport(
-    organizationId: string,
-    fields: Partial<StoredBatchExport> & Pick<StoredBatchExport, 'name'>,
-  ): StoredBatchExport {
+  addBatchExport(organizationId: string, fields: Partial<StoredBatchExport> & Pick<StoredBatchExport, 'name'>): StoredBatchExport {
     const now = this.now();
     const exportRecord: StoredBatchExport = {
       id: this.ids.uuid(),
@@ -247,7 +258,10 @@ export class ReferenceStore {
   }
 
   /** Records a run on an export: newest first, at most 10 kept, as the live `latest_runs`. */
-  addBatchExportRun(exportRecord: StoredBatchExport, fields: Partial<BatchExportRun> & Pick<BatchExportRun, 'data_interval_end'>): BatchExportRun {
+  addBatchExportRun(
+    exportRecord: StoredBatchExport,
+    fields: Partial<BatchExportRun> & Pick<BatchExportRun, 'data_interval_end'>,
+  ): BatchExportRun {
     const now = this.now();
     const run: BatchExportRun = {
       id: this.ids.uuid(),

@@ -1,11 +1,11 @@
 // Request-body validation with Django REST framework's rules and messages (codes as drf-exceptions-hog
 // reports them: DRF's `invalid` becomes `invalid_input`). Only the fields a schema names are read, so
 // read-only and unknown fields are silently ignored, as in DRF. The first failing field is reported.
-import { validationError } from './errors.ts';
+import { validationError } from './api-errors.ts';
 import { formatTimestamp, parseTimestamp } from './time.ts';
 
-export const INT32_MIN = -2147483648;
-export const INT32_MAX = 2147483647;
+const INT32_MIN = -2147483648;
+const INT32_MAX = 2147483647;
 
 export interface FieldSpec {
   kind: 'string' | 'boolean' | 'int32' | 'datetime' | 'email' | 'choice' | 'json' | 'object' | 'list' | 'datetime_list';
@@ -41,7 +41,7 @@ const FALSE_VALUES = new Set(['f', 'n', 'no', 'false', 'off', '0']);
 const EMAIL_USER = /^[-!#$%&'*+/=?^_`{}|~0-9a-z]+(\.[-!#$%&'*+/=?^_`{}|~0-9a-z]+)*$/i;
 const EMAIL_DOMAIN = /^((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+)(?:[a-z0-9-]{2,63})$/i;
 
-export function isEmail(value: string): boolean {
+function isEmail(value: string): boolean {
   const at = value.lastIndexOf('@');
   if (at <= 0 || value.length > 320) return false;
   const domain = value.slice(at + 1);
@@ -65,7 +65,8 @@ function toText(value: unknown, attr: string, spec: FieldSpec): string {
 
 function toDatetime(value: unknown, attr: string): string {
   const parsed = parseTimestamp(value);
-  if (!parsed) invalid('Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].', attr);
+  if (!parsed)
+    invalid('Datetime has wrong format. Use one of these formats instead: YYYY-MM-DDThh:mm[:ss[.uuuuuu]][+HH:MM|-HH:MM|Z].', attr);
   return formatTimestamp(parsed);
 }
 
@@ -104,7 +105,11 @@ function validateValue(value: unknown, spec: FieldSpec, attr: string): unknown {
       const choices = spec.choices ?? [];
       const match = choices.find((choice) => String(choice) === String(value));
       if (match === undefined || typeof value === 'object') {
-        throw validationError('invalid_choice', `"${typeof value === 'boolean' ? (value ? 'True' : 'False') : String(value)}" is not a valid choice.`, attr);
+        throw validationError(
+          'invalid_choice',
+          `"${typeof value === 'boolean' ? (value ? 'True' : 'False') : String(value)}" is not a valid choice.`,
+          attr,
+        );
       }
       return match;
     }
@@ -114,7 +119,8 @@ function validateValue(value: unknown, spec: FieldSpec, attr: string): unknown {
       if (!Array.isArray(value)) throw validationError('not_a_list', `Expected a list of items but got type "${pythonType(value)}".`, attr);
       return value.map((item, index) => toDatetime(item, `${attr}__${index}`));
     case 'object':
-      if (!isPlainObject(value)) throw validationError('not_a_dict', `Expected a dictionary of items but got type "${pythonType(value)}".`, attr);
+      if (!isPlainObject(value))
+        throw validationError('not_a_dict', `Expected a dictionary of items but got type "${pythonType(value)}".`, attr);
       return value;
     case 'list':
       if (!Array.isArray(value)) throw validationError('not_a_list', `Expected a list of items but got type "${pythonType(value)}".`, attr);
@@ -131,7 +137,11 @@ function validateValue(value: unknown, spec: FieldSpec, attr: string): unknown {
  */
 export function validateFields(body: unknown, schema: Schema, partial: boolean, attrPrefix = ''): Fields {
   if (!isPlainObject(body)) {
-    throw validationError('invalid_input', `Invalid data. Expected a dictionary, but got ${pythonType(body)}.`, attrPrefix ? attrPrefix.slice(0, -2) : null);
+    throw validationError(
+      'invalid_input',
+      `Invalid data. Expected a dictionary, but got ${pythonType(body)}.`,
+      attrPrefix ? attrPrefix.slice(0, -2) : null,
+    );
   }
   const out: Fields = {};
   for (const [name, spec] of Object.entries(schema)) {

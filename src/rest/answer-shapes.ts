@@ -4,23 +4,23 @@
 // parent record or a crash further in. Only that much is checked, by hand, because it runs for
 // every record of every page; a leaf of the wrong type (a string for an Int, a malformed date) fails
 // only its own field as it is serialized (src/schema/leaf-serializers.ts).
-import type * as Rest from './types.ts';
+import type * as Rest from '../wire/rest-types.ts';
+import { isUuid } from '../wire/uuid.ts';
 
 /** Whether an answer has the shape the gateway relies on; the client refuses one that does not. */
 export type AnswerShape<T> = (answer: unknown) => answer is T;
 
 type Fields = Record<string, unknown>;
 
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 /** The largest GraphQL `Int`: ids and counts beyond it could not be served as `Int!`. */
 const MAX_INT = 2_147_483_647;
 /** A project id as a word (its global id and the surveys' REST path carry it). */
 const PROJECT_ID_PATTERN = /^[\w-]+$/;
 
 const isObject = (value: unknown): value is Fields => typeof value === 'object' && value !== null && !Array.isArray(value);
-const isUuid = (value: unknown): value is string => typeof value === 'string' && UUID_PATTERN.test(value);
 /** A pipeline item's `id`, or a list's `count`: served as `Int!`. */
-const isNonNegativeInt = (value: unknown): value is number => Number.isInteger(value) && (value as number) >= 0 && (value as number) <= MAX_INT;
+const isNonNegativeInt = (value: unknown): value is number =>
+  Number.isInteger(value) && (value as number) >= 0 && (value as number) <= MAX_INT;
 /** An embedded record (`user`, `created_by`, `destination`, a flag): an upstream null is allowed. */
 const isObjectOrNull = (value: unknown) => value == null || isObject(value);
 /** A list the schema serves as a non-null list: null stands for an empty one. */
@@ -74,7 +74,7 @@ export function pageOf<T>(isRecord: AnswerShape<T>): AnswerShape<Rest.Page<T>> {
 
 /**
  * An action's answer: the record as the seed documents it, or the live service's own shape. An
- * answer that carries an `id` is taken for the record (src/schema/mutations/records.ts), so it must be one.
+ * answer that carries an `id` is taken for the record (src/schema/mutations/record-mutations.ts), so it must be one.
  */
 function recordOr<T, Live>(isRecord: AnswerShape<T>, isLive: (answer: Fields) => boolean): AnswerShape<T | Live> {
   return (value: unknown): value is T | Live => isObject(value) && ('id' in value ? isRecord(value) : isLive(value));
@@ -90,7 +90,9 @@ export const isBackfillAnswer: AnswerShape<Rest.BackfillAnswer> = recordOr(
 export const isBulkInvitesAnswer = (value: unknown): value is Rest.BulkInvitesAnswer =>
   Array.isArray(value) ? everyItem(value, isInvite) : isInvite(value);
 
-export const isCheckForUpdatesAnswer: AnswerShape<Rest.CheckForUpdatesAnswer> = recordOr(isPipelineItem, (answer) => isPipelineItem(answer.plugin));
+export const isCheckForUpdatesAnswer: AnswerShape<Rest.CheckForUpdatesAnswer> = recordOr(isPipelineItem, (answer) =>
+  isPipelineItem(answer.plugin),
+);
 
 /** update_source and upgrade: the item, or (live) its source files by name. */
 export const isPipelineItemOrOther: AnswerShape<unknown> = recordOr(isPipelineItem, () => true);

@@ -9,20 +9,24 @@
 // An open breaker fails its calls for `resetTimeoutMs`; then the next call is a probe, and any
 // outcome the breaker does not count (an answer, even a 4xx) closes it again.
 import CircuitBreaker from 'opossum';
+import { DEFAULTS } from '../config.ts';
 import { routeTemplate } from './paths.ts';
-import { UpstreamError } from './upstream-error.ts';
 import type { UpstreamRequest, UpstreamResponse, UpstreamTransport } from './transport.ts';
+import { UpstreamError } from './upstream-error.ts';
 
 export interface CircuitBreakerOptions {
-  /** Failure percentage within the rolling window that opens a circuit. @default 50 */
+  /** Failure percentage within the rolling window that opens a circuit. @default DEFAULTS.CIRCUIT_BREAKER_ERROR_PERCENT */
   errorThresholdPercentage?: number;
-  /** Calls a circuit's window must hold before the percentage counts. @default 10 */
+  /** Calls a circuit's window must hold before the percentage counts. @default DEFAULTS.CIRCUIT_BREAKER_MIN_CALLS */
   volumeThreshold?: number;
-  /** How long a circuit stays open before a probe. @default 5000 */
+  /** How long a circuit stays open before a probe. @default DEFAULTS.CIRCUIT_BREAKER_RESET_MS */
   resetTimeoutMs?: number;
-  /** The rolling window. @default 10000 */
+  /** The rolling window. @default ROLLING_WINDOW_MS */
   rollingWindowMs?: number;
 }
+
+/** The window the failure percentage is counted over (not a setting). */
+const ROLLING_WINDOW_MS = 10_000;
 
 export type CircuitState = 'closed' | 'open' | 'half-open';
 
@@ -56,7 +60,16 @@ export function failureScope(error: unknown): 'upstream' | 'route' | undefined {
 }
 
 /** No connection could be made: nothing of the request reached the upstream. */
-const CONNECT_FAILURES = new Set(['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'EHOSTDOWN', 'ETIMEDOUT', 'UND_ERR_CONNECT_TIMEOUT']);
+const CONNECT_FAILURES = new Set([
+  'ECONNREFUSED',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'EHOSTDOWN',
+  'ETIMEDOUT',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
 
 /**
  * Route templates are the fixed set of src/rest/client.ts (a few dozen); past this many, reads of a
@@ -68,7 +81,8 @@ type Breaker = CircuitBreaker<[UpstreamRequest, Breaker?], UpstreamResponse>;
 
 export function withCircuitBreakers(transport: UpstreamTransport, options: CircuitBreakerOptions = {}): GuardedTransport {
   const listeners: ((state: CircuitState, route: string) => void)[] = [];
-  const send = (req: UpstreamRequest, routeBreaker?: Breaker): Promise<UpstreamResponse> => (routeBreaker ? routeBreaker.fire(req) : transport.request(req));
+  const send = (req: UpstreamRequest, routeBreaker?: Breaker): Promise<UpstreamResponse> =>
+    routeBreaker ? routeBreaker.fire(req) : transport.request(req);
 
   const breaker = (route: string, counts: 'upstream' | 'route'): Breaker => {
     const created: Breaker = new CircuitBreaker(send, {
@@ -76,14 +90,16 @@ export function withCircuitBreakers(transport: UpstreamTransport, options: Circu
       // Only the failure ratio matters here: no latency percentiles or periodic snapshots per call.
       rollingPercentilesEnabled: false,
       enableSnapshots: false,
-      errorThresholdPercentage: options.errorThresholdPercentage ?? 50,
-      volumeThreshold: options.volumeThreshold ?? 10,
-      resetTimeout: options.resetTimeoutMs ?? 5000,
-      rollingCountTimeout: options.rollingWindowMs ?? 10_000,
+      errorThresholdPercentage: options.errorThresholdPercentage ?? DEFAULTS.CIRCUIT_BREAKER_ERROR_PERCENT,
+      volumeThreshold: options.volumeThreshold ?? DEFAULTS.CIRCUIT_BREAKER_MIN_CALLS,
+      resetTimeout: options.resetTimeoutMs ?? DEFAULTS.CIRCUIT_BREAKER_RESET_MS,
+      rollingCountTimeout: options.rollingWindowMs ?? ROLLING_WINDOW_MS,
       // opossum: returning true means "do not count this error as a failure".
       errorFilter: (error: unknown) => failureScope(error) !== counts,
     });
-    const notify = () => listeners.forEach((listener) => listener(stateOf(created), route));
+    const notify = () => {
+      for (const listener of listeners) listener(stateOf(created), route);
+    };
     created.on('open', notify);
     created.on('halfOpen', notify);
     created.on('close', notify);
@@ -94,7 +110,10 @@ export function withCircuitBreakers(transport: UpstreamTransport, options: Circu
   const routes = new Map<string, Breaker>();
   const routeBreaker = (route: string): Breaker | undefined => {
     let found = routes.get(route);
-    if (!found && routes.size < MAX_ROUTE_BREAKERS) routes.set(route, (found = breaker(route, 'route')));
+    if (!found && routes.size < MAX_ROUTE_BREAKERS) {
+      found = breaker(route, 'route');
+      routes.set(route, found);
+    }
     return found;
   };
 
@@ -123,7 +142,9 @@ export function withCircuitBreakers(transport: UpstreamTransport, options: Circu
         .filter(([, found]) => !found.closed)
         .map(([route, found]) => ({ route, state: stateOf(found) }));
     },
-    onStateChange: (listener) => listeners.push(listener),
+    onStateChange: (listener) => {
+      listeners.push(listener);
+    },
   };
 }
 

@@ -2,10 +2,7 @@
 // template, the shape its answer must have, and one generic call(); lists never follow the upstream's
 // next/previous URLs. A client is made per GraphQL request, so the methods live on a class
 // prototype: nothing to build per request.
-import * as shape from './answer-shapes.ts';
-import { buildPath, segment, type PathParams } from './paths.ts';
-import type { HttpMethod, UpstreamTransport } from './transport.ts';
-import { UpstreamError } from './upstream-error.ts';
+
 import type {
   BackfillAnswer,
   BatchExport,
@@ -20,7 +17,11 @@ import type {
   PipelineFamily,
   PipelineItem,
   Survey,
-} from './types.ts';
+} from '../wire/rest-types.ts';
+import * as shape from './answer-shapes.ts';
+import { buildPath, type PathParams, segment } from './paths.ts';
+import type { HttpMethod, UpstreamTransport } from './transport.ts';
+import { UpstreamError } from './upstream-error.ts';
 
 export interface ListParams {
   limit?: number;
@@ -30,7 +31,7 @@ export interface ListParams {
 /** A JSON object request body; PATCH bodies carry only the fields to change (`null` included). */
 export type RestBody = Record<string, unknown>;
 
-export interface RestCaller {
+interface RestCaller {
   key: string;
   requestId?: string;
   signal?: AbortSignal;

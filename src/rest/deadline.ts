@@ -17,7 +17,7 @@ export interface CallDeadline {
 }
 
 /** `deadlineAt`: a `performance.now()` time the caller's own budget ends. */
-export function startDeadline(timeoutMs: number, callerSignal?: AbortSignal, deadlineAt = Infinity): CallDeadline {
+export function startDeadline(timeoutMs: number, callerSignal?: AbortSignal, deadlineAt = Number.POSITIVE_INFINITY): CallDeadline {
   const endsAt = Math.min(performance.now() + timeoutMs, deadlineAt);
   const remainingMs = () => Math.max(0, endsAt - performance.now());
   return {

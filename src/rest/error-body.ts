@@ -1,10 +1,11 @@
 // Reads an upstream error response body. The live service sends {type, code, detail, attr};
 // plain DRF sends {"detail": "..."}; anything else is ignored rather than echoed. Every string kept
 // goes through the call's redactor here, so no raw upstream text leaves this function.
-import type { UpstreamTextRedactor } from './redact.ts';
-import type { RestErrorBody } from './types.ts';
 
-export interface ParsedErrorBody {
+import type { RestErrorBody } from '../wire/rest-types.ts';
+import type { UpstreamTextRedactor } from './redact.ts';
+
+interface ParsedErrorBody {
   body?: RestErrorBody;
   detail?: string;
 }
@@ -21,7 +22,10 @@ export function parseErrorBody(text: string, redact: UpstreamTextRedactor): Pars
   const detail = typeof record.detail === 'string' ? redact(record.detail) : undefined;
   const attr = record.attr === undefined ? null : record.attr;
   const isFullShape =
-    typeof record.type === 'string' && typeof record.code === 'string' && detail !== undefined && (attr === null || typeof attr === 'string');
+    typeof record.type === 'string' &&
+    typeof record.code === 'string' &&
+    detail !== undefined &&
+    (attr === null || typeof attr === 'string');
   if (!isFullShape) return { detail };
   const body: RestErrorBody = {
     type: redact(record.type as string) as RestErrorBody['type'],

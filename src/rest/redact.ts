@@ -7,8 +7,10 @@
 // the first non-blank line is kept (a stack trace's first line), other control characters become
 // spaces, and the text is cut to MAX_UPSTREAM_TEXT_LENGTH. Every step is linear in the text's length.
 
-export const REDACTED = '[redacted]';
-export const URL_REDACTED = '[url]';
+import { truncate } from '../truncate.ts';
+
+const REDACTED = '[redacted]';
+const URL_REDACTED = '[url]';
 /** What is left of an upstream text at most, in UTF-16 code units. */
 export const MAX_UPSTREAM_TEXT_LENGTH = 300;
 
@@ -17,7 +19,8 @@ export type UpstreamTextRedactor = (text: string) => string;
 
 /** The first line with something on it, from its first visible character (a line ends at any Unicode line break). */
 const FIRST_LINE = /\S[^\n\r\u0085\u2028\u2029]*/;
-const CONTROL_CHARACTERS = /[\u0000-\u001f\u007f-\u009f]/g;
+/** C0 and C1 controls, DEL included (Unicode category Cc). */
+const CONTROL_CHARACTERS = /\p{Cc}/gu;
 const BEARER_TOKEN = /\bBearer\s+\S+/gi;
 // Starts only where a run of scheme characters starts (the look-behind), so a long run without
 // `://` is scanned once, not once per character.
@@ -32,7 +35,7 @@ export function upstreamTextRedaction(upstreamOrigin: string): (key: string) => 
       let out = FIRST_LINE.exec(text)?.[0] ?? '';
       for (const form of forms) out = out.split(form).join(REDACTED);
       out = out.replace(BEARER_TOKEN, REDACTED).replace(ANY_URL, URL_REDACTED).replace(upstreamNames, REDACTED);
-      out = bounded(out.replace(CONTROL_CHARACTERS, ' ').trimEnd());
+      out = truncate(out.replace(CONTROL_CHARACTERS, ' ').trimEnd(), MAX_UPSTREAM_TEXT_LENGTH);
       // Only a key that overlaps a placeholder could still show (e.g. `ted]abcd` before `abcd`):
       // then nothing of the text is kept.
       return forms.some((form) => out.includes(form)) ? '' : out;
@@ -59,13 +62,6 @@ export function keyForms(key: string): string[] {
 function namesOf(origin: string): string[] {
   const { host, hostname } = new URL(origin);
   return /[.:[]/.test(hostname) ? [origin, host, hostname] : [origin, host];
-}
-
-function bounded(text: string): string {
-  if (text.length <= MAX_UPSTREAM_TEXT_LENGTH) return text;
-  let end = MAX_UPSTREAM_TEXT_LENGTH - 1;
-  if (/[\ud800-\udbff]/.test(text[end - 1]!)) end -= 1; // never half a surrogate pair
-  return `${text.slice(0, end)}…`;
 }
 
 function escapeRegExp(text: string): string {

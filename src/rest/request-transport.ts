@@ -2,9 +2,8 @@
 // of the fan-out estimate) and how many run at once, and records each call for logs, metrics and
 // the debug extension.
 import pLimit from 'p-limit';
-import { gatewayError } from '../errors.ts';
-import { mayHaveReachedUpstream, UpstreamError } from './upstream-error.ts';
 import type { UpstreamRequest, UpstreamResponse, UpstreamTransport } from './transport.ts';
+import { CallBudgetExceededError, mayHaveReachedUpstream, UpstreamError } from './upstream-error.ts';
 
 export interface UpstreamCall {
   method: string;
@@ -23,7 +22,7 @@ export interface UpstreamCall {
   source?: 'cache' | 'coalesced';
 }
 
-export interface RequestTransportOptions {
+interface RequestTransportOptions {
   /** Calls one GraphQL request may make. */
   maxCalls: number;
   /** Calls of one GraphQL request in flight at once. */
@@ -32,7 +31,7 @@ export interface RequestTransportOptions {
   onCall?: (call: UpstreamCall) => void;
 }
 
-export interface RequestTransport extends UpstreamTransport {
+interface RequestTransport extends UpstreamTransport {
   readonly calls: UpstreamCall[];
   /** Calls started and not finished yet. */
   readonly inFlight: number;
@@ -65,13 +64,7 @@ export function createRequestTransport(base: UpstreamTransport, options: Request
     },
     request<T>(req: UpstreamRequest): Promise<UpstreamResponse<T>> {
       started += 1;
-      if (started > options.maxCalls) {
-        return Promise.reject(
-          gatewayError('QUERY_TOO_COMPLEX', `This operation needs more than ${options.maxCalls} upstream calls, the budget per request.`, {
-            budget: options.maxCalls,
-          }),
-        );
-      }
+      if (started > options.maxCalls) return Promise.reject(new CallBudgetExceededError(options.maxCalls));
       inFlight += 1;
       return limit(async () => {
         const startedAt = performance.now();

@@ -2,15 +2,16 @@
 // a cap on each answer's size, GET-only retries, and every failure turned into an UpstreamError in
 // one place.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { Pool, type Dispatcher } from 'undici';
+import { type Dispatcher, Pool } from 'undici';
+import { DEFAULTS } from '../config.ts';
 import { Attempt, type RawAnswer, ResponseTooLargeError } from './attempt.ts';
+import { type CallDeadline, startDeadline } from './deadline.ts';
 import { parseErrorBody } from './error-body.ts';
-import { startDeadline, type CallDeadline } from './deadline.ts';
 import { routeTemplate } from './paths.ts';
-import { isRetryable, retryDelayMs } from './retry.ts';
 import { upstreamTextRedaction } from './redact.ts';
+import { isRetryable, retryDelayMs } from './retry.ts';
 import { parseRetryAfter, retryAfterFromDetail } from './retry-after.ts';
-import { InvalidKeyError, UpstreamError, type HttpMethod, type UpstreamErrorInit } from './upstream-error.ts';
+import { type HttpMethod, InvalidKeyError, UpstreamError, type UpstreamErrorInit } from './upstream-error.ts';
 
 export type { HttpMethod } from './upstream-error.ts';
 
@@ -20,28 +21,28 @@ export interface UpstreamTransportOptions {
   /**
    * Budget for one `request()` in milliseconds, end to end: waiting for a pooled connection, the
    * headers, the whole body, every retry and the waits between them.
-   * @default 10000
+   * @default DEFAULTS.UPSTREAM_TIMEOUT_MS
    */
   timeoutMs?: number;
   /**
    * Largest answer body accepted, in bytes: a larger Content-Length fails before reading, a longer
    * chunked body fails as soon as it passes the cap; either way the socket is destroyed.
-   * @default 8388608 (8 MiB)
+   * @default DEFAULTS.MAX_UPSTREAM_RESPONSE_BYTES
    */
   maxResponseBytes?: number;
   /**
    * Size of the undici Pool (ignored when `dispatcher` is given).
-   * @default 64
+   * @default DEFAULTS.UPSTREAM_CONNECTIONS
    */
   connections?: number;
   /**
    * How many times a GET is sent again after a dropped/refused connection or a 502/503/504.
-   * @default 2
+   * @default DEFAULTS.UPSTREAM_GET_RETRIES
    */
   getRetries?: number;
   /**
    * Base of the exponential backoff (equal jitter) between retries.
-   * @default 50
+   * @default RETRY_BASE_DELAY_MS
    */
   retryBaseDelayMs?: number;
   /**
@@ -100,7 +101,8 @@ const USER_AGENT = 'org-graphql-gateway/0.1 (+undici)';
 const HEADER_TOKEN = /^[\x21-\x7e]+$/;
 const MAX_REQUEST_ID_LENGTH = 200;
 
-const DEFAULT_MAX_RESPONSE_BYTES = 8 * 1024 * 1024;
+/** Base of the backoff between GET retries (not a setting: tests shorten it). */
+const RETRY_BASE_DELAY_MS = 50;
 
 /** Failures undici reports for our own mistakes, not the network's: let them surface unmasked to logs. */
 const PROGRAMMING_ERROR_CODES = new Set(['UND_ERR_INVALID_ARG', 'UND_ERR_INVALID_RETURN_VALUE', 'UND_ERR_NOT_SUPPORTED']);
@@ -124,11 +126,13 @@ interface CallContext {
 
 export function createUpstreamTransport(options: UpstreamTransportOptions): UpstreamTransport {
   const target = parseBaseUrl(options.baseUrl);
-  const timeoutMs = options.timeoutMs ?? 10_000;
-  const getRetries = options.getRetries ?? 2;
-  const retryBaseDelayMs = options.retryBaseDelayMs ?? 50;
-  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
-  const ownPool = options.dispatcher ? undefined : new Pool(target.origin, { connections: options.connections ?? 64 });
+  const timeoutMs = options.timeoutMs ?? DEFAULTS.UPSTREAM_TIMEOUT_MS;
+  const getRetries = options.getRetries ?? DEFAULTS.UPSTREAM_GET_RETRIES;
+  const retryBaseDelayMs = options.retryBaseDelayMs ?? RETRY_BASE_DELAY_MS;
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULTS.MAX_UPSTREAM_RESPONSE_BYTES;
+  const ownPool = options.dispatcher
+    ? undefined
+    : new Pool(target.origin, { connections: options.connections ?? DEFAULTS.UPSTREAM_CONNECTIONS });
   const dispatcher: Dispatcher = options.dispatcher ?? (ownPool as Pool);
   const redactorFor = upstreamTextRedaction(target.origin);
 

@@ -1,6 +1,6 @@
 // What a failed upstream call looks like to the rest of the gateway. Messages name only the method
 // and the route template, never the key, the host or the concrete URL, so they are safe to log.
-import type { RestErrorBody } from './types.ts';
+import type { RestErrorBody } from '../wire/rest-types.ts';
 
 export type HttpMethod = 'GET' | 'POST' | 'PATCH' | 'DELETE';
 
@@ -110,10 +110,21 @@ export class InvalidKeyError extends Error {
 }
 
 /**
+ * The GraphQL request already made as many upstream calls as it may (MAX_UPSTREAM_CALLS, the runtime
+ * back-up of the fan-out estimate): this one was not sent. src/graphql-errors.ts makes it QUERY_TOO_COMPLEX.
+ */
+export class CallBudgetExceededError extends Error {
+  override readonly name = 'CallBudgetExceededError';
+  constructor(readonly budget: number) {
+    super(`This operation needs more than ${budget} upstream calls, the budget per request.`);
+  }
+}
+
+/**
  * Whether a failed call may have reached the upstream (so a write may have happened). Only what is
  * known not to have left the gateway answers false; anything else might have.
  */
 export function mayHaveReachedUpstream(error: unknown): boolean {
   if (error instanceof UpstreamError) return error.sent;
-  return !(error instanceof InvalidKeyError);
+  return !(error instanceof InvalidKeyError || error instanceof CallBudgetExceededError);
 }

@@ -1,12 +1,12 @@
-import { type BatchExportRecord, type BatchExportRunRecord, tagRun } from '../loaders/records.ts';
-import type { BatchExportDestination } from '../rest/types.ts';
+import { type BatchExportRecord, type BatchExportRunRecord, tagRun } from '../loaders/tagged-records.ts';
+import type { BatchExportDestination } from '../wire/rest-types.ts';
 import { builder } from './builder.ts';
-import { nodeType } from './node-type.ts';
-import { listFields } from './connection-types.ts';
-import { requiresScope } from './naming.ts';
 import { registerNode, retrieveCall } from './node-registry.ts';
-import { BatchExportDestinationRef, BatchExportRef, BatchExportRunRef, OrganizationRef } from './refs.ts';
+import { nodeType } from './node-type.ts';
+import { BatchExportDestinationRef, BatchExportRef, BatchExportRunRef } from './refs.ts';
 import { restFields } from './rest-fields.ts';
+import { connectionTypes } from './rest-list-fields.ts';
+import { requiresScope } from './scopes.ts';
 
 const READ = requiresScope('batch_export:read');
 
@@ -16,18 +16,18 @@ nodeType(BatchExportRef, {
   fields: (t) => ({
     databaseId: t.field({ type: 'UUID', nullable: false, description: 'The REST `id`.', resolve: (e) => e.id }),
     ...restFields<BatchExportRecord>(t, {
-      team_id: ['Int', 'The project (team) whose data is exported.'],
-      name: ['String', 'Human-readable name.'],
-      model: ['String', 'Which model is exported: `events` or `persons`.'],
-      interval: ['String', 'How often it runs: `hour`, `day`, `week`, `every 5 minutes` or `every 15 minutes`.'],
-      paused: ['Boolean', 'Whether the export is paused.'],
-      created_at: ['DateTime', 'When the export was created.'],
-      last_updated_at: ['DateTime', 'When the export was last changed.'],
-      last_paused_at: ['DateTime', 'When the export was last paused.'],
-      start_at: ['DateTime', 'Runs are not triggered before this time.'],
-      end_at: ['DateTime', 'Runs are not triggered after this time.'],
-      hogql_query: ['String', 'The HogQL query that selects what is exported.'],
-      schema: ['JSON', 'The export schema, when it has one.'],
+      teamId: ['team_id', 'Int', 'The project (team) whose data is exported.'],
+      name: ['name', 'String', 'Human-readable name.'],
+      model: ['model', 'String', 'Which model is exported: `events` or `persons`.'],
+      interval: ['interval', 'String', 'How often it runs: `hour`, `day`, `week`, `every 5 minutes` or `every 15 minutes`.'],
+      paused: ['paused', 'Boolean', 'Whether the export is paused.'],
+      createdAt: ['created_at', 'DateTime', 'When the export was created.'],
+      lastUpdatedAt: ['last_updated_at', 'DateTime', 'When the export was last changed.'],
+      lastPausedAt: ['last_paused_at', 'DateTime', 'When the export was last paused.'],
+      startAt: ['start_at', 'DateTime', 'Runs are not triggered before this time.'],
+      endAt: ['end_at', 'DateTime', 'Runs are not triggered after this time.'],
+      hogqlQuery: ['hogql_query', 'String', 'The HogQL query that selects what is exported.'],
+      schema: ['schema', 'JSON', 'The export schema, when it has one.'],
     }),
     destination: t.field({
       type: BatchExportDestinationRef,
@@ -47,8 +47,8 @@ builder.objectType(BatchExportDestinationRef, {
   description: 'The destination of a batch export.',
   fields: (t) => ({
     ...restFields<BatchExportDestination>(t, {
-      type: ['String', 'Destination kind, e.g. `S3`, `Snowflake`, `Postgres`, `BigQuery`, `Redshift`, `HTTP`.'],
-      config: ['JSON', 'Destination settings; their shape depends on `type`.'],
+      type: ['type', 'String', 'Destination kind, e.g. `S3`, `Snowflake`, `Postgres`, `BigQuery`, `Redshift`, `HTTP`.'],
+      config: ['config', 'JSON', 'Destination settings; their shape depends on `type`.'],
     }),
   }),
 });
@@ -59,17 +59,17 @@ nodeType(BatchExportRunRef, {
   fields: (t) => ({
     databaseId: t.field({ type: 'UUID', nullable: false, description: 'The REST `id`.', resolve: (run) => run.id }),
     ...restFields<BatchExportRunRecord>(t, {
-      status: ['String', 'Run status, e.g. `Starting`, `Running`, `Completed`, `Failed`, `Cancelled`.'],
-      records_completed: ['Int', 'Records exported so far.'],
-      latest_error: ['String', 'The last error, when the run failed.'],
-      data_interval_start: ['DateTime', 'Start of the exported data interval.'],
-      data_interval_end: ['DateTime', 'End of the exported data interval.'],
-      cursor: ['String', 'Opaque run cursor.'],
-      created_at: ['DateTime', 'When the run was created.'],
-      finished_at: ['DateTime', 'When the run finished.'],
-      last_updated_at: ['DateTime', 'When the run was last changed.'],
-      records_total_count: ['Int', 'Records the run has to export.'],
-      batch_export: ['UUID', 'The REST id of the export the run belongs to.'],
+      status: ['status', 'String', 'Run status, e.g. `Starting`, `Running`, `Completed`, `Failed`, `Cancelled`.'],
+      recordsCompleted: ['records_completed', 'Int', 'Records exported so far.'],
+      latestError: ['latest_error', 'String', 'The last error, when the run failed.'],
+      dataIntervalStart: ['data_interval_start', 'DateTime', 'Start of the exported data interval.'],
+      dataIntervalEnd: ['data_interval_end', 'DateTime', 'End of the exported data interval.'],
+      cursor: ['cursor', 'String', 'Opaque run cursor.'],
+      createdAt: ['created_at', 'DateTime', 'When the run was created.'],
+      finishedAt: ['finished_at', 'DateTime', 'When the run finished.'],
+      lastUpdatedAt: ['last_updated_at', 'DateTime', 'When the run was last changed.'],
+      recordsTotalCount: ['records_total_count', 'Int', 'Records the run has to export.'],
+      batchExport: ['batch_export', 'UUID', 'The REST id of the export the run belongs to.'],
     }),
   }),
 });
@@ -91,14 +91,8 @@ registerNode('BatchExportRun', {
   },
 });
 
-listFields(OrganizationRef, {
-  ref: BatchExportRef,
-  typeName: 'BatchExport',
-  listField: 'batchExports',
-  lookupField: 'batchExport',
+export const BatchExportConnection = connectionTypes(BatchExportRef, {
+  connection: 'BatchExportConnection',
+  edge: 'BatchExportEdge',
   what: 'batch exports',
-  parentNoun: 'organization',
-  scope: READ,
-  parentId: (org) => org.id,
-  loader: (context) => context.loaders.batchExports,
 });

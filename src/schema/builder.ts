@@ -1,22 +1,21 @@
 // The SchemaBuilder and its plugin options. No types are defined here: each lives in its own file.
-import SchemaBuilder from '@pothos/core';
+import SchemaBuilder, { type SchemaTypes } from '@pothos/core';
 import DirectivesPlugin from '@pothos/plugin-directives';
 import ErrorsPlugin from '@pothos/plugin-errors';
 import FederationPlugin from '@pothos/plugin-federation';
 import RelayPlugin from '@pothos/plugin-relay';
 import type { GatewayContext } from '../context.ts';
-
-export type Scalars = {
-  ID: { Input: string; Output: string };
-  UUID: { Input: string; Output: string };
-  DateTime: { Input: string; Output: string };
-  EmailAddress: { Input: string; Output: string };
-  JSON: { Input: unknown; Output: unknown };
-};
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../page-size.ts';
 
 export const builder = new SchemaBuilder<{
   Context: GatewayContext;
-  Scalars: Scalars;
+  Scalars: {
+    ID: { Input: string; Output: string };
+    UUID: { Input: string; Output: string };
+    DateTime: { Input: string; Output: string };
+    EmailAddress: { Input: string; Output: string };
+    JSON: { Input: unknown; Output: unknown };
+  };
   // The contract: data fields are nullable so an upstream null or failure nulls only that field.
   DefaultFieldNullability: true;
   DefaultEdgesNullability: { list: false; items: false };
@@ -35,7 +34,7 @@ export const builder = new SchemaBuilder<{
     nodesOnConnection: { description: 'The records of this page, without their cursors.' },
     nodeTypeOptions: {
       description: 'An object with an opaque global id that `Query.node` resolves.',
-      // Records are tagged with their GraphQL type name when loaded (src/loaders/records.ts).
+      // Records are tagged with their GraphQL type name when loaded (src/loaders/tagged-records.ts).
       resolveType: (record) => (record as { $type?: string }).$type,
     },
     pageInfoTypeOptions: { description: 'Where a page sits in its connection.' },
@@ -48,8 +47,10 @@ export const builder = new SchemaBuilder<{
     hasPreviousPageFieldOptions: { description: 'Whether records precede this page.' },
     startCursorFieldOptions: { description: 'Cursor of the first record of this page.' },
     endCursorFieldOptions: { description: 'Cursor of the last record of this page.' },
-    firstArgOptions: { description: 'Return the first N records (0-100; 20 when neither first nor last is given).' },
-    lastArgOptions: { description: 'Return the last N records (0-100).' },
+    firstArgOptions: {
+      description: `Return the first N records (0-${MAX_PAGE_SIZE}; ${DEFAULT_PAGE_SIZE} when neither first nor last is given).`,
+    },
+    lastArgOptions: { description: `Return the last N records (0-${MAX_PAGE_SIZE}).` },
     afterArgOptions: { description: 'Return records after this cursor.' },
     beforeArgOptions: { description: 'Return records before this cursor.' },
     clientMutationIdInputOptions: { description: 'Echoed unchanged in the payload.' },
@@ -58,6 +59,9 @@ export const builder = new SchemaBuilder<{
   },
   errors: { defaultTypes: [] },
 });
+
+/** The builder's schema types, for helpers that take Pothos' field builders and refs. */
+export type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T extends SchemaTypes> ? T : never;
 
 builder.globalConnectionField('totalCount', (t) =>
   t.int({

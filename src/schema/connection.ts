@@ -1,30 +1,28 @@
 // Relay connections over REST limit/offset lists: argument checks, opaque cursors, and the
 // fewest upstream calls that fill the requested window.
 import { type FieldNode, type GraphQLResolveInfo, Kind, type SelectionSetNode } from 'graphql';
-import { gatewayError } from '../errors.ts';
-import type { Page } from '../rest/types.ts';
+import { gatewayError } from '../graphql-errors.ts';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../page-size.ts';
+import type { Page } from '../wire/rest-types.ts';
 
-export const DEFAULT_PAGE_SIZE = 20;
-export const MAX_PAGE_SIZE = 100;
-
-export interface ConnectionArgs {
+interface ConnectionArgs {
   first?: number | null;
   after?: string | null;
   last?: number | null;
   before?: string | null;
 }
 
-export interface ConnectionResult<R> {
+interface ConnectionResult<R> {
   edges: { cursor: string; node: R }[];
   pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
   totalCount: number;
 }
 
 /** Loads one page of the list behind a connection (through the request's loaders). */
-export type PageFetcher<R> = (limit: number, offset: number) => Promise<Page<R>>;
+type PageFetcher<R> = (limit: number, offset: number) => Promise<Page<R>>;
 
 /** The list behind a connection: its pages, and its count without records when that is all we need. */
-export interface ListSource<R> {
+interface ListSource<R> {
   page: PageFetcher<R>;
   count(): Promise<number>;
 }
@@ -35,11 +33,11 @@ const CURSOR_PREFIX = 'c1';
  * Cursors name their connection (e.g. `batchExports:<organization id>`) and an offset, so a cursor
  * from another connection is refused instead of silently paging the wrong list.
  */
-export function encodeCursor(connectionKey: string, offset: number): string {
+function encodeCursor(connectionKey: string, offset: number): string {
   return Buffer.from(`${CURSOR_PREFIX}:${offset}:${connectionKey}`).toString('base64url');
 }
 
-export function decodeCursor(connectionKey: string, cursor: string, argName: string): number {
+function decodeCursor(connectionKey: string, cursor: string, argName: string): number {
   const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
   const match = /^c1:(\d{1,9}):(.*)$/s.exec(decoded);
   if (!match || match[2] !== connectionKey || encodeCursor(connectionKey, Number(match[1])) !== cursor) {
@@ -56,12 +54,12 @@ function checkSize(value: number | null | undefined, argName: string): number | 
   return value;
 }
 
-/** Validates the arguments without any upstream call; shared with the fan-out estimate. */
-export function pageWindow(connectionKey: string, args: ConnectionArgs) {
+/** Validates the arguments before any upstream call: the window of the list they ask for. */
+function pageWindow(connectionKey: string, args: ConnectionArgs) {
   let first = checkSize(args.first, 'first');
   const last = checkSize(args.last, 'last');
   const start = args.after == null ? 0 : decodeCursor(connectionKey, args.after, 'after') + 1;
-  const before = args.before == null ? Infinity : decodeCursor(connectionKey, args.before, 'before');
+  const before = args.before == null ? Number.POSITIVE_INFINITY : decodeCursor(connectionKey, args.before, 'before');
   if (first === undefined && last === undefined) first = DEFAULT_PAGE_SIZE;
   const end = first === undefined ? before : Math.min(before, start + first);
   return { start, end: Math.max(start, end), last };
@@ -83,7 +81,7 @@ export async function resolveRestConnection<R>(
     // Only totalCount/pageInfo: a count is enough (from a sibling's page, or the smallest page).
     count = await list.count();
     lo = windowStart(start, Math.min(end, count), last);
-  } else if (end !== Infinity) {
+  } else if (end !== Number.POSITIVE_INFINITY) {
     lo = windowStart(start, end, last);
     ({ count, records } = await fetchRange(list, lo, end - lo));
   } else {

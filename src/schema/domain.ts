@@ -1,11 +1,10 @@
-import type { DomainRecord } from '../loaders/records.ts';
-import { builder } from './builder.ts';
-import { nodeType } from './node-type.ts';
-import { listFields } from './connection-types.ts';
-import { requiresScope } from './naming.ts';
+import type { DomainRecord } from '../loaders/tagged-records.ts';
 import { registerNode, retrieveCall } from './node-registry.ts';
-import { DomainRef, OrganizationRef } from './refs.ts';
+import { nodeType } from './node-type.ts';
+import { DomainRef } from './refs.ts';
 import { restFields } from './rest-fields.ts';
+import { connectionTypes } from './rest-list-fields.ts';
+import { requiresScope } from './scopes.ts';
 
 const READ = requiresScope('organization:read');
 
@@ -15,16 +14,20 @@ nodeType(DomainRef, {
   fields: (t) => ({
     databaseId: t.field({ type: 'UUID', nullable: false, description: 'The REST `id`.', resolve: (d) => d.id }),
     ...restFields<DomainRecord>(t, {
-      domain: ['String', 'The domain name, e.g. `example.com`.'],
-      is_verified: ['Boolean', 'Whether ownership of the domain has been verified.'],
-      verified_at: ['DateTime', 'When the domain was verified.'],
-      verification_challenge: ['String', 'The DNS TXT value that proves ownership.'],
-      jit_provisioning_enabled: ['Boolean', 'Whether users of this domain join automatically on first login.'],
-      sso_enforcement: ['String', 'Login method enforced for the domain, e.g. `google-oauth2`, `github`, `gitlab`, `saml`, or empty.'],
-      has_saml: ['Boolean', 'Whether SAML is fully configured.'],
-      saml_entity_id: ['String', 'SAML entity id.'],
-      saml_acs_url: ['String', 'SAML assertion consumer service URL.'],
-      saml_x509_cert: ['String', 'SAML X.509 certificate.'],
+      domain: ['domain', 'String', 'The domain name, e.g. `example.com`.'],
+      isVerified: ['is_verified', 'Boolean', 'Whether ownership of the domain has been verified.'],
+      verifiedAt: ['verified_at', 'DateTime', 'When the domain was verified.'],
+      verificationChallenge: ['verification_challenge', 'String', 'The DNS TXT value that proves ownership.'],
+      jitProvisioningEnabled: ['jit_provisioning_enabled', 'Boolean', 'Whether users of this domain join automatically on first login.'],
+      ssoEnforcement: [
+        'sso_enforcement',
+        'String',
+        'Login method enforced for the domain, e.g. `google-oauth2`, `github`, `gitlab`, `saml`, or empty.',
+      ],
+      hasSaml: ['has_saml', 'Boolean', 'Whether SAML is fully configured.'],
+      samlEntityId: ['saml_entity_id', 'String', 'SAML entity id.'],
+      samlAcsUrl: ['saml_acs_url', 'String', 'SAML assertion consumer service URL.'],
+      samlX509Cert: ['saml_x509_cert', 'String', 'SAML X.509 certificate.'],
     }),
   }),
 });
@@ -35,14 +38,4 @@ registerNode('Domain', {
   load: ([orgId, id], context) => context.loaders.domains.byId(orgId as string, id as string),
 });
 
-listFields(OrganizationRef, {
-  ref: DomainRef,
-  typeName: 'Domain',
-  listField: 'domains',
-  lookupField: 'domain',
-  what: 'domains',
-  parentNoun: 'organization',
-  scope: READ,
-  parentId: (org) => org.id,
-  loader: (context) => context.loaders.domains,
-});
+export const DomainConnection = connectionTypes(DomainRef, { connection: 'DomainConnection', edge: 'DomainEdge', what: 'domains' });

@@ -1,15 +1,15 @@
 // Global ids: `base64("<Type>:<part>:<part>...")`, where the parts are the REST ids needed to fetch
 // the record again (the parent organization or project first). Parts are URI-encoded, so `:`
 // inside a part cannot shift the others.
-import { gatewayError } from '../errors.ts';
+import { gatewayError } from '../graphql-errors.ts';
+import { isUuid } from '../wire/uuid.ts';
 
 export type IdPart = 'uuid' | 'int' | 'string';
 
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const INT_PATTERN = /^(0|[1-9]\d{0,15})$/;
 
 const PART_CHECKS: Record<IdPart, (value: string) => boolean> = {
-  uuid: (value) => UUID_PATTERN.test(value),
+  uuid: isUuid,
   int: (value) => INT_PATTERN.test(value),
   string: (value) => value.length > 0 && value !== '.' && value !== '..',
 };
@@ -27,8 +27,8 @@ export function globalId(typename: string, ...parts: (string | number)[]): strin
 
 /**
  * The same as `globalId`, from an array: a list page computes one per record, so this builds the
- * string in one pass. Every part is ASCII once encoded, so `btoa` (a third of the time of a Buffer
- * round trip) gives what the relay plugin's `encodeGlobalID` gives: base64 of `<Type>:<id>` in UTF-8.
+ * string in one pass. Every part is ASCII once encoded, so `btoa` (cheaper than a Buffer round trip)
+ * gives what the relay plugin's `encodeGlobalID` gives: base64 of `<Type>:<id>` in UTF-8.
  */
 export function globalIdOf(typename: string, parts: readonly (string | number)[]): string {
   let raw = typename;
@@ -36,7 +36,7 @@ export function globalIdOf(typename: string, parts: readonly (string | number)[]
   return btoa(raw);
 }
 
-export interface DecodedId {
+interface DecodedId {
   typename: string;
   parts: string[];
 }

@@ -1,11 +1,10 @@
-import type { InviteRecord } from '../loaders/records.ts';
-import { builder } from './builder.ts';
-import { nodeType } from './node-type.ts';
-import { listFields } from './connection-types.ts';
-import { requiresScope } from './naming.ts';
+import type { InviteRecord } from '../loaders/tagged-records.ts';
 import { registerNode, scanCall } from './node-registry.ts';
-import { InviteRef, OrganizationRef, UserRef } from './refs.ts';
+import { nodeType } from './node-type.ts';
+import { InviteRef, UserRef } from './refs.ts';
 import { restFields } from './rest-fields.ts';
+import { connectionTypes } from './rest-list-fields.ts';
+import { requiresScope } from './scopes.ts';
 
 const READ = requiresScope('organization_member:read');
 
@@ -15,14 +14,14 @@ nodeType(InviteRef, {
   fields: (t) => ({
     databaseId: t.field({ type: 'UUID', nullable: false, description: 'The REST `id`.', resolve: (i) => i.id }),
     ...restFields<InviteRecord>(t, {
-      target_email: ['EmailAddress', 'Who is invited.'],
-      first_name: ['String', "The invitee's first name."],
-      emailing_attempt_made: ['Boolean', 'Whether the invitation e-mail was sent.'],
-      level: ['Int', 'The level the invitee gets: 1 member, 8 admin, 15 owner.'],
-      is_expired: ['Boolean', 'Whether the invitation has expired (they last 3 days).'],
-      created_at: ['DateTime', 'When the invitation was made.'],
-      updated_at: ['DateTime', 'When the invitation was last changed.'],
-      message: ['String', 'Personal message sent with the invitation.'],
+      targetEmail: ['target_email', 'EmailAddress', 'Who is invited.'],
+      firstName: ['first_name', 'String', "The invitee's first name."],
+      emailingAttemptMade: ['emailing_attempt_made', 'Boolean', 'Whether the invitation e-mail was sent.'],
+      level: ['level', 'Int', 'The level the invitee gets: 1 member, 8 admin, 15 owner.'],
+      isExpired: ['is_expired', 'Boolean', 'Whether the invitation has expired (they last 3 days).'],
+      createdAt: ['created_at', 'DateTime', 'When the invitation was made.'],
+      updatedAt: ['updated_at', 'DateTime', 'When the invitation was last changed.'],
+      message: ['message', 'String', 'Personal message sent with the invitation.'],
     }),
     createdBy: t.field({ type: UserRef, description: 'Who made the invitation.', resolve: (i) => i.created_by }),
   }),
@@ -35,13 +34,8 @@ registerNode('Invite', {
   load: ([orgId, id], context) => context.loaders.invites.byId(orgId as string, id as string),
 });
 
-listFields(OrganizationRef, {
-  ref: InviteRef,
-  typeName: 'Invite',
-  listField: 'invites',
+export const InviteConnection = connectionTypes(InviteRef, {
+  connection: 'InviteConnection',
+  edge: 'InviteEdge',
   what: 'pending invitations',
-  parentNoun: 'organization',
-  scope: READ,
-  parentId: (org) => org.id,
-  loader: (context) => context.loaders.invites,
 });

@@ -1,11 +1,10 @@
-import type { MemberRecord } from '../loaders/records.ts';
-import { builder } from './builder.ts';
-import { nodeType } from './node-type.ts';
-import { listFields } from './connection-types.ts';
-import { requiresScope } from './naming.ts';
+import type { MemberRecord } from '../loaders/tagged-records.ts';
 import { registerNode, scanCall } from './node-registry.ts';
-import { MemberRef, OrganizationRef, UserRef } from './refs.ts';
+import { nodeType } from './node-type.ts';
+import { MemberRef, UserRef } from './refs.ts';
 import { restFields } from './rest-fields.ts';
+import { connectionTypes } from './rest-list-fields.ts';
+import { requiresScope } from './scopes.ts';
 
 const READ = requiresScope('organization_member:read');
 
@@ -16,11 +15,11 @@ nodeType(MemberRef, {
   fields: (t) => ({
     databaseId: t.field({ type: 'UUID', nullable: false, description: 'The REST `id` of the membership.', resolve: (m) => m.id }),
     ...restFields<MemberRecord>(t, {
-      level: ['Int', 'Level in the organization: 1 member, 8 admin, 15 owner.'],
-      joined_at: ['DateTime', 'When the user joined.'],
-      updated_at: ['DateTime', 'When the membership was last changed.'],
-      is_2fa_enabled: ['Boolean', 'Whether the user has two-factor authentication on.'],
-      has_social_auth: ['Boolean', 'Whether the user logs in through a social provider.'],
+      level: ['level', 'Int', 'Level in the organization: 1 member, 8 admin, 15 owner.'],
+      joinedAt: ['joined_at', 'DateTime', 'When the user joined.'],
+      updatedAt: ['updated_at', 'DateTime', 'When the membership was last changed.'],
+      is2faEnabled: ['is_2fa_enabled', 'Boolean', 'Whether the user has two-factor authentication on.'],
+      hasSocialAuth: ['has_social_auth', 'Boolean', 'Whether the user logs in through a social provider.'],
     }),
     user: t.field({ type: UserRef, description: 'The member.', resolve: (m) => m.user }),
   }),
@@ -33,13 +32,4 @@ registerNode('Member', {
   load: ([orgId, id], context) => context.loaders.members.byId(orgId as string, id as string),
 });
 
-listFields(OrganizationRef, {
-  ref: MemberRef,
-  typeName: 'Member',
-  listField: 'members',
-  what: 'members',
-  parentNoun: 'organization',
-  scope: READ,
-  parentId: (org) => org.id,
-  loader: (context) => context.loaders.members,
-});
+export const MemberConnection = connectionTypes(MemberRef, { connection: 'MemberConnection', edge: 'MemberEdge', what: 'members' });

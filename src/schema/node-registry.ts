@@ -1,11 +1,11 @@
 // How each Node type is fetched again from its global id: used by `node`, `nodes`, mutations that
 // take global ids, and federation's `_entities`.
 import type { GatewayContext } from '../context.ts';
+import { gatewayError } from '../graphql-errors.ts';
 import type { LookupCall } from '../limits/fan-out.ts';
 import { checkParts, decodeId, type IdPart } from './global-id.ts';
-import { gatewayError } from '../errors.ts';
 
-export interface NodeLoader {
+interface NodeLoader {
   shape: readonly IdPart[];
   /** The upstream call `load` makes, for the fan-out estimate; null when it makes none. */
   call(parts: string[]): LookupCall | null;
@@ -51,4 +51,9 @@ export function lookupCallOf(id: unknown, typename?: string): LookupCall | null 
 
 export function loadNode(parsed: ReturnType<typeof parseNodeId>, context: GatewayContext) {
   return parsed.loader.load(parsed.parts, context);
+}
+
+/** The REST ids a mutation input's global id carries; BAD_USER_INPUT (no upstream call) when it is not an id of `typename`. */
+export function inputIdParts(id: string | number, inputField: string, typename: string): string[] {
+  return parseNodeId(String(id), `input.${inputField}`, [typename]).parts;
 }

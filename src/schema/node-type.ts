@@ -1,22 +1,21 @@
 // Declares a Node type: an object implementing `Node` whose `id` is its global id. The relay
 // plugin's `builder.node` resolves every `id` through an async function; a list page of records
 // then costs a promise per id, so ids are computed synchronously here.
-import type { FieldMap, InterfaceRef, ObjectRef, SchemaTypes } from '@pothos/core';
-import { builder } from './builder.ts';
+import type { FieldMap, InterfaceRef, ObjectRef } from '@pothos/core';
+import { type BuilderTypes, builder } from './builder.ts';
 import { globalIdOf } from './global-id.ts';
 
-type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T extends SchemaTypes> ? T : never;
-type FieldBuilder<T> = PothosSchemaTypes.ObjectFieldBuilder<Types, T>;
+type FieldBuilder<T> = PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, T>;
 
-export interface NodeTypeOptions<T> {
+interface NodeTypeOptions<T> {
   description: string;
   /** The REST ids `node(id:)` needs to fetch the record again, parent first. */
   idParts: (record: T) => (string | number)[];
-  interfaces?: InterfaceRef<any, T>[];
+  interfaces?: InterfaceRef<BuilderTypes, T>[];
   fields: (t: FieldBuilder<T>) => FieldMap;
 }
 
-export function nodeType<T>(ref: ObjectRef<any, T>, { description, idParts, interfaces = [], fields }: NodeTypeOptions<T>): void {
+export function nodeType<T>(ref: ObjectRef<BuilderTypes, T>, { description, idParts, interfaces = [], fields }: NodeTypeOptions<T>): void {
   const typename = ref.name;
   builder.objectType(ref, {
     description,

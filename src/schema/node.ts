@@ -1,7 +1,8 @@
 // Query.node and Query.nodes over the node registry: ids are checked before any upstream call, and a
 // record the upstream does not have is null.
-import { builder } from './builder.ts';
+
 import type { FanOut } from '../limits/fan-out.ts';
+import { builder } from './builder.ts';
 import { loadNode, lookupCallOf, parseNodeId } from './node-registry.ts';
 
 builder.queryFields((t) => ({

@@ -1,46 +1,165 @@
-import type { OrganizationRecord, ProjectRecord } from '../loaders/records.ts';
+// Organization (seed 2.2, 4.1): its REST fields, its projects, and every list, lookup and family-wide
+// GET below it; and the root `organizations` and `organization` fields.
+import type { OrganizationRecord, ProjectRecord } from '../loaders/tagged-records.ts';
+import type { PipelineFamily } from '../wire/rest-types.ts';
+import { BatchExportConnection } from './batch-export.ts';
 import { builder } from './builder.ts';
-import { nodeType } from './node-type.ts';
 import { resolveRestConnection } from './connection.ts';
-import { connectionType } from './connection-types.ts';
-import { requiresScope } from './naming.ts';
+import { DomainConnection } from './domain.ts';
+import { InviteConnection } from './invite.ts';
+import { MemberConnection } from './member.ts';
 import { registerNode, retrieveCall } from './node-registry.ts';
-import { OrganizationRef, ProjectRef } from './refs.ts';
+import { nodeType } from './node-type.ts';
+import {
+  PipelineDestinationConnection,
+  PipelineFrontendAppConnection,
+  PipelineImportAppConnection,
+  pipelineFamilyGetFields,
+} from './pipeline/families.ts';
+import {
+  BatchExportRef,
+  DomainRef,
+  InviteRef,
+  MemberRef,
+  OrganizationRef,
+  PipelineDestinationRef,
+  PipelineFrontendAppRef,
+  PipelineImportAppRef,
+  ProjectRef,
+} from './refs.ts';
 import { restFields } from './rest-fields.ts';
+import { connectionTypes, restListFields } from './rest-list-fields.ts';
+import { requiresScope } from './scopes.ts';
 
 const READ = requiresScope('organization:read');
+const MEMBERS_READ = requiresScope('organization_member:read');
+const PLUGINS_READ = requiresScope('plugin:read');
 
 nodeType(OrganizationRef, {
   description: `An organization the caller's key can see. ${READ}`,
   idParts: (org) => [org.id],
-  fields: (t) => ({
-    databaseId: t.field({ type: 'UUID', nullable: false, description: 'The REST `id`.', resolve: (org) => org.id }),
-    ...restFields<OrganizationRecord>(t, {
-      name: ['String', 'Display name.'],
-      slug: ['String', 'URL-safe unique name, derived from the name.'],
-      created_at: ['DateTime', 'When the organization was created.'],
-      updated_at: ['DateTime', 'When the organization was last changed.'],
-      membership_level: ['Int', "The caller's level in this organization: 1 member, 8 admin, 15 owner."],
-      plugins_access_level: ['Int', 'What the organization may do with plugins (0 none, 3 config, 6 install, 9 root).'],
-      teams: [['JSON'], 'The projects (teams) of the organization, as the REST API sends them.'],
-      available_product_features: [['JSON'], 'Product features available on the plan, as the REST API sends them.'],
-      is_member_join_email_enabled: ['Boolean', 'Whether members get an e-mail when someone joins.'],
-      metadata: ['JSON', 'Free-form metadata (a string in the REST docs; the live service sends an object).'],
-      customer_id: ['String', 'Billing customer id.'],
-      enforce_2fa: ['Boolean', 'Whether members must use two-factor authentication.'],
-      member_count: ['Int', 'How many members the organization has.'],
-    }),
-    projects: t.field({
-      type: [ProjectRef],
-      nullable: false,
-      description: "The organization's projects, one per distinct project id of its `teams` (no extra upstream call).",
-      resolve: (org) => projectsOf(org),
-    }),
-  }),
+  fields: (t) => {
+    const list = <R>(options: Omit<Parameters<typeof restListFields<OrganizationRecord, R>>[1], 'parentNoun' | 'parentId'>) =>
+      restListFields(t, { ...options, parentNoun: 'organization', parentId: (org) => org.id });
+    const batchExports = list({
+      type: BatchExportRef,
+      connection: BatchExportConnection,
+      what: 'batch exports',
+      scope: requiresScope('batch_export:read'),
+      loader: (context) => context.loaders.batchExports,
+    });
+    const domains = list({
+      type: DomainRef,
+      connection: DomainConnection,
+      what: 'domains',
+      scope: READ,
+      loader: (context) => context.loaders.domains,
+    });
+    const invites = list({
+      type: InviteRef,
+      connection: InviteConnection,
+      what: 'pending invitations',
+      scope: MEMBERS_READ,
+      loader: (context) => context.loaders.invites,
+    });
+    const members = list({
+      type: MemberRef,
+      connection: MemberConnection,
+      what: 'members',
+      scope: MEMBERS_READ,
+      loader: (context) => context.loaders.members,
+    });
+    const pipelineList = (
+      type: typeof PipelineDestinationRef,
+      connection: typeof PipelineDestinationConnection,
+      what: string,
+      family: PipelineFamily,
+    ) => list({ type, connection, what, scope: PLUGINS_READ, loader: (context) => context.loaders.pipeline[family] });
+    const destinations = pipelineList(
+      PipelineDestinationRef,
+      PipelineDestinationConnection,
+      'pipeline destinations',
+      'pipeline_destinations',
+    );
+    const frontendApps = pipelineList(
+      PipelineFrontendAppRef,
+      PipelineFrontendAppConnection,
+      'pipeline frontend apps',
+      'pipeline_frontend_apps',
+    );
+    const importApps = pipelineList(PipelineImportAppRef, PipelineImportAppConnection, 'pipeline import apps', 'pipeline_import_apps');
+    const destinationGets = pipelineFamilyGetFields(t, 'pipeline_destinations');
+    const frontendAppGets = pipelineFamilyGetFields(t, 'pipeline_frontend_apps');
+
+    return {
+      databaseId: t.field({ type: 'UUID', nullable: false, description: 'The REST `id`.', resolve: (org) => org.id }),
+      ...restFields<OrganizationRecord>(t, {
+        name: ['name', 'String', 'Display name.'],
+        slug: ['slug', 'String', 'URL-safe unique name, derived from the name.'],
+        createdAt: ['created_at', 'DateTime', 'When the organization was created.'],
+        updatedAt: ['updated_at', 'DateTime', 'When the organization was last changed.'],
+        membershipLevel: ['membership_level', 'Int', "The caller's level in this organization: 1 member, 8 admin, 15 owner."],
+        pluginsAccessLevel: [
+          'plugins_access_level',
+          'Int',
+          'What the organization may do with plugins (0 none, 3 config, 6 install, 9 root).',
+        ],
+        teams: ['teams', ['JSON'], 'The projects (teams) of the organization, as the REST API sends them.'],
+        availableProductFeatures: [
+          'available_product_features',
+          ['JSON'],
+          'Product features available on the plan, as the REST API sends them.',
+        ],
+        isMemberJoinEmailEnabled: ['is_member_join_email_enabled', 'Boolean', 'Whether members get an e-mail when someone joins.'],
+        metadata: ['metadata', 'JSON', 'Free-form metadata (a string in the REST docs; the live service sends an object).'],
+        customerId: ['customer_id', 'String', 'Billing customer id.'],
+        enforce2fa: ['enforce_2fa', 'Boolean', 'Whether members must use two-factor authentication.'],
+      }),
+      memberCount: t.int({ description: 'How many members the organization has.', resolve: memberCountOf }),
+      projects: t.field({
+        type: [ProjectRef],
+        nullable: false,
+        description: "The organization's projects, one per distinct project id of its `teams` (no extra upstream call).",
+        resolve: (org) => projectsOf(org),
+      }),
+      batchExports: batchExports.connection(),
+      batchExport: batchExports.lookup('UUID'),
+      domains: domains.connection(),
+      domain: domains.lookup('UUID'),
+      // Invites and members have no REST retrieve: `node(id:)` finds one by a bounded scan of the list.
+      invites: invites.connection(),
+      members: members.connection(),
+      pipelineDestinations: destinations.connection(),
+      pipelineDestination: destinations.lookup('Int'),
+      pipelineDestinationsActivity: destinationGets.activity,
+      pipelineDestinationsExportsUnsubscribeConfigs: destinationGets.exportsUnsubscribeConfigs,
+      pipelineDestinationsRepository: destinationGets.repository,
+      pipelineDestinationsUnused: destinationGets.unused,
+      pipelineFrontendApps: frontendApps.connection(),
+      pipelineFrontendApp: frontendApps.lookup('Int'),
+      pipelineFrontendAppsActivity: frontendAppGets.activity,
+      pipelineFrontendAppsExportsUnsubscribeConfigs: frontendAppGets.exportsUnsubscribeConfigs,
+      pipelineFrontendAppsRepository: frontendAppGets.repository,
+      pipelineFrontendAppsUnused: frontendAppGets.unused,
+      pipelineImportApps: importApps.connection(),
+      pipelineImportApp: importApps.lookup('Int'),
+    };
+  },
 });
 
+/**
+ * The seed types `member_count` as a string (`"3"`); the live service may send a number. Served as
+ * Int: a string that is not a whole number becomes NaN, which the Int serializer refuses, so the
+ * field fails alone (UPSTREAM_ERROR).
+ */
+function memberCountOf(org: OrganizationRecord): number | null {
+  const count = org.member_count;
+  if (typeof count !== 'string') return count;
+  return count === '' ? Number.NaN : Number(count);
+}
+
 /** One project per distinct project id (falling back to the team id); named after its first team. */
-export function projectsOf(org: OrganizationRecord): ProjectRecord[] {
+function projectsOf(org: OrganizationRecord): ProjectRecord[] {
   const projects = new Map<string, ProjectRecord>();
   for (const team of org.teams ?? []) {
     const projectId = String(team.project_id ?? team.id);
@@ -55,7 +174,11 @@ registerNode('Organization', {
   load: ([id], context) => context.loaders.organizations.byId('', id as string),
 });
 
-const OrganizationConnection = connectionType(OrganizationRef, 'Organization', 'organizations');
+const OrganizationConnection = connectionTypes(OrganizationRef, {
+  connection: 'OrganizationConnection',
+  edge: 'OrganizationEdge',
+  what: 'organizations',
+});
 
 builder.queryFields((t) => ({
   organizations: t.connection(

@@ -1,28 +1,46 @@
+// Project (an organization's team): no REST record of its own; it holds the surveys (seed 4.7).
 import { builder } from './builder.ts';
-import { nodeType } from './node-type.ts';
-import { requiresScope } from './naming.ts';
 import { registerNode } from './node-registry.ts';
-import { ProjectRef } from './refs.ts';
+import { nodeType } from './node-type.ts';
+import { ProjectRef, SurveyRef } from './refs.ts';
+import { restListFields } from './rest-list-fields.ts';
+import { requiresScope } from './scopes.ts';
+import { SurveyConnection } from './survey.ts';
+
+const SURVEYS_READ = requiresScope('survey:read');
 
 nodeType(ProjectRef, {
   description:
     "A project (an organization's team). It has no REST record of its own: it is known from `Organization.projects` or by its id, and holds the surveys.",
   idParts: (p) => [p.projectId],
-  fields: (t) => ({
-    databaseId: t.field({ type: 'String', nullable: false, description: 'The REST project id.', resolve: (p) => p.projectId }),
-    name: t.field({
-      type: 'String',
-      description: "The first team's name when reached through `Organization.projects`, else null.",
-      resolve: (p) => p.name,
-    }),
-    surveysResponsesCount: t.field({
-      type: 'JSON',
-      description: `Responses per survey: the live service answers a map from survey id to count; passed through as sent. ${requiresScope('survey:read')}`,
-      extensions: { fanOut: 'call' },
-      resolve: (p, _args, context) =>
-        context.loaders.once(`responses_count:${p.projectId}`, (rest) => rest.getSurveysResponsesCount(p.projectId)),
-    }),
-  }),
+  fields: (t) => {
+    const surveys = restListFields(t, {
+      type: SurveyRef,
+      connection: SurveyConnection,
+      parentNoun: 'project',
+      what: 'surveys',
+      scope: SURVEYS_READ,
+      parentId: (project) => project.projectId,
+      loader: (context) => context.loaders.surveys,
+    });
+    return {
+      databaseId: t.field({ type: 'String', nullable: false, description: 'The REST project id.', resolve: (p) => p.projectId }),
+      name: t.field({
+        type: 'String',
+        description: "The first team's name when reached through `Organization.projects`, else null.",
+        resolve: (p) => p.name,
+      }),
+      surveysResponsesCount: t.field({
+        type: 'JSON',
+        description: `Responses per survey: the live service answers a map from survey id to count; passed through as sent. ${SURVEYS_READ}`,
+        extensions: { fanOut: 'call' },
+        resolve: (p, _args, context) =>
+          context.loaders.once(`responses_count:${p.projectId}`, (rest) => rest.getSurveysResponsesCount(p.projectId)),
+      }),
+      surveys: surveys.connection(),
+      survey: surveys.lookup('UUID'),
+    };
+  },
 });
 
 // A project's global id carries only its id: `node` answers without an upstream call, name null.

@@ -1,17 +1,18 @@
 // Object refs for every record type, declared apart from their fields so type files can point at
 // each other without import cycles.
-import type {
-  BatchExportRecord,
-  BatchExportRunRecord,
-  DomainRecord,
-  InviteRecord,
-  MemberRecord,
-  OrganizationRecord,
-  PipelineItemRecord,
-  ProjectRecord,
-  SurveyRecord,
-} from '../loaders/records.ts';
-import type { BatchExportDestination, FeatureFlag, User } from '../rest/types.ts';
+import {
+  type BatchExportRecord,
+  type BatchExportRunRecord,
+  type DomainRecord,
+  type InviteRecord,
+  type MemberRecord,
+  type OrganizationRecord,
+  PIPELINE_TYPENAMES,
+  type PipelineItemRecord,
+  type ProjectRecord,
+  type SurveyRecord,
+} from '../loaders/tagged-records.ts';
+import type { BatchExportDestination, FeatureFlag, User } from '../wire/rest-types.ts';
 import { builder } from './builder.ts';
 
 export const OrganizationRef = builder.objectRef<OrganizationRecord>('Organization');
@@ -26,6 +27,6 @@ export const FeatureFlagRef = builder.objectRef<FeatureFlag>('FeatureFlag');
 export const ProjectRef = builder.objectRef<ProjectRecord>('Project');
 export const SurveyRef = builder.objectRef<SurveyRecord>('Survey');
 export const PipelineItemRef = builder.interfaceRef<PipelineItemRecord>('PipelineItem');
-export const PipelineDestinationRef = builder.objectRef<PipelineItemRecord>('PipelineDestination');
-export const PipelineFrontendAppRef = builder.objectRef<PipelineItemRecord>('PipelineFrontendApp');
-export const PipelineImportAppRef = builder.objectRef<PipelineItemRecord>('PipelineImportApp');
+export const PipelineDestinationRef = builder.objectRef<PipelineItemRecord>(PIPELINE_TYPENAMES.pipeline_destinations);
+export const PipelineFrontendAppRef = builder.objectRef<PipelineItemRecord>(PIPELINE_TYPENAMES.pipeline_frontend_apps);
+export const PipelineImportAppRef = builder.objectRef<PipelineItemRecord>(PIPELINE_TYPENAMES.pipeline_import_apps);

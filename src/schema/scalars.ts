@@ -4,7 +4,7 @@
 // stderr (past LOG_FILE) for any scalar whose parseLiteral takes them.
 import { BREAK, GraphQLScalarType, type ValueNode, type VariableNode, visit } from 'graphql';
 import { DateTimeResolver, EmailAddressResolver, JSONResolver, UUIDResolver } from 'graphql-scalars';
-import { gatewayError } from '../errors.ts';
+import { gatewayError } from '../graphql-errors.ts';
 import { builder } from './builder.ts';
 
 const DateTime = new GraphQLScalarType<string, string>({
@@ -42,7 +42,12 @@ const Json = new GraphQLScalarType({
       },
     });
     if (variable) {
-      throw gatewayError('BAD_USER_INPUT', 'A JSON literal cannot hold a variable: pass the whole JSON value as one variable.', {}, variable);
+      throw gatewayError(
+        'BAD_USER_INPUT',
+        'A JSON literal cannot hold a variable: pass the whole JSON value as one variable.',
+        {},
+        variable,
+      );
     }
     return JSONResolver.parseLiteral(ast, undefined);
   },

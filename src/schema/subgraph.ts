@@ -4,8 +4,9 @@
 // `nodes(ids:)` would. schema.graphql stays the public schema (src/schema/print.ts).
 import { printSubgraphSchema } from '@apollo/subgraph';
 import type { GraphQLFieldResolver, GraphQLUnionType } from 'graphql';
-import { gatewayError } from '../errors.ts';
+import { gatewayError } from '../graphql-errors.ts';
 import type { FanOut } from '../limits/fan-out.ts';
+import { isUuid } from '../wire/uuid.ts';
 import { builder } from './builder.ts';
 import './index.ts'; // every type and field is registered before the entities are declared
 import { globalId } from './global-id.ts';
@@ -25,9 +26,7 @@ import {
 } from './refs.ts';
 
 /** The Federation spec version `@link`ed from the subgraph SDL. */
-export const FEDERATION_SPEC_URL = 'https://specs.apollo.dev/federation/v2.6';
-
-const UUID_PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const FEDERATION_SPEC_URL = 'https://specs.apollo.dev/federation/v2.6';
 
 const byId = builder.selection<{ id: string }>('id');
 const byDatabaseId = builder.selection<{ databaseId: string }>('databaseId');
@@ -45,8 +44,10 @@ builder.asEntity(OrganizationRef, {
   resolveReference: async (reference, context) => {
     if ('id' in reference && reference.id !== undefined) return loadRepresentation('Organization', reference.id, context);
     const { databaseId } = reference as { databaseId?: unknown };
-    if (typeof databaseId !== 'string' || !UUID_PATTERN.test(databaseId)) {
-      throw gatewayError('BAD_USER_INPUT', '`databaseId` of an Organization representation must be a UUID.', { argumentName: 'databaseId' });
+    if (!isUuid(databaseId)) {
+      throw gatewayError('BAD_USER_INPUT', '`databaseId` of an Organization representation must be a UUID.', {
+        argumentName: 'databaseId',
+      });
     }
     return context.loaders.organizations.byId('', databaseId);
   },
@@ -85,7 +86,9 @@ type EntitiesResolver = GraphQLFieldResolver<unknown, unknown, { representations
 function eachRepresentationAlone(resolve: EntitiesResolver, entityTypes: ReadonlySet<string>): EntitiesResolver {
   const isEntity = (representation: unknown) => {
     const typename = (representation as { __typename?: unknown } | null)?.__typename;
-    return typeof representation === 'object' && !Array.isArray(representation) && typeof typename === 'string' && entityTypes.has(typename);
+    return (
+      typeof representation === 'object' && !Array.isArray(representation) && typeof typename === 'string' && entityTypes.has(typename)
+    );
   };
   const message = `A representation must be an object whose \`__typename\` is an entity type: ${[...entityTypes].join(', ')}.`;
   const notAnEntity = () => gatewayError('BAD_USER_INPUT', message, { argumentName: 'representations' });

@@ -1,29 +1,28 @@
-import type { SurveyRecord } from '../loaders/records.ts';
-import { builder } from './builder.ts';
-import { nodeType } from './node-type.ts';
-import { listFields } from './connection-types.ts';
-import { requiresScope } from './naming.ts';
+import type { SurveyRecord } from '../loaders/tagged-records.ts';
 import { registerNode, retrieveCall } from './node-registry.ts';
-import { FeatureFlagRef, ProjectRef, SurveyRef, UserRef } from './refs.ts';
-import { type RestFieldSpec, restFields } from './rest-fields.ts';
+import { nodeType } from './node-type.ts';
+import { FeatureFlagRef, SurveyRef, UserRef } from './refs.ts';
+import { type RestFieldTable, restFields } from './rest-fields.ts';
+import { connectionTypes } from './rest-list-fields.ts';
+import { requiresScope } from './scopes.ts';
 
 const READ = requiresScope('survey:read');
 
 /** Writable fields that read and write alike: shared with the survey mutations' inputs. */
 export const SURVEY_CONTENT_FIELDS = {
-  questions: ['JSON', 'The questions.'],
-  conditions: ['JSON', 'Display conditions.'],
-  appearance: ['JSON', 'Appearance settings.'],
-  start_date: ['DateTime', 'When the survey starts.'],
-  end_date: ['DateTime', 'When the survey ends.'],
-  archived: ['Boolean', 'Whether the survey is archived.'],
-  responses_limit: ['Int', 'Stop after this many responses.'],
-  iteration_count: ['Int', 'How many times the survey repeats.'],
-  iteration_frequency_days: ['Int', 'Days between iterations.'],
-  iteration_start_dates: [['DateTime'], 'Start dates of the iterations.'],
-  current_iteration: ['Int', 'The current iteration.'],
-  current_iteration_start_date: ['DateTime', 'When the current iteration started.'],
-} satisfies Partial<Record<keyof SurveyRecord, RestFieldSpec>>;
+  questions: ['questions', 'JSON', 'The questions.'],
+  conditions: ['conditions', 'JSON', 'Display conditions.'],
+  appearance: ['appearance', 'JSON', 'Appearance settings.'],
+  startDate: ['start_date', 'DateTime', 'When the survey starts.'],
+  endDate: ['end_date', 'DateTime', 'When the survey ends.'],
+  archived: ['archived', 'Boolean', 'Whether the survey is archived.'],
+  responsesLimit: ['responses_limit', 'Int', 'Stop after this many responses.'],
+  iterationCount: ['iteration_count', 'Int', 'How many times the survey repeats.'],
+  iterationFrequencyDays: ['iteration_frequency_days', 'Int', 'Days between iterations.'],
+  iterationStartDates: ['iteration_start_dates', ['DateTime'], 'Start dates of the iterations.'],
+  currentIteration: ['current_iteration', 'Int', 'The current iteration.'],
+  currentIterationStartDate: ['current_iteration_start_date', 'DateTime', 'When the current iteration started.'],
+} satisfies RestFieldTable<SurveyRecord>;
 
 nodeType(SurveyRef, {
   description: `A survey shown to users of a project. ${READ}`,
@@ -31,14 +30,18 @@ nodeType(SurveyRef, {
   fields: (t) => ({
     databaseId: t.field({ type: 'UUID', nullable: false, description: 'The REST `id`.', resolve: (s) => s.id }),
     ...restFields<SurveyRecord>(t, {
-      name: ['String', 'Name, unique within the project.'],
-      description: ['String', 'Description.'],
-      type: ['String', 'How it is shown, e.g. `popover`, `widget`, `api`, `external_survey`.'],
-      linked_flag_id: ['Int', 'The REST id of the linked feature flag.'],
-      targeting_flag_id: ['Int', 'The REST id of the targeting flag (returned by create and update).'],
-      targeting_flag_filters: ['JSON', 'Filters of the targeting flag (returned by create and update).'],
-      remove_targeting_flag: ['Boolean', 'Whether the targeting flag is to be removed (returned by create and update).'],
-      created_at: ['DateTime', 'When the survey was created.'],
+      name: ['name', 'String', 'Name, unique within the project.'],
+      description: ['description', 'String', 'Description.'],
+      type: ['type', 'String', 'How it is shown, e.g. `popover`, `widget`, `api`, `external_survey`.'],
+      linkedFlagId: ['linked_flag_id', 'Int', 'The REST id of the linked feature flag.'],
+      targetingFlagId: ['targeting_flag_id', 'Int', 'The REST id of the targeting flag (returned by create and update).'],
+      targetingFlagFilters: ['targeting_flag_filters', 'JSON', 'Filters of the targeting flag (returned by create and update).'],
+      removeTargetingFlag: [
+        'remove_targeting_flag',
+        'Boolean',
+        'Whether the targeting flag is to be removed (returned by create and update).',
+      ],
+      createdAt: ['created_at', 'DateTime', 'When the survey was created.'],
       ...SURVEY_CONTENT_FIELDS,
     }),
     linkedFlag: t.field({ type: FeatureFlagRef, description: 'The linked feature flag.', resolve: (s) => s.linked_flag }),
@@ -58,14 +61,4 @@ registerNode('Survey', {
   load: ([projectId, id], context) => context.loaders.surveys.byId(projectId as string, id as string),
 });
 
-listFields(ProjectRef, {
-  ref: SurveyRef,
-  typeName: 'Survey',
-  listField: 'surveys',
-  lookupField: 'survey',
-  what: 'surveys',
-  parentNoun: 'project',
-  scope: READ,
-  parentId: (project) => project.projectId,
-  loader: (context) => context.loaders.surveys,
-});
+export const SurveyConnection = connectionTypes(SurveyRef, { connection: 'SurveyConnection', edge: 'SurveyEdge', what: 'surveys' });

@@ -5,7 +5,7 @@ import type { Logger } from '../observability/logger.ts';
 import { StoreUnavailableError } from './shared-store.ts';
 
 /** How often a store that is down is tried again. */
-export const PROBE_INTERVAL_MS = 1000;
+const PROBE_INTERVAL_MS = 1000;
 
 export interface AvailabilityOptions {
   logger: Logger;

@@ -1,14 +1,16 @@
 // The store in this instance's memory (CACHE=memory, and the per-instance budget while Redis is
 // away). Cached answers are bounded by count and by size (lru-cache); generations and budget
 // counters are small and bounded by count.
+
 import { randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
+import { DEFAULTS } from '../config.ts';
 import type { BudgetWindowAt, BudgetWindowCheck, SharedStore, WindowCounts } from './shared-store.ts';
 
-export interface MemoryStoreOptions {
-  /** Cached answers kept at most. @default 10000 */
+interface MemoryStoreOptions {
+  /** Cached answers kept at most. @default DEFAULTS.CACHE_MAX_ENTRIES */
   maxEntries?: number;
-  /** Characters of cached answers (and their ids) kept at most: about bytes, for the ASCII JSON answers usually are. @default 67108864 */
+  /** Characters of cached answers (and their ids) kept at most: about bytes, for the ASCII JSON answers usually are. @default DEFAULTS.CACHE_MAX_BYTES */
   maxBytes?: number;
   /** The secret caller tags are made with. @default random, per process */
   secret?: string;
@@ -21,8 +23,8 @@ const MAX_BUDGET_COUNTERS = 100_000;
 
 export function createMemoryStore(options: MemoryStoreOptions = {}): SharedStore {
   const entries = new LRUCache<string, string>({
-    max: options.maxEntries ?? 10_000,
-    maxSize: options.maxBytes ?? 64 * 1024 * 1024,
+    max: options.maxEntries ?? DEFAULTS.CACHE_MAX_ENTRIES,
+    maxSize: options.maxBytes ?? DEFAULTS.CACHE_MAX_BYTES,
     sizeCalculation: (value, key) => value.length + key.length,
   });
   const generations = new Map<string, string>();

@@ -7,16 +7,18 @@
 //   gw:{<caller tag>}:budget:<windowMs>:<index>     a budget counter
 //   gw:{gen}:<scope>                                a generation
 //   gw:{secret}                                     the secret caller tags are made with (unless CACHE_SECRET)
+
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { DEFAULTS } from '../config.ts';
 import { type AvailabilityOptions, StoreAvailability } from './availability.ts';
 import { newGeneration } from './memory-store.ts';
 import { type BudgetWindowAt, GLOBAL_SCOPE, type SharedStore, type WindowCounts } from './shared-store.ts';
 
-export interface RedisStoreOptions extends Pick<AvailabilityOptions, 'logger' | 'onFailure' | 'onChange'> {
+interface RedisStoreOptions extends Pick<AvailabilityOptions, 'logger' | 'onFailure' | 'onChange'> {
   /** `redis://[[user]:password@]host:port/db` (or `rediss://`). */
   url: string;
-  /** How long one operation may take before it is given up. @default 100 */
+  /** How long one operation may take before it is given up. @default DEFAULTS.CACHE_TIMEOUT_MS */
   timeoutMs?: number;
   /** The secret caller tags are made with; unset: the one stored in Redis, set there by the first instance. */
   secret?: string;
@@ -82,7 +84,7 @@ type ScriptedRedis = Redis & {
 
 export function createRedisStore(options: RedisStoreOptions): SharedStore {
   const redis = new Redis(options.url, {
-    commandTimeout: options.timeoutMs ?? 100,
+    commandTimeout: options.timeoutMs ?? DEFAULTS.CACHE_TIMEOUT_MS,
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
     // Reconnects in the background for ever, at most every 2 s; requests never wait for it.
@@ -166,7 +168,10 @@ export function createRedisStore(options: RedisStoreOptions): SharedStore {
       const args = windows.flatMap((window) => [window.limit, window.previousWeight, budgetTtlMs(window)]);
       return run(async () => {
         const [taken, ...counts] = await redis.takeBudget(keys.length, ...keys, amount, ...args);
-        return { taken: taken === 1, counts: windows.map((_, i) => ({ current: Number(counts[2 * i]), previous: Number(counts[2 * i + 1]) })) };
+        return {
+          taken: taken === 1,
+          counts: windows.map((_, i) => ({ current: Number(counts[2 * i]), previous: Number(counts[2 * i + 1]) })),
+        };
       });
     },
     adjustBudget(tag, windows, delta) {

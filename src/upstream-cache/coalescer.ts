@@ -53,5 +53,11 @@ export function waitFor<T>(call: Promise<T>, req: UpstreamRequest, leader: boole
 }
 
 function gaveUp(req: UpstreamRequest, kind: NonNullable<ReturnType<CallDeadline['abortKind']>>, leader: boolean): UpstreamError {
-  return new UpstreamError({ kind, method: req.method, route: req.route ?? req.path, sent: leader, source: leader ? undefined : 'coalesced' });
+  return new UpstreamError({
+    kind,
+    method: req.method,
+    route: req.route ?? req.path,
+    sent: leader,
+    source: leader ? undefined : 'coalesced',
+  });
 }

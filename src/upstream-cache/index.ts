@@ -12,14 +12,14 @@ import { LookupBatch, WriteBatch } from './store-batch.ts';
 
 export type { CacheEvents } from './request-cache.ts';
 
-export interface UpstreamCacheOptions {
+interface UpstreamCacheOptions {
   store: SharedStore;
   /** How long an answer is used (CACHE_TTL_MS). */
   ttlMs: number;
   events?: CacheEvents;
 }
 
-export interface UpstreamCache {
+interface UpstreamCache {
   /** The transport one GraphQL request sees (its calls then go to `base`). */
   transportFor(request: Request, base: UpstreamTransport): UpstreamTransport;
   /**

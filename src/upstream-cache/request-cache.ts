@@ -8,7 +8,7 @@ import { queryString, type UpstreamRequest, type UpstreamResponse, type Upstream
 import { mayHaveReachedUpstream, UpstreamError } from '../rest/upstream-error.ts';
 import type { SharedStore } from '../store/shared-store.ts';
 import { callerTag } from './caller-tag.ts';
-import { Coalescer, waitFor } from './coalescer.ts';
+import { type Coalescer, waitFor } from './coalescer.ts';
 import { readScopes, writeScopes } from './scopes.ts';
 import { encodeEntry, type LookupBatch, type WriteBatch } from './store-batch.ts';
 
@@ -74,7 +74,13 @@ export class RequestCache implements UpstreamTransport {
     const lookup = tags.store === undefined ? {} : await state.lookups.lookup(tags.store, id, scopes);
     if (lookup.text !== undefined) {
       state.events?.hit(route);
-      return { status: 200, body: JSON.parse(lookup.text), durationMs: Math.round(performance.now() - startedAt), attempts: 0, source: 'cache' };
+      return {
+        status: 200,
+        body: JSON.parse(lookup.text),
+        durationMs: Math.round(performance.now() - startedAt),
+        attempts: 0,
+        source: 'cache',
+      };
     }
     state.events?.miss(route);
     // Only calls made with the same generations are shared: one started before a write is not
@@ -95,10 +101,17 @@ export class RequestCache implements UpstreamTransport {
   }
 
   /** The shared call: without the leader's signal or deadline, so no waiter can cancel it for the others. */
-  async #fetch(req: UpstreamRequest, storeTag: string | undefined, id: string, generations: string | undefined, route: string): Promise<SharedAnswer> {
+  async #fetch(
+    req: UpstreamRequest,
+    storeTag: string | undefined,
+    id: string,
+    generations: string | undefined,
+    route: string,
+  ): Promise<SharedAnswer> {
     const response = await this.base.request({ ...req, signal: undefined, deadlineAt: undefined, keepText: true });
     // Checked before any waiter gets the body: an answer the client would refuse is not cached.
-    if (storeTag === undefined || generations === undefined || !response.text || !(req.answerShape?.(response.body) ?? true)) return { response };
+    if (storeTag === undefined || generations === undefined || !response.text || !(req.answerShape?.(response.body) ?? true))
+      return { response };
     this.state.events?.stored(route);
     return { response, stored: this.state.writes.write(storeTag, id, encodeEntry(generations, response.text)) };
   }

@@ -4,7 +4,7 @@
 // read stays within one hash tag). Answers to store are written the same way: one write per caller tag.
 import type { SharedStore } from '../store/shared-store.ts';
 
-export interface Lookup {
+interface Lookup {
   /** The cached answer's text, when there is one and its generations are still current. */
   text?: string;
   /**
@@ -18,7 +18,8 @@ export interface Lookup {
 export const encodeEntry = (generations: string, text: string) => `${generations}\n${text}`;
 
 function validText(entry: string | null | undefined, generations: string): string | undefined {
-  if (!entry || entry.length <= generations.length || entry.charCodeAt(generations.length) !== 10 || !entry.startsWith(generations)) return undefined;
+  if (!entry || entry.length <= generations.length || entry.charCodeAt(generations.length) !== 10 || !entry.startsWith(generations))
+    return undefined;
   return entry.slice(generations.length + 1);
 }
 
@@ -39,11 +40,16 @@ export class LookupBatch {
   lookup(tag: string, id: string, scopes: readonly string[]): Promise<Lookup> {
     if (this.#pending.size === 0) setImmediate(() => void this.#flush());
     let byId = this.#pending.get(tag);
-    if (!byId) this.#pending.set(tag, (byId = new Map()));
+    if (!byId) {
+      byId = new Map();
+      this.#pending.set(tag, byId);
+    }
     const pending = byId.get(id);
     if (pending) return pending.lookup;
     let resolve!: (lookup: Lookup) => void;
-    const lookup = new Promise<Lookup>((done) => (resolve = done));
+    const lookup = new Promise<Lookup>((done) => {
+      resolve = done;
+    });
     byId.set(id, { lookup, waiter: { scopes, resolve } });
     return lookup;
   }
@@ -96,7 +102,8 @@ export class WriteBatch {
           this.store.writeEntries(tag, entries, this.ttlMs).then(resolve, () => resolve());
         }),
       );
-      this.#pending.set(tag, (pending = { entries, written }));
+      pending = { entries, written };
+      this.#pending.set(tag, pending);
     }
     pending.entries.push({ id, value });
     return pending.written;

@@ -4,14 +4,14 @@
 // budget is counted in this instance's memory.
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BUDGET_UNITS, type BudgetUnit, parseUpstreamBudget } from '../../src/budget/budget-setting.ts';
 import { waitMs, windowAt } from '../../src/budget/sliding-window.ts';
+import { BUDGET_UNITS, type BudgetUnit, parseUpstreamBudget } from '../../src/budget-setting.ts';
 import { ConfigError, loadConfig } from '../../src/config.ts';
 import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { fits } from '../../src/store/memory-store.ts';
-import { refusedUrl } from '../support/fake-upstream.ts';
 import { postGraphQL } from '../ops/support.ts';
-import { sources, type TestGateway, testGateway } from './support.ts';
+import { refusedUrl } from '../support/fake-upstream.ts';
+import { sources, testGateway } from './support.ts';
 
 const UNITS = Object.keys(BUDGET_UNITS) as BudgetUnit[];
 
@@ -19,12 +19,19 @@ describe('the UPSTREAM_BUDGET setting', () => {
   it('reads any set of windows, however spaced and cased, shortest first', () => {
     fc.assert(
       fc.property(
-        fc.uniqueArray(fc.record({ per: fc.constantFrom(...UNITS), limit: fc.integer({ min: 1, max: 1_000_000_000 }) }), { selector: (w) => w.per, minLength: 1 }),
+        fc.uniqueArray(fc.record({ per: fc.constantFrom(...UNITS), limit: fc.integer({ min: 1, max: 1_000_000_000 }) }), {
+          selector: (w) => w.per,
+          minLength: 1,
+        }),
         fc.constantFrom('', ' ', '  '),
         fc.boolean(),
         (windows, space, upper) => {
-          const text = windows.map(({ limit, per }) => `${space}${limit}${space}/${space}${upper ? per.toUpperCase() : per}${space}`).join(',');
-          const expected = windows.map(({ limit, per }) => ({ limit, per, windowMs: BUDGET_UNITS[per] })).sort((a, b) => a.windowMs - b.windowMs);
+          const text = windows
+            .map(({ limit, per }) => `${space}${limit}${space}/${space}${upper ? per.toUpperCase() : per}${space}`)
+            .join(',');
+          const expected = windows
+            .map(({ limit, per }) => ({ limit, per, windowMs: BUDGET_UNITS[per] }))
+            .sort((a, b) => a.windowMs - b.windowMs);
           expect(parseUpstreamBudget(text)).toEqual(expected);
           expect(loadConfig({ UPSTREAM_BUDGET: text }).upstreamBudget).toEqual(expected);
         },
@@ -33,7 +40,18 @@ describe('the UPSTREAM_BUDGET setting', () => {
   });
 
   it('refuses anything else with a configuration error that says what is expected', () => {
-    for (const bad of ['480', '480/minutes', '0/minute', '-1/hour', '1.5/second', '480/minute,10/minute', '1000000001/day', 'a/minute', '480/minute,', '/hour']) {
+    for (const bad of [
+      '480',
+      '480/minutes',
+      '0/minute',
+      '-1/hour',
+      '1.5/second',
+      '480/minute,10/minute',
+      '1000000001/day',
+      'a/minute',
+      '480/minute,',
+      '/hour',
+    ]) {
       expect(() => loadConfig({ UPSTREAM_BUDGET: bad }), bad).toThrow(ConfigError);
       expect(() => loadConfig({ UPSTREAM_BUDGET: bad }), bad).toThrow(/^UPSTREAM_BUDGET: /);
     }
@@ -102,7 +120,9 @@ describe('through the gateway', () => {
       const refused = await target.post(ORGS, key);
       expect(refused.body.errors).toEqual([
         expect.objectContaining({
-          message: expect.stringMatching(/^This key's upstream budget is used up for now: .* 0 of 4 per minute are left\. Retry after \d+ seconds?\.$/),
+          message: expect.stringMatching(
+            /^This key's upstream budget is used up for now: .* 0 of 4 per minute are left\. Retry after \d+ seconds?\.$/,
+          ),
           extensions: { code: 'RATE_LIMITED', limit: 'upstreamBudget', retryAfter: expect.any(Number) },
         }),
       ]);
@@ -140,7 +160,9 @@ describe('through the gateway', () => {
       // record, so only the write is sent and counted.
       const organization = api.store.organizationsOf(1)[0]?.id as string;
       const id = Buffer.from(`BatchExport:${organization}:${api.store.batchExportsOf(organization)[0]?.id}`).toString('base64');
-      const paused = await target.post(`mutation($id: ID!) { pauseBatchExport(input: { id: $id }) { __typename } }`, api.keys.demo, { variables: { id } });
+      const paused = await target.post(`mutation($id: ID!) { pauseBatchExport(input: { id: $id }) { __typename } }`, api.keys.demo, {
+        variables: { id },
+      });
       expect(paused.body.data.pauseBatchExport.__typename).toBe('PauseBatchExportPayload');
       expect(sources(paused.body)).toEqual(['upstream']);
       expect(paused.body.extensions.upstreamBudget).toEqual([
@@ -160,9 +182,15 @@ describe('through the gateway', () => {
       upstreamBudget: parseUpstreamBudget('2/minute'),
     });
     try {
-      expect(await target.readiness()).toMatchObject({ status: 200, body: { status: 'ready', cache: { store: 'redis', reachable: false } } });
+      expect(await target.readiness()).toMatchObject({
+        status: 200,
+        body: { status: 'ready', cache: { store: 'redis', reachable: false } },
+      });
       const answers = [await target.post(ORGS, api.keys.outsider), await target.post(ORGS, api.keys.outsider)];
-      expect(answers.map((answer) => answer.body.data.organizations.nodes)).toEqual([[{ name: 'Elsewhere Inc' }], [{ name: 'Elsewhere Inc' }]]);
+      expect(answers.map((answer) => answer.body.data.organizations.nodes)).toEqual([
+        [{ name: 'Elsewhere Inc' }],
+        [{ name: 'Elsewhere Inc' }],
+      ]);
       expect(answers.flatMap((answer) => sources(answer.body))).toEqual(['upstream', 'upstream']);
       expect((await target.post(ORGS, api.keys.outsider)).body.errors?.[0].extensions.code).toBe('RATE_LIMITED');
       expect(target.log.lines.filter((line) => line.msg.startsWith('cache store unreachable'))).toHaveLength(1);

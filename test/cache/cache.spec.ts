@@ -61,7 +61,9 @@ describe('against the reference API', () => {
     expect(before.upstream).toEqual([]);
 
     const exportId = before.body.data.organization.batchExports.nodes[0].id;
-    await target.post(`mutation($id: ID!) { pauseBatchExport(input: { id: $id }) { __typename } }`, api.keys.demo, { variables: { id: exportId } });
+    await target.post(`mutation($id: ID!) { pauseBatchExport(input: { id: $id }) { __typename } }`, api.keys.demo, {
+      variables: { id: exportId },
+    });
 
     const demo = await counting(EXPORTS, api.keys.demo, { org: hedgehog });
     const member = await counting(EXPORTS, api.keys.member, { org: hedgehog });
@@ -74,13 +76,20 @@ describe('against the reference API', () => {
   it('a write the upstream refused still makes stale (it reached the upstream); one refused before sending does not', async () => {
     await counting(DOMAINS, api.keys.demo, { org: hedgehog });
     const organizationId = Buffer.from(`Organization:${hedgehog}`).toString('base64');
-    const invalid = await target.post(`mutation($org: ID!) { createDomain(input: { organizationId: $org, domain: "NOT A DOMAIN" }) { __typename } }`, api.keys.demo, {
-      variables: { org: organizationId },
-    });
+    const invalid = await target.post(
+      `mutation($org: ID!) { createDomain(input: { organizationId: $org, domain: "NOT A DOMAIN" }) { __typename } }`,
+      api.keys.demo,
+      {
+        variables: { org: organizationId },
+      },
+    );
     expect(invalid.body.data.createDomain.__typename).toBe('ValidationError');
     expect((await counting(DOMAINS, api.keys.demo, { org: hedgehog })).upstream).toHaveLength(2);
 
-    const malformed = await counting(`mutation { createDomain(input: { organizationId: "not-a-global-id", domain: "x.example" }) { __typename } }`, api.keys.demo);
+    const malformed = await counting(
+      `mutation { createDomain(input: { organizationId: "not-a-global-id", domain: "x.example" }) { __typename } }`,
+      api.keys.demo,
+    );
     expect(malformed.body.errors?.[0].extensions.code).toBe('BAD_USER_INPUT');
     expect(malformed.upstream).toEqual([]);
     expect((await counting(DOMAINS, api.keys.demo, { org: hedgehog })).upstream).toEqual([]);
@@ -93,7 +102,11 @@ describe('against the reference API', () => {
     await counting(lookup, api.keys.demo, { id });
     expect((await counting(lookup, api.keys.demo, { id })).upstream).toEqual([]);
     // liveShapes: pause answers {"paused": true}, so the payload's record is read again.
-    const paused = await counting(`mutation($id: ID!) { pauseBatchExport(input: { id: $id }) { ... on PauseBatchExportPayload { batchExport { paused } } } }`, api.keys.demo, { id });
+    const paused = await counting(
+      `mutation($id: ID!) { pauseBatchExport(input: { id: $id }) { ... on PauseBatchExportPayload { batchExport { paused } } } }`,
+      api.keys.demo,
+      { id },
+    );
     expect(paused.upstream.map((request) => `${request.method} ${request.path}`)).toEqual([
       `POST /api/organizations/${hedgehog}/batch_exports/${exportRecord?.id}/pause/`,
       `GET /api/organizations/${hedgehog}/batch_exports/${exportRecord?.id}/`,
@@ -106,7 +119,10 @@ describe('against the reference API', () => {
     const surveys = `{ project(databaseId: "1") { surveys { totalCount } } }`;
     await counting(surveys, api.keys.demo);
     expect((await counting(surveys, api.keys.demo)).upstream).toEqual([]);
-    const created = await target.post(`mutation { createOrganization(input: { name: "Short-lived" }) { ... on CreateOrganizationPayload { organization { id } } } }`, api.keys.demo);
+    const created = await target.post(
+      `mutation { createOrganization(input: { name: "Short-lived" }) { ... on CreateOrganizationPayload { organization { id } } } }`,
+      api.keys.demo,
+    );
     const id = created.body.data.createOrganization.organization.id;
     await target.post(`mutation($id: ID!) { deleteOrganization(input: { id: $id }) { __typename } }`, api.keys.demo, { variables: { id } });
     expect((await counting(surveys, api.keys.demo)).upstream).toHaveLength(1);
@@ -123,7 +139,12 @@ describe('against a recording upstream', () => {
   let fake: FakeUpstream;
   let target: TestGateway;
   const ORGS = '{ organizations(first: 1) { nodes { name } } }';
-  const page = (name: string) => ({ count: 1, next: null, previous: null, results: [{ id: '0a6f2b1e-8c2d-4c1f-9d1e-5b7a3c2d1e0f', name }] });
+  const page = (name: string) => ({
+    count: 1,
+    next: null,
+    previous: null,
+    results: [{ id: '0a6f2b1e-8c2d-4c1f-9d1e-5b7a3c2d1e0f', name }],
+  });
 
   beforeAll(async () => {
     fake = await startFakeUpstream();
@@ -166,10 +187,22 @@ describe('against a recording upstream', () => {
     release();
     const answers = await Promise.all(waiting);
     expect(answers.map((answer) => answer.body.data.organizations.nodes)).toEqual(Array(5).fill([{ name: 'Shared' }]));
-    expect(answers.flatMap((answer) => sources(answer.body)).sort()).toEqual(['coalesced', 'coalesced', 'coalesced', 'coalesced', 'upstream']);
+    expect(answers.flatMap((answer) => sources(answer.body)).sort()).toEqual([
+      'coalesced',
+      'coalesced',
+      'coalesced',
+      'coalesced',
+      'upstream',
+    ]);
     expect((await other).body.data.organizations.nodes).toEqual([{ name: 'Shared' }]);
     expect(callsTo('/api/organizations/') - before).toBe(2);
-    expect(target.log.requestLines().slice(-6).map((line) => line.coalescedCalls).sort()).toEqual([0, 0, 1, 1, 1, 1]);
+    expect(
+      target.log
+        .requestLines()
+        .slice(-6)
+        .map((line) => line.coalescedCalls)
+        .sort(),
+    ).toEqual([0, 0, 1, 1, 1, 1]);
   });
 
   it("is not cancelled by its leader's disconnect, nor by a waiter's deadline; the others get the answer", async () => {

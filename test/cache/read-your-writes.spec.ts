@@ -18,7 +18,11 @@ type Step =
   | { kind: 'outside'; paused: boolean };
 
 const step: fc.Arbitrary<Step> = fc.oneof(
-  fc.record({ kind: fc.constant('read' as const), via: fc.constantFrom(0 as const, 1 as const), key: fc.constantFrom('demo' as const, 'member' as const) }),
+  fc.record({
+    kind: fc.constant('read' as const),
+    via: fc.constantFrom(0 as const, 1 as const),
+    key: fc.constantFrom('demo' as const, 'member' as const),
+  }),
   fc.record({ kind: fc.constant('write' as const), via: fc.constantFrom(0 as const, 1 as const), paused: fc.boolean() }),
   fc.record({ kind: fc.constant('outside' as const), paused: fc.boolean() }),
 );
@@ -57,30 +61,34 @@ describe('read-your-writes', () => {
     };
 
     await fc.assert(
-      fc.asyncProperty(fc.boolean(), fc.array(fc.array(step, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 8 }), async (initial, groups) => {
-        // Every run starts from a write through the gateway, whatever the last run left in the cache.
-        await write(0, initial);
-        /** The values a read may show: the last gateway write's, and those written outside since. */
-        let allowed = new Set([initial]);
-        for (const group of groups) {
-          // Reads of a group may see the writes of their own group, or not.
-          const mayShow = new Set([...allowed, ...group.flatMap((s) => (s.kind === 'read' ? [] : [s.paused]))]);
-          const shown = await Promise.all(
-            group.map(async (s) => {
-              if (s.kind === 'read') return read(s.via, s.key);
-              if (s.kind === 'write') await write(s.via, s.paused);
-              else record.paused = s.paused;
-              return undefined;
-            }),
-          );
-          for (const value of shown) if (value !== undefined) expect(mayShow.has(value)).toBe(true);
-          // After the group: the last write through the gateway wins, unless one made outside came
-          // after it in the group (they ran at once: either order).
-          const writes = group.filter((s) => s.kind !== 'read');
-          if (writes.some((s) => s.kind === 'write')) allowed = new Set(writes.map((s) => s.paused));
-          else for (const s of writes) allowed.add(s.paused);
-        }
-      }),
+      fc.asyncProperty(
+        fc.boolean(),
+        fc.array(fc.array(step, { minLength: 1, maxLength: 3 }), { minLength: 1, maxLength: 8 }),
+        async (initial, groups) => {
+          // Every run starts from a write through the gateway, whatever the last run left in the cache.
+          await write(0, initial);
+          /** The values a read may show: the last gateway write's, and those written outside since. */
+          let allowed = new Set([initial]);
+          for (const group of groups) {
+            // Reads of a group may see the writes of their own group, or not.
+            const mayShow = new Set([...allowed, ...group.flatMap((s) => (s.kind === 'read' ? [] : [s.paused]))]);
+            const shown = await Promise.all(
+              group.map(async (s) => {
+                if (s.kind === 'read') return read(s.via, s.key);
+                if (s.kind === 'write') await write(s.via, s.paused);
+                else record.paused = s.paused;
+                return undefined;
+              }),
+            );
+            for (const value of shown) if (value !== undefined) expect(mayShow.has(value)).toBe(true);
+            // After the group: the last write through the gateway wins, unless one made outside came
+            // after it in the group (they ran at once: either order).
+            const writes = group.filter((s) => s.kind !== 'read');
+            if (writes.some((s) => s.kind === 'write')) allowed = new Set(writes.map((s) => s.paused));
+            else for (const s of writes) allowed.add(s.paused);
+          }
+        },
+      ),
       { numRuns: 25 },
     );
   });

@@ -3,7 +3,7 @@
 // across instances, a key never sees another key's answers, nothing in Redis holds a key, and an
 // outage loses no request and ends when Redis is back.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseUpstreamBudget } from '../../src/budget/budget-setting.ts';
+import { parseUpstreamBudget } from '../../src/budget-setting.ts';
 import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { type RedisServer, startRedisServer } from '../support/redis-server.ts';
 import { forbiddenForms, sources, type TestGateway, testGateway, untilStoreReachable } from './support.ts';
@@ -53,7 +53,9 @@ describe('two instances on one Redis', () => {
 
     const target = first.body.data.organization.batchExports.nodes[0];
     const written = await one.post(target.paused ? UNPAUSE : PAUSE, key, { variables: { id: target.id } });
-    expect(written.body.data).toMatchObject({ [target.paused ? 'unpauseBatchExport' : 'pauseBatchExport']: { batchExport: { paused: !target.paused } } });
+    expect(written.body.data).toMatchObject({
+      [target.paused ? 'unpauseBatchExport' : 'pauseBatchExport']: { batchExport: { paused: !target.paused } },
+    });
 
     const afterWrite = api.requests.length;
     const next = await two.post(EXPORTS, key, { variables });
@@ -104,7 +106,11 @@ describe('two instances on one Redis', () => {
       const refused = await b2.post(query, key);
       expect(refused.body.data ?? null).toBeNull();
       expect(refused.body.errors).toHaveLength(1);
-      expect(refused.body.errors?.[0].extensions).toMatchObject({ code: 'RATE_LIMITED', limit: 'upstreamBudget', retryAfter: expect.any(Number) });
+      expect(refused.body.errors?.[0].extensions).toMatchObject({
+        code: 'RATE_LIMITED',
+        limit: 'upstreamBudget',
+        retryAfter: expect.any(Number),
+      });
       expect(refused.body.errors?.[0].extensions.retryAfter).toBeGreaterThanOrEqual(1);
       expect(refused.body.extensions.upstreamBudget).toEqual([{ per: 'hour', limit: 5, remaining: 2 }]);
       expect(api.requests.length).toBe(start);
@@ -131,7 +137,10 @@ describe('two instances on one Redis', () => {
     } while (cursor !== '0');
     // Not vacuous: answers, generations, budget counters and the shared secret are all there.
     for (const kind of [/^gw:\{[\w-]{22}\}:get:\/api\//, /^gw:\{gen\}:org:/, /^gw:\{[\w-]{22}\}:budget:3600000:/, /^gw:\{secret\}$/]) {
-      expect(keys.filter((name) => kind.test(name)), `${kind} among ${keys.join(', ')}`).not.toEqual([]);
+      expect(
+        keys.filter((name) => kind.test(name)),
+        `${kind} among ${keys.join(', ')}`,
+      ).not.toEqual([]);
     }
     const values = await Promise.all(keys.map((name) => client.get(name)));
     const stored = [...keys, ...values.map(String)].join('\n');
@@ -155,7 +164,8 @@ describe('two instances on one Redis', () => {
         expect(sources(response.body)).toEqual(['upstream']);
         return performance.now() - started;
       };
-      const failures = async () => Number(/^gateway_cache_store_failures_total (\d+)$/m.exec((await frozen.gateway.metrics.render()).body)?.[1]);
+      const failures = async () =>
+        Number(/^gateway_cache_store_failures_total (\d+)$/m.exec((await frozen.gateway.metrics.render()).body)?.[1]);
       // The first waits for one lookup to time out; then the store is set aside and nothing waits
       // on it (no operation is even tried, but the probe's once a second).
       expect(await timed()).toBeLessThan(100 + 400);
@@ -187,7 +197,10 @@ describe('two instances on one Redis', () => {
     expect(sources(more.body)).toEqual(['upstream']);
     for (const target of [one, two]) {
       expect(target.log.lines.filter((line) => line.msg.startsWith('cache store unreachable'))).toHaveLength(1);
-      expect(await target.readiness()).toMatchObject({ status: 200, body: { status: 'ready', cache: { store: 'redis', reachable: false } } });
+      expect(await target.readiness()).toMatchObject({
+        status: 200,
+        body: { status: 'ready', cache: { store: 'redis', reachable: false } },
+      });
       const { body: metrics } = await target.gateway.metrics.render();
       expect(metrics).toMatch(/^gateway_cache_store_up 0$/m);
       expect(metrics).toMatch(/^gateway_cache_store_failures_total [1-9]/m);

@@ -41,16 +41,27 @@ describe('cache settings', () => {
   });
 
   it('refuse a store that is neither memory nor a Redis URL, without echoing it', () => {
-    for (const bad of ['redis', 'memcached://h:11211', 'http://redis.internal:6379', 'redis://:s3cret@/0', 'redis://h:6379/zero', 'redis://h:6379/0?x=1']) {
+    for (const bad of [
+      'redis',
+      'memcached://h:11211',
+      'http://redis.internal:6379',
+      'redis://:s3cret@/0',
+      'redis://h:6379/zero',
+      'redis://h:6379/0?x=1',
+    ]) {
       expect(() => loadConfig({ CACHE: bad }), bad).toThrow(ConfigError);
-      expect(() => loadConfig({ CACHE: bad }), bad).toThrow(/^CACHE must be `memory` or a Redis URL like redis:\/\/host:6379\/0 \(rediss:\/\/ for TLS\)\.$/);
+      expect(() => loadConfig({ CACHE: bad }), bad).toThrow(
+        /^CACHE must be `memory` or a Redis URL like redis:\/\/host:6379\/0 \(rediss:\/\/ for TLS\)\.$/,
+      );
     }
   });
 
   it('refuse a short secret and out-of-range bounds', () => {
     expect(() => loadConfig({ CACHE: 'memory', CACHE_SECRET: 'short' })).toThrow(/^CACHE_SECRET must be at least 16 characters long\.$/);
     expect(() => loadConfig({ CACHE: 'memory', CACHE_TTL_MS: '0' })).toThrow(/CACHE_TTL_MS must be a whole number from 1 to 3600000/);
-    expect(() => loadConfig({ CACHE: 'memory', CACHE_TIMEOUT_MS: '20000' })).toThrow(/CACHE_TIMEOUT_MS must be a whole number from 1 to 10000/);
+    expect(() => loadConfig({ CACHE: 'memory', CACHE_TIMEOUT_MS: '20000' })).toThrow(
+      /CACHE_TIMEOUT_MS must be a whole number from 1 to 10000/,
+    );
     expect(() => loadConfig({ CACHE: 'memory', CACHE_MAX_ENTRIES: '0' })).toThrow(/CACHE_MAX_ENTRIES/);
     expect(() => loadConfig({ CACHE: 'memory', CACHE_MAX_BYTES: '10' })).toThrow(/CACHE_MAX_BYTES/);
   });

@@ -8,7 +8,11 @@ export interface TestGateway {
   gateway: Gateway;
   log: ReturnType<typeof captureLogger>;
   /** Runs a GraphQL operation with the debug and budget extensions on. */
-  post(query: string, key: string | undefined, options?: { variables?: unknown; headers?: Record<string, string> }): ReturnType<typeof postGraphQL>;
+  post(
+    query: string,
+    key: string | undefined,
+    options?: { variables?: unknown; headers?: Record<string, string> },
+  ): ReturnType<typeof postGraphQL>;
   /** `/readiness`: its status and body. */
   readiness(): Promise<{ status: number; body: any }>;
 }
@@ -20,7 +24,11 @@ export function testGateway(options: GatewayOptions): TestGateway {
     gateway,
     log,
     post: (query, key, { variables, headers = {} } = {}) =>
-      postGraphQL(gateway.yoga.fetch, query, { key, variables, headers: { 'x-debug-upstream': '1', 'x-upstream-budget': '1', ...headers } }),
+      postGraphQL(gateway.yoga.fetch, query, {
+        key,
+        variables,
+        headers: { 'x-debug-upstream': '1', 'x-upstream-budget': '1', ...headers },
+      }),
     async readiness() {
       const response = await gateway.yoga.fetch('http://gateway.test/readiness');
       return { status: response.status, body: await response.json() };
@@ -34,7 +42,8 @@ export async function untilStoreReachable(target: TestGateway, reachable = true,
   for (;;) {
     const { body } = await target.readiness();
     if (body.cache?.reachable === reachable) return;
-    if (Date.now() > deadline) throw new Error(`the cache store did not become ${reachable ? 'reachable' : 'unreachable'}: ${JSON.stringify(body)}`);
+    if (Date.now() > deadline)
+      throw new Error(`the cache store did not become ${reachable ? 'reachable' : 'unreachable'}: ${JSON.stringify(body)}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }

@@ -52,7 +52,10 @@ describe('examples/client.ts', () => {
     ['apq', 'automatic persisted queries'],
     ['manifest', 'only the manifest codegen wrote (PERSISTED_OPERATIONS)'],
   ])('does the same tour with persisted operations: %s, on a gateway with %s', async (mode) => {
-    const h = await startHarness({}, mode === 'manifest' ? { persistedOperations: readOperationManifest('examples/generated/persisted-documents.json') } : {});
+    const h = await startHarness(
+      {},
+      mode === 'manifest' ? { persistedOperations: readOperationManifest('examples/generated/persisted-documents.json') } : {},
+    );
     const url = await listen(h);
     const client = createGatewayClient({ url, key: h.api.keys.demo!, persisted: mode });
     const lines: string[] = [];

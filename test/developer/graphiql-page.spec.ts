@@ -91,7 +91,9 @@ describe('the GraphiQL files', () => {
       const response = await get(demo, url);
       expect(response.status, url).toBe(200);
       expect(response.headers.get('cache-control'), url).toBe('public, max-age=31536000, immutable');
-      expect(response.headers.get('content-type'), url).toMatch(url.includes('.css') ? /^text\/css/ : url.includes('.ico') ? /^image\// : /^text\/javascript/);
+      expect(response.headers.get('content-type'), url).toMatch(
+        url.includes('.css') ? /^text\/css/ : url.includes('.ico') ? /^image\// : /^text\/javascript/,
+      );
       expect(response.headers.get('etag'), url).toBe(`"${new URL(url, 'http://x').searchParams.get('v')}"`);
       expect((await response.arrayBuffer()).byteLength, url).toBeGreaterThan(100);
     }

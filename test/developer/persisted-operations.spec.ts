@@ -124,7 +124,7 @@ describe('PERSISTED_OPERATIONS: only the manifest codegen wrote for examples/', 
     expect(unknown.calls).toBe(0);
   });
 
-  it('refuses query text, even a listed operation\'s own text and an APQ registration, naming the setting', async () => {
+  it("refuses query text, even a listed operation's own text and an APQ registration, naming the setting", async () => {
     for (const body of [
       { query: '{ organizations { totalCount } }' },
       { query: manifest.get(idOf('Dashboard')) },
@@ -159,7 +159,11 @@ describe('the PERSISTED_OPERATIONS setting', () => {
     expect(loadConfig({ PERSISTED_OPERATIONS: manifestFile }).persistedOperations?.size).toBe(5);
     const apollo = file(
       'apollo.json',
-      JSON.stringify({ format: 'apollo-persisted-query-manifest', version: 1, operations: [{ id: 'abc', name: 'Q', type: 'query', body: 'query Q { __typename }' }] }),
+      JSON.stringify({
+        format: 'apollo-persisted-query-manifest',
+        version: 1,
+        operations: [{ id: 'abc', name: 'Q', type: 'query', body: 'query Q { __typename }' }],
+      }),
     );
     expect([...loadConfig({ PERSISTED_OPERATIONS: apollo }).persistedOperations!]).toEqual([['abc', 'query Q { __typename }']]);
   });

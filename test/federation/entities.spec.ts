@@ -7,6 +7,8 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { USER_IDS } from '../../src/reference-api/demo-users.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
+import { UNKNOWN_UUID } from '../support/ids.ts';
+import { RECORD_TYPES } from '../support/record-types.ts';
 
 const ENTITIES = `
   query Entities($representations: [_Any!]!) {
@@ -24,7 +26,7 @@ const ENTITIES = `
 `;
 
 /** The `_Entity` union's members. */
-const ENTITY_TYPES = new Set(['BatchExport', 'BatchExportRun', 'Domain', 'Invite', 'Member', 'Organization', 'PipelineDestination', 'PipelineFrontendApp', 'PipelineImportApp', 'Project', 'Survey']);
+const ENTITY_TYPES = new Set(RECORD_TYPES);
 
 type Entity = { __typename: string; id?: string; databaseId?: string; projectId?: string; name?: string } | null;
 type Representation = { __typename: string } & Record<string, unknown>;
@@ -130,7 +132,7 @@ describe('_entities', () => {
   });
 
   it('answers null for a record the upstream does not have, without an error', async () => {
-    const gone = '00000000-0000-4000-8000-000000000000';
+    const gone = UNKNOWN_UUID;
     const { data, errors } = await entities([{ __typename: 'Organization', databaseId: gone }]);
     expect(errors).toBeUndefined();
     expect(data._entities).toEqual([null]);
@@ -168,7 +170,10 @@ describe('_entities', () => {
     const typenames = ['Nope', 'constructor', '__proto__', 'toString', 'Query', 'User', 'Node', 'PipelineItem', 'String', '_Entity'];
     const notAnEntity = fc.oneof(
       fc.constantFrom(...typenames).map((__typename) => ({ __typename })),
-      fc.string().filter((name) => !ENTITY_TYPES.has(name)).map((__typename) => ({ __typename, id: org.ids.id })),
+      fc
+        .string()
+        .filter((name) => !ENTITY_TYPES.has(name))
+        .map((__typename) => ({ __typename, id: org.ids.id })),
       fc.constant({}),
       fc.constant(JSON.parse('{"__proto__": {"__typename": "Organization"}}') as object),
       fc.record({ __typename: fc.oneof(fc.integer(), fc.boolean(), fc.constant(null), fc.array(fc.constantFrom('Organization'))) }),
@@ -186,7 +191,9 @@ describe('_entities', () => {
       fc.asyncProperty(mixed, async (entries) => {
         const { data, errors, routes } = await entities(entries.map((entry) => (entry.good ?? entry.bad) as Representation));
         const badAt = entries.flatMap((entry, index) => (entry.bad === undefined ? [] : [index]));
-        expect(errors?.map((error) => [error.path, error.extensions?.code])).toEqual(badAt.map((index) => [['_entities', index], 'BAD_USER_INPUT']));
+        expect(errors?.map((error) => [error.path, error.extensions?.code])).toEqual(
+          badAt.map((index) => [['_entities', index], 'BAD_USER_INPUT']),
+        );
         entries.forEach((entry, index) => {
           if (entry.good) expect(data._entities[index]?.__typename).toBe(entry.good.__typename);
           else expect(data._entities[index]).toBeNull();
@@ -207,7 +214,10 @@ describe('_entities', () => {
 
   it('counts one upstream call per distinct retrieve against the fan-out budget (250 by default), none for a project', async () => {
     const absentExport = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
-    const exportOf = (i: number) => ({ __typename: 'BatchExport', id: Buffer.from(`BatchExport:${org.databaseId}:${absentExport(i)}`).toString('base64') });
+    const exportOf = (i: number) => ({
+      __typename: 'BatchExport',
+      id: Buffer.from(`BatchExport:${org.databaseId}:${absentExport(i)}`).toString('base64'),
+    });
     const { data, errors, routes } = await entities(Array.from({ length: 251 }, (_, i) => exportOf(i)));
     expect(data).toBeFalsy();
     expect(errors?.map((e) => [e.extensions?.code, e.extensions?.estimate])).toEqual([['QUERY_TOO_COMPLEX', 251]]);
@@ -237,7 +247,9 @@ describe('_entities', () => {
 
 describe('_service', () => {
   it('answers the committed subgraph SDL without a key and without an upstream call', async () => {
-    const { data, errors, routes } = await h.runCounting<{ _service: { sdl: string } }, undefined>('{ _service { sdl } }', undefined, { key: null });
+    const { data, errors, routes } = await h.runCounting<{ _service: { sdl: string } }, undefined>('{ _service { sdl } }', undefined, {
+      key: null,
+    });
     expect(errors).toBeUndefined();
     expect(`${data._service.sdl}\n`).toBe(readFileSync(new URL('../../subgraph.graphql', import.meta.url), 'utf8'));
     expect(routes).toEqual([]);

@@ -33,7 +33,10 @@ describe('subgraph.graphql', () => {
     expect(sdl).toMatch(/^extend schema\s+@link\(url: "https:\/\/specs\.apollo\.dev\/federation\/v2\.\d+", import: \["@key"\]\)/);
     const node = publicSchema.getType('Node');
     if (!isInterfaceType(node)) throw new Error('Node must be an interface');
-    const nodeTypes = publicSchema.getPossibleTypes(node).map((t) => t.name).sort();
+    const nodeTypes = publicSchema
+      .getPossibleTypes(node)
+      .map((t) => t.name)
+      .sort();
     expect(nodeTypes).toHaveLength(11);
     const expected = new Map(nodeTypes.map((name) => [name, name === 'Organization' ? ['"id"', '"databaseId"'] : ['"id"']]));
     expect(new Map([...keysByType(sdl)].sort())).toEqual(expected);
@@ -59,6 +62,7 @@ describe('the served schema and the public one', () => {
 
   it('keeps federation out of schema.graphql', () => {
     const printed = read('schema.graphql');
-    for (const federationOnly of ['_service', '_entities', '_Any', '_Entity', '@key', '@link']) expect(printed).not.toContain(federationOnly);
+    for (const federationOnly of ['_service', '_entities', '_Any', '_Entity', '@key', '@link'])
+      expect(printed).not.toContain(federationOnly);
   });
 });

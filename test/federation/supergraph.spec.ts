@@ -147,7 +147,12 @@ async function federated<T>(query: string, headers: Record<string, string>) {
   return { ...body, routes };
 }
 
-type OrganizationResult = { databaseId: string; name: string; billingPlan: string; batchExports: { totalCount: number } };
+interface OrganizationResult {
+  databaseId: string;
+  name: string;
+  billingPlan: string;
+  batchExports: { totalCount: number };
+}
 
 describe('a supergraph of this gateway and a billing subgraph (Hive Gateway)', () => {
   it("answers a query across both subgraphs, with the caller's key and request id on every REST call", async () => {
@@ -157,7 +162,12 @@ describe('a supergraph of this gateway and a billing subgraph (Hive Gateway)', (
     );
     expect(errors).toBeUndefined();
     expect(data?.organizations.nodes).toEqual(
-      organizations.map((o) => ({ databaseId: o.id, name: o.name, billingPlan: planOf(o.id), batchExports: { totalCount: o.batchExports } })),
+      organizations.map((o) => ({
+        databaseId: o.id,
+        name: o.name,
+        billingPlan: planOf(o.id),
+        batchExports: { totalCount: o.batchExports },
+      })),
     );
 
     // Billing got one representation per organization, by the key it declared.
@@ -189,7 +199,12 @@ describe('a supergraph of this gateway and a billing subgraph (Hive Gateway)', (
     );
     expect(errors).toBeUndefined();
     expect(data?.invoicedOrganizations).toEqual(
-      organizations.map((o) => ({ databaseId: o.id, billingPlan: planOf(o.id), name: o.name, batchExports: { totalCount: o.batchExports } })),
+      organizations.map((o) => ({
+        databaseId: o.id,
+        billingPlan: planOf(o.id),
+        name: o.name,
+        batchExports: { totalCount: o.batchExports },
+      })),
     );
     // All representations arrive in one `_entities` request and load as one batch: one retrieve per
     // organization, sent together (contract: Identifiers), plus one count per organization.

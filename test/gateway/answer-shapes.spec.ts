@@ -5,8 +5,8 @@
 import type { ServerResponse } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { UNREPRESENTABLE_VALUE } from '../../src/errors.ts';
 import { createGateway, type Gateway } from '../../src/gateway.ts';
+import { UNREPRESENTABLE_VALUE } from '../../src/graphql-errors.ts';
 import { globalId } from '../../src/schema/global-id.ts';
 import { postGraphQL } from '../ops/support.ts';
 import {
@@ -69,7 +69,7 @@ const VALID: Record<string, unknown> = {
   [`GET ${o}/pipeline_destinations/7/`]: item,
   [`GET ${o}/pipeline_destinations/7/check_for_updates/`]: item,
   [`GET ${o}/pipeline_destinations/7/source/`]: { 'index.ts': 'export {}' },
-  ['GET /api/projects/1/surveys/']: page(survey),
+  'GET /api/projects/1/surveys/': page(survey),
   [`GET /api/projects/1/surveys/${SURVEY}/`]: survey,
   [`POST ${o}/batch_exports/`]: batchExport,
   [`POST ${o}/batch_exports/${EXPORT}/pause/`]: batchExport,
@@ -108,7 +108,8 @@ function answerWith(replaced: Record<string, Answer>) {
   });
 }
 
-const run = (query: string) => postGraphQL(gateway.yoga.fetch as (url: string, init: RequestInit) => Promise<Response>, query, { key: KEY });
+const run = (query: string) =>
+  postGraphQL(gateway.yoga.fetch as (url: string, init: RequestInit) => Promise<Response>, query, { key: KEY });
 
 /** Exactly one error, an UPSTREAM_ERROR at `path` with a fixed message, and nothing the upstream sent quoted anywhere. */
 function expectOneUpstreamError(body: { errors?: any[] }, path: (string | number)[], message = MALFORMED) {
@@ -186,7 +187,9 @@ describe('a list page of the wrong shape fails only its connection', () => {
     ]),
   )('pipeline destinations: %s', async (_name, send) => {
     answerWith({ [`GET ${o}/pipeline_destinations/`]: send });
-    const { body } = await run(`{ organization(databaseId: "${ORG}") { pipelineDestinations { nodes { databaseId name } } domains { totalCount } } }`);
+    const { body } = await run(
+      `{ organization(databaseId: "${ORG}") { pipelineDestinations { nodes { databaseId name } } domains { totalCount } } }`,
+    );
     expectOneUpstreamError(body, ['organization', 'pipelineDestinations']);
     expect(body.data).toEqual({ organization: { pipelineDestinations: null, domains: { totalCount: 1 } } });
   });
@@ -200,7 +203,9 @@ describe('a list page of the wrong shape fails only its connection', () => {
     ]),
   )('surveys of a project: %s', async (_name, send) => {
     answerWith({ 'GET /api/projects/1/surveys/': send });
-    const { body } = await run(`{ project(databaseId: "1") { databaseId surveys { nodes { databaseId createdBy { email } iterationStartDates } } } }`);
+    const { body } = await run(
+      `{ project(databaseId: "1") { databaseId surveys { nodes { databaseId createdBy { email } iterationStartDates } } } }`,
+    );
     expectOneUpstreamError(body, ['project', 'surveys']);
     expect(body.data).toEqual({ project: { databaseId: '1', surveys: null } });
   });
@@ -223,7 +228,9 @@ describe('a list page of the wrong shape fails only its connection', () => {
     answerWith({
       [`GET ${o}/batch_exports/`]: { ...page({ ...batchExport, latest_runs: null, destination: null, extra: { any: 'thing' } }), extra: 1 },
     });
-    const { body } = await run(`{ organization(databaseId: "${ORG}") { batchExports { totalCount nodes { name latestRuns { databaseId } destination { type } } } } }`);
+    const { body } = await run(
+      `{ organization(databaseId: "${ORG}") { batchExports { totalCount nodes { name latestRuns { databaseId } destination { type } } } } }`,
+    );
     expect(body).toEqual({
       data: { organization: { batchExports: { totalCount: 1, nodes: [{ name: 'S3 export', latestRuns: [], destination: null }] } } },
     });
@@ -250,7 +257,9 @@ const WRONG_ORGANIZATIONS: WrongAnswer[] = [
 describe('a lookup answered with the wrong shape fails only itself', () => {
   it.each(WRONG_ORGANIZATIONS)('organization(databaseId:): %s', async (_name, send) => {
     answerWith({ [`GET ${o}/`]: send });
-    const { body } = await run(`{ organization(databaseId: "${ORG}") { name projects { databaseId } } project(databaseId: "1") { databaseId } }`);
+    const { body } = await run(
+      `{ organization(databaseId: "${ORG}") { name projects { databaseId } } project(databaseId: "1") { databaseId } }`,
+    );
     expectOneUpstreamError(body, ['organization']);
     expect(body.data).toEqual({ organization: null, project: { databaseId: '1' } });
   });
@@ -285,7 +294,9 @@ describe('a lookup answered with the wrong shape fails only itself', () => {
     ['a record with a broken id', { ...item, id: null }],
   ])('PipelineDestination.checkForUpdates: %s', async (_name, answer) => {
     answerWith({ [`GET ${o}/pipeline_destinations/7/check_for_updates/`]: answer });
-    const { body } = await run(`{ organization(databaseId: "${ORG}") { pipelineDestination(databaseId: 7) { name checkForUpdates { name } } } }`);
+    const { body } = await run(
+      `{ organization(databaseId: "${ORG}") { pipelineDestination(databaseId: 7) { name checkForUpdates { name } } } }`,
+    );
     expectOneUpstreamError(body, ['organization', 'pipelineDestination', 'checkForUpdates']);
     expect(body.data).toEqual({ organization: { pipelineDestination: { name: 'Webhook', checkForUpdates: null } } });
   });
@@ -313,13 +324,23 @@ describe('a leaf value of the wrong type fails only its field, with a fixed mess
     const fields = ['name', 'createdAt', 'membershipLevel', 'memberCount', 'isMemberJoinEmailEnabled', 'slug'];
     const { body } = await run(`{ organizations { nodes { ${fields.join(' ')} } } }`);
     expectOneUpstreamError(body, ['organizations', 'nodes', 0, field], UNREPRESENTABLE_VALUE);
-    const expected = { name: 'Acme', createdAt: '2026-01-05T10:00:00Z', membershipLevel: 15, memberCount: 2, isMemberJoinEmailEnabled: true, slug: 'acme' };
+    const expected = {
+      name: 'Acme',
+      createdAt: '2026-01-05T10:00:00Z',
+      membershipLevel: 15,
+      memberCount: 2,
+      isMemberJoinEmailEnabled: true,
+      slug: 'acme',
+    };
     expect(body.data.organizations.nodes).toEqual([{ ...expected, [field]: null }]);
   });
 
   it('in embedded records too: a malformed UUID, e-mail and Int of a run and a user', async () => {
     answerWith({
-      [`GET ${o}/batch_exports/`]: page({ ...batchExport, latest_runs: [{ ...exportRun, batch_export: '../../x', records_completed: 'LEAK' }] }),
+      [`GET ${o}/batch_exports/`]: page({
+        ...batchExport,
+        latest_runs: [{ ...exportRun, batch_export: '../../x', records_completed: 'LEAK' }],
+      }),
       [`GET ${o}/members/`]: page({ ...member, user: { ...user, email: 'LEAK', id: '../../x' } }),
     });
     const { body } = await run(`{ organization(databaseId: "${ORG}") {
@@ -366,14 +387,18 @@ describe("a mutation's answer of the wrong shape is UPSTREAM_ERROR, and the writ
     ['a record with a broken destination', (res: ServerResponse) => sendJson(res, 200, { ...batchExport, destination: 'abc' })],
   ] as WrongAnswer[])('pauseBatchExport answered with %s: no re-read either', async (_name, send) => {
     answerWith({ [`POST ${o}/batch_exports/${EXPORT}/pause/`]: send });
-    const { body } = await run(`mutation { pauseBatchExport(input: { id: "${exportId}" }) { ... on PauseBatchExportPayload { batchExport { paused } } } }`);
+    const { body } = await run(
+      `mutation { pauseBatchExport(input: { id: "${exportId}" }) { ... on PauseBatchExportPayload { batchExport { paused } } } }`,
+    );
     expectOneUpstreamError(body, ['pauseBatchExport']);
     expect(upstream.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`POST ${o}/batch_exports/${EXPORT}/pause/`]);
   });
 
   it("pauseBatchExport answered with the live service's { paused } re-reads the export", async () => {
     answerWith({ [`POST ${o}/batch_exports/${EXPORT}/pause/`]: { paused: true } });
-    const { body } = await run(`mutation { pauseBatchExport(input: { id: "${exportId}" }) { ... on PauseBatchExportPayload { batchExport { name } } } }`);
+    const { body } = await run(
+      `mutation { pauseBatchExport(input: { id: "${exportId}" }) { ... on PauseBatchExportPayload { batchExport { name } } } }`,
+    );
     expect(body).toEqual({ data: { pauseBatchExport: { batchExport: { name: 'S3 export' } } } });
     expect(upstream.requests.map((r) => r.method)).toEqual(['POST', 'GET']);
   });
@@ -386,7 +411,8 @@ describe("a mutation's answer of the wrong shape is UPSTREAM_ERROR, and the writ
     ['an object that is no invite', (res: ServerResponse) => sendJson(res, 200, {})],
   ] as WrongAnswer[])('bulkCreateInvites answered with %s', async (_name, send) => {
     answerWith({ [`POST ${o}/invites/bulk/`]: send });
-    const { body } = await run(`mutation { bulkCreateInvites(input: { organizationId: "${orgId}", invites: [{ targetEmail: "bob@acme.example" }] }) {
+    const { body } =
+      await run(`mutation { bulkCreateInvites(input: { organizationId: "${orgId}", invites: [{ targetEmail: "bob@acme.example" }] }) {
       ... on BulkCreateInvitesPayload { invites { databaseId } } } }`);
     expectOneUpstreamError(body, ['bulkCreateInvites']);
     expect(upstream.requests.map((r) => `${r.method} ${r.path}`)).toEqual([`POST ${o}/invites/bulk/`]);
@@ -401,7 +427,9 @@ describe("a mutation's answer of the wrong shape is UPSTREAM_ERROR, and the writ
     const { body } = await run(`mutation { bulkCreateInvites(input: { organizationId: "${orgId}",
       invites: [{ targetEmail: "bob@acme.example" }, { targetEmail: "cat@acme.example" }] }) {
       ... on BulkCreateInvitesPayload { invites { targetEmail } } } }`);
-    expect(body).toEqual({ data: { bulkCreateInvites: { invites: [{ targetEmail: 'bob@acme.example' }, { targetEmail: 'cat@acme.example' }] } } });
+    expect(body).toEqual({
+      data: { bulkCreateInvites: { invites: [{ targetEmail: 'bob@acme.example' }, { targetEmail: 'cat@acme.example' }] } },
+    });
     expect(upstream.requests.map((r) => r.method)).toEqual(['POST', 'GET']);
   });
 });
@@ -409,8 +437,18 @@ describe("a mutation's answer of the wrong shape is UPSTREAM_ERROR, and the writ
 const MARKERS = ['LEAK', '../../x'];
 /** The codes the contract lets an error carry. */
 const CONTRACT_CODES = [
-  'UNAUTHENTICATED', 'FORBIDDEN', 'NOT_FOUND', 'RATE_LIMITED', 'UPSTREAM_ERROR', 'UPSTREAM_TIMEOUT', 'BAD_USER_INPUT',
-  'QUERY_TOO_COMPLEX', 'OVERLOADED', 'IDEMPOTENCY_CONFLICT', 'IDEMPOTENCY_KEY_REUSED', 'IDEMPOTENCY_UNAVAILABLE',
+  'UNAUTHENTICATED',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'RATE_LIMITED',
+  'UPSTREAM_ERROR',
+  'UPSTREAM_TIMEOUT',
+  'BAD_USER_INPUT',
+  'QUERY_TOO_COMPLEX',
+  'OVERLOADED',
+  'IDEMPOTENCY_CONFLICT',
+  'IDEMPOTENCY_KEY_REUSED',
+  'IDEMPOTENCY_UNAVAILABLE',
 ];
 
 /** The answers the property may break, by route. */
@@ -441,8 +479,9 @@ const anyValue = fc.oneof(
 /** Every place in a JSON value, as key paths; the empty path is the whole value. */
 function placesIn(value: unknown, path: (string | number)[] = []): (string | number)[][] {
   const places = [path];
-  if (Array.isArray(value)) value.forEach((item, i) => places.push(...placesIn(item, [...path, i])));
-  else if (value && typeof value === 'object') for (const [key, inner] of Object.entries(value)) places.push(...placesIn(inner, [...path, key]));
+  if (Array.isArray(value)) for (const [i, item] of value.entries()) places.push(...placesIn(item, [...path, i]));
+  else if (value && typeof value === 'object')
+    for (const [key, inner] of Object.entries(value)) places.push(...placesIn(inner, [...path, key]));
   return places;
 }
 
@@ -461,9 +500,9 @@ describe('any value anywhere in an upstream answer', () => {
     expect(baseline.data.a.batchExports.nodes).toHaveLength(1);
     expect(baseline.data.b.name).toBe('S3 export');
 
-    const breakage = fc.constantFrom(...TARGETS).chain((route) =>
-      fc.record({ route: fc.constant(route), place: fc.constantFrom(...placesIn(VALID[route])), replacement: anyValue }),
-    );
+    const breakage = fc
+      .constantFrom(...TARGETS)
+      .chain((route) => fc.record({ route: fc.constant(route), place: fc.constantFrom(...placesIn(VALID[route])), replacement: anyValue }));
     await fc.assert(
       fc.asyncProperty(breakage, async ({ route, place, replacement }) => {
         const answer = replaced(VALID[route], place, replacement);

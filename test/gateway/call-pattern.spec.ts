@@ -40,9 +40,13 @@ describe('the dashboard query', () => {
     expect(orgs).toHaveLength(2);
 
     // Projects come from each organization's `teams` (no call); every other list is one GET.
-    const orgIds = (await restGet<{ results: { id: string; teams: { id: number; project_id?: number }[] }[] }>(
-      h.api.url, '/api/organizations/?limit=2', h.api.keys.demo,
-    )).results;
+    const orgIds = (
+      await restGet<{ results: { id: string; teams: { id: number; project_id?: number }[] }[] }>(
+        h.api.url,
+        '/api/organizations/?limit=2',
+        h.api.keys.demo,
+      )
+    ).results;
     const projects = orgIds.flatMap((o) => [...new Set(o.teams.map((t) => String(t.project_id ?? t.id)))]);
     const expected = [
       'GET /api/organizations/?limit=2&offset=0',
@@ -96,7 +100,11 @@ describe('keys', () => {
     expect(root.errors?.map((e) => [e.path?.join('.'), e.extensions?.code])).toEqual([['organizations', 'UNAUTHENTICATED']]);
     expect(root.data).toBeNull();
 
-    const nested = await h.runCounting(`{ project(databaseId: "1") { databaseId surveys { totalCount } } __schema { queryType { name } } }`, undefined, { key: null });
+    const nested = await h.runCounting(
+      `{ project(databaseId: "1") { databaseId surveys { totalCount } } __schema { queryType { name } } }`,
+      undefined,
+      { key: null },
+    );
     expect(nested.errors?.map((e) => [e.path?.join('.'), e.extensions?.code])).toEqual([['project.surveys', 'UNAUTHENTICATED']]);
     expect(nested.data).toEqual({ project: { databaseId: '1', surveys: null }, __schema: { queryType: { name: 'Query' } } });
     expect([...root.calls, ...nested.calls]).toHaveLength(0);
@@ -145,7 +153,10 @@ describe('round trips', () => {
     upstream.handle((req, res) => {
       inFlight += 1;
       waves.push(inFlight);
-      const results = req.path === '/api/organizations/' ? ORGS.map((id, i) => ({ id, name: `Org ${i}`, teams: [{ id: 10 + i, project_id: 10 + i, name: `P${i}` }] })) : [];
+      const results =
+        req.path === '/api/organizations/'
+          ? ORGS.map((id, i) => ({ id, name: `Org ${i}`, teams: [{ id: 10 + i, project_id: 10 + i, name: `P${i}` }] }))
+          : [];
       // Hold each answer briefly: calls made one after another would never overlap.
       setTimeout(() => {
         inFlight -= 1;
@@ -169,4 +180,3 @@ describe('round trips', () => {
     expect(Math.max(...waves)).toBe(12);
   });
 });
-

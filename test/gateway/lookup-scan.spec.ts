@@ -163,9 +163,11 @@ describe('a lookup of a member', () => {
     expect(data.nodes.map((n: { id: string }) => n.id)).toEqual(ids);
     // Invites: all found on the first page. Members: the id at 310 needs the rest within the bound.
     expect(offsets().filter((r) => r[1] === INVITES)).toEqual(pagesAt(INVITES, 0));
-    expect(offsets().filter((r) => r[1] === MEMBERS).sort((a, b) => Number((a[2] as any).offset) - Number((b[2] as any).offset))).toEqual(
-      pagesAt(MEMBERS, ...firstTen),
-    );
+    expect(
+      offsets()
+        .filter((r) => r[1] === MEMBERS)
+        .sort((a, b) => Number((a[2] as any).offset) - Number((b[2] as any).offset)),
+    ).toEqual(pagesAt(MEMBERS, ...firstTen));
   });
 
   it('follows MAX_LOOKUP_SCAN_PAGES', async () => {

@@ -50,14 +50,16 @@ describe('against the reference API', () => {
     const o = data.organization;
     const exportRead = (id: string) => `GET /api/organizations/${org}/batch_exports/${id}/`;
     ids.set('organization', { id: o.id, read: `GET /api/organizations/${org}/` });
-    o.batchExports.nodes.forEach((e: { id: string }, i: number) => ids.set(`export ${i}`, { id: e.id, read: exportRead(rest.exports[i] as string) }));
+    for (const [i, e] of (o.batchExports.nodes as { id: string }[]).entries()) {
+      ids.set(`export ${i}`, { id: e.id, read: exportRead(rest.exports[i] as string) });
+    }
     ids.set('run', { id: o.batchExports.nodes[0].latestRuns[0].id, read: exportRead(rest.exports[0] as string) });
-    o.domains.nodes.forEach((d: { id: string }, i: number) =>
-      ids.set(`domain ${i}`, { id: d.id, read: `GET /api/organizations/${org}/domains/${rest.domains[i]}/` }),
-    );
-    o.members.nodes.forEach((m: { id: string }, i: number) =>
-      ids.set(`member ${i}`, { id: m.id, read: `GET /api/organizations/${org}/members/?limit=100&offset=0` }),
-    );
+    for (const [i, d] of (o.domains.nodes as { id: string }[]).entries()) {
+      ids.set(`domain ${i}`, { id: d.id, read: `GET /api/organizations/${org}/domains/${rest.domains[i]}/` });
+    }
+    for (const [i, m] of (o.members.nodes as { id: string }[]).entries()) {
+      ids.set(`member ${i}`, { id: m.id, read: `GET /api/organizations/${org}/members/?limit=100&offset=0` });
+    }
     ids.set('invite', { id: o.invites.nodes[0].id, read: `GET /api/organizations/${org}/invites/?limit=100&offset=0` });
     ids.set('destination', {
       id: o.pipelineDestinations.nodes[0].id,
@@ -79,7 +81,9 @@ describe('against the reference API', () => {
       { org, a, b, c },
     );
     expect(errors).toBeUndefined();
-    expect(data).toEqual({ organization: { a: { name: 'export 1' }, b: { name: 'export 2' }, c: { name: 'export 3' }, again: { databaseId: a } } });
+    expect(data).toEqual({
+      organization: { a: { name: 'export 1' }, b: { name: 'export 2' }, c: { name: 'export 3' }, again: { databaseId: a } },
+    });
     expect(routes.sort()).toEqual(
       [`GET /api/organizations/${org}/`, ...[a, b, c].map((id) => `GET /api/organizations/${org}/batch_exports/${id}/`)].sort(),
     );
@@ -87,8 +91,22 @@ describe('against the reference API', () => {
   });
 
   it('nodes(ids:) over records of every type: one retrieve per distinct record, one scan per list without retrieve', async () => {
-    const names = ['export 0', 'export 1', 'run', 'export 2', 'domain 0', 'domain 1', 'destination', 'survey', 'organization',
-      'member 0', 'member 1', 'invite', 'project', 'export 1'];
+    const names = [
+      'export 0',
+      'export 1',
+      'run',
+      'export 2',
+      'domain 0',
+      'domain 1',
+      'destination',
+      'survey',
+      'organization',
+      'member 0',
+      'member 1',
+      'invite',
+      'project',
+      'export 1',
+    ];
     const { data, errors, routes } = await h.runCounting<any, { ids: string[] }>(NODES, { ids: names.map(idOf) });
     expect(errors).toBeUndefined();
     expect(data.nodes.map((n: { id: string }) => n.id)).toEqual(names.map(idOf));
@@ -194,7 +212,12 @@ describe('against a fake upstream', () => {
     const started = performance.now();
     const { data, errors } = await run(ALIASES, { org: ORG, a, b, c, d });
     expect(errors).toBeUndefined();
-    expect(data.organization).toEqual({ a: { name: 'export 1' }, b: { name: 'export 2' }, c: { name: 'export 3' }, d: { name: 'export 4' } });
+    expect(data.organization).toEqual({
+      a: { name: 'export 1' },
+      b: { name: 'export 2' },
+      c: { name: 'export 3' },
+      d: { name: 'export 4' },
+    });
     expect(seen.most).toBe(4);
     expect(performance.now() - started).toBeLessThan(2000);
     const [first, ...retrieves] = upstream.requests.map((r) => [r.method, r.path, r.query]);
@@ -207,21 +230,32 @@ describe('against a fake upstream', () => {
   const byGlobalIds = {
     nodes: (exports: string[]) => [NODES, { ids: exports.map((id) => globalId('BatchExport', ORG, id)) }, 'nodes'] as const,
     _entities: (exports: string[]) =>
-      [ENTITIES, { representations: exports.map((id) => ({ __typename: 'BatchExport', id: globalId('BatchExport', ORG, id) })) }, '_entities'] as const,
+      [
+        ENTITIES,
+        { representations: exports.map((id) => ({ __typename: 'BatchExport', id: globalId('BatchExport', ORG, id) })) },
+        '_entities',
+      ] as const,
   };
 
-  it.each(Object.keys(byGlobalIds) as (keyof typeof byGlobalIds)[])('sends the retrieves of %s together, each distinct id once', async (field) => {
-    const exports = [1, 2, 3, 4, 5, 6].map(exportId);
-    const seen = serveExports(6);
-    const started = performance.now();
-    const [query, variables] = byGlobalIds[field]([...exports, exports[0] as string]);
-    const { data, errors } = await run(query, variables);
-    expect(errors).toBeUndefined();
-    expect(data[field].map((n: { id: string }) => n.id)).toEqual([...exports, exports[0] as string].map((id) => globalId('BatchExport', ORG, id)));
-    expect(seen.most).toBe(6);
-    expect(performance.now() - started).toBeLessThan(2000);
-    expect(upstream.requests.map((r) => [r.method, r.path, r.query]).sort()).toEqual(exports.map((id) => ['GET', exportPath(id), {}]).sort());
-  });
+  it.each(Object.keys(byGlobalIds) as (keyof typeof byGlobalIds)[])(
+    'sends the retrieves of %s together, each distinct id once',
+    async (field) => {
+      const exports = [1, 2, 3, 4, 5, 6].map(exportId);
+      const seen = serveExports(6);
+      const started = performance.now();
+      const [query, variables] = byGlobalIds[field]([...exports, exports[0] as string]);
+      const { data, errors } = await run(query, variables);
+      expect(errors).toBeUndefined();
+      expect(data[field].map((n: { id: string }) => n.id)).toEqual(
+        [...exports, exports[0] as string].map((id) => globalId('BatchExport', ORG, id)),
+      );
+      expect(seen.most).toBe(6);
+      expect(performance.now() - started).toBeLessThan(2000);
+      expect(upstream.requests.map((r) => [r.method, r.path, r.query]).sort()).toEqual(
+        exports.map((id) => ['GET', exportPath(id), {}]).sort(),
+      );
+    },
+  );
 
   const STATUSES = { 200: null, 404: null, 403: 'FORBIDDEN', 429: 'RATE_LIMITED', 500: 'UPSTREAM_ERROR', 502: 'UPSTREAM_ERROR' } as const;
 
@@ -236,7 +270,9 @@ describe('against a fake upstream', () => {
         const errorsAt = (pathOf: (i: number) => (string | number)[]) =>
           picked.flatMap((status, i) => (STATUSES[status] ? [[pathOf(i), STATUSES[status], status]] : []));
         const sorted = (errors: any[] | undefined) =>
-          (errors ?? []).map((e) => [e.path, e.extensions.code, e.extensions.upstreamStatus]).sort((x, y) => String(x[0]).localeCompare(String(y[0])));
+          (errors ?? [])
+            .map((e) => [e.path, e.extensions.code, e.extensions.upstreamStatus])
+            .sort((x, y) => String(x[0]).localeCompare(String(y[0])));
 
         // By aliases: each alias is its own field.
         const [a, b, c, d] = exports;

@@ -3,6 +3,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphql } from '../generated/index.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
+import { UNKNOWN_UUID } from '../support/ids.ts';
+import { RECORD_TYPES } from '../support/record-types.ts';
 import { restGet } from '../support/rest.ts';
 
 const AllIds = graphql(`
@@ -68,7 +70,9 @@ beforeAll(async () => {
   const orgs = await restGet<{ results: { id: string }[] }>(h.api.url, '/api/organizations/', h.api.keys.demo);
   // The organization with the most batch exports has runs and every other family populated.
   const counted = await Promise.all(
-    orgs.results.map(async (o) => [o.id, (await restGet(h.api.url, `/api/organizations/${o.id}/batch_exports/?limit=1`, h.api.keys.demo)).count] as const),
+    orgs.results.map(
+      async (o) => [o.id, (await restGet(h.api.url, `/api/organizations/${o.id}/batch_exports/?limit=1`, h.api.keys.demo)).count] as const,
+    ),
   );
   org = counted.sort((a, b) => b[1] - a[1])[0]?.[0] as string;
   const { data } = await h.run(AllIds, { org });
@@ -76,15 +80,19 @@ beforeAll(async () => {
   if (!o) throw new Error('no organization');
   const project = o.projects.find((p) => (p.surveys?.nodes.length ?? 0) > 0);
   const exportWithRun = o.batchExports?.nodes.find((e) => e.latestRuns.length > 0);
-  const first = <T,>(nodes: T[] | undefined) => nodes?.[0] as T;
+  const first = <T>(nodes: T[] | undefined) => nodes?.[0] as T;
   samples.set('Organization', [o.id, o.databaseId]);
   samples.set('Project', [project?.id as string, project?.databaseId as string]);
   samples.set('Survey', [first(project?.surveys?.nodes).id, first(project?.surveys?.nodes).databaseId]);
   samples.set('BatchExport', [exportWithRun?.id as string, exportWithRun?.databaseId as string]);
   samples.set('BatchExportRun', [first(exportWithRun?.latestRuns).id, first(exportWithRun?.latestRuns).databaseId]);
   for (const [typename, field] of [
-    ['Domain', 'domains'], ['Invite', 'invites'], ['Member', 'members'], ['PipelineDestination', 'pipelineDestinations'],
-    ['PipelineFrontendApp', 'pipelineFrontendApps'], ['PipelineImportApp', 'pipelineImportApps'],
+    ['Domain', 'domains'],
+    ['Invite', 'invites'],
+    ['Member', 'members'],
+    ['PipelineDestination', 'pipelineDestinations'],
+    ['PipelineFrontendApp', 'pipelineFrontendApps'],
+    ['PipelineImportApp', 'pipelineImportApps'],
   ] as const) {
     const node = first(o[field]?.nodes as { id: string; databaseId: string | number }[] | undefined);
     samples.set(typename, [node.id, node.databaseId]);
@@ -94,10 +102,7 @@ afterAll(() => h.close());
 
 describe('node(id)', () => {
   it('has a sample of every Node type', () => {
-    expect([...samples.keys()].sort()).toEqual([
-      'BatchExport', 'BatchExportRun', 'Domain', 'Invite', 'Member', 'Organization',
-      'PipelineDestination', 'PipelineFrontendApp', 'PipelineImportApp', 'Project', 'Survey',
-    ]);
+    expect([...samples.keys()].sort()).toEqual(RECORD_TYPES);
     for (const [typename, [id]] of samples) expect(id, typename).toMatch(/^[A-Za-z0-9+/=]+$/);
   });
 
@@ -125,7 +130,7 @@ describe('node(id)', () => {
     const node = data.node as { databaseId?: string; itemId?: number; projectId?: string };
     expect(node.databaseId ?? node.itemId ?? node.projectId).toBe(databaseId);
     expect(routes).toHaveLength(expectedCalls[typename]?.length ?? -1);
-    routes.forEach((route, i) => expect(route).toMatch(expectedCalls[typename]?.[i] as RegExp));
+    for (const [i, route] of routes.entries()) expect(route).toMatch(expectedCalls[typename]?.[i] as RegExp);
   });
 
   it('gives a project one global id however it is reached, without an upstream call', async () => {
@@ -137,9 +142,14 @@ describe('node(id)', () => {
 
   it('answers null for a well-formed id of a record the upstream does not have', async () => {
     const [orgId] = samples.get('Organization') as [string, string];
-    const gone = '00000000-0000-4000-8000-000000000000';
+    const gone = UNKNOWN_UUID;
     const realOrg = Buffer.from(orgId, 'base64').toString().split(':')[1];
-    for (const raw of [`Organization:${gone}`, `BatchExport:${realOrg}:${gone}`, `Invite:${realOrg}:${gone}`, `PipelineDestination:${realOrg}:999999`]) {
+    for (const raw of [
+      `Organization:${gone}`,
+      `BatchExport:${realOrg}:${gone}`,
+      `Invite:${realOrg}:${gone}`,
+      `PipelineDestination:${realOrg}:999999`,
+    ]) {
       const { data, errors } = await h.run(NodeById, { id: encode(raw) });
       expect(errors, raw).toBeUndefined();
       expect(data.node, raw).toBeNull();
@@ -150,7 +160,7 @@ describe('node(id)', () => {
     ['not base64 at all', '!!!'],
     ['an unknown type', encode('Spaceship:1')],
     ['a bad uuid part', encode('BatchExport:123:456')],
-    ['too few parts', encode('BatchExport:00000000-0000-4000-8000-000000000000')],
+    ['too few parts', encode(`BatchExport:${UNKNOWN_UUID}`)],
     ['a dot-dot part', encode('Project:..')],
     ['an empty id', ''],
   ])('refuses %s with BAD_USER_INPUT and no upstream call', async (_label, id) => {
@@ -163,7 +173,7 @@ describe('node(id)', () => {
 describe('nodes(ids)', () => {
   it('resolves many ids in order, nulls for missing ones, with one call per distinct REST read', async () => {
     const ids = [...samples.values()].map(([id]) => id);
-    const missing = encode('Organization:00000000-0000-4000-8000-000000000000');
+    const missing = encode(`Organization:${UNKNOWN_UUID}`);
     const { data, errors, routes } = await h.runCounting(NodesByIds, { ids: [...ids, missing, ids[0] as string] });
     expect(errors).toBeUndefined();
     expect(data.nodes.map((n) => n?.id ?? null)).toEqual([...ids, null, ids[0]]);
@@ -174,7 +184,7 @@ describe('nodes(ids)', () => {
     expect(routes.sort()).toEqual(
       [
         `GET ${orgPath}/`,
-        `GET /api/organizations/00000000-0000-4000-8000-000000000000/`,
+        `GET /api/organizations/${UNKNOWN_UUID}/`,
         `GET ${orgPath}/batch_exports/${rest('BatchExport')}/`,
         `GET ${orgPath}/domains/${rest('Domain')}/`,
         `GET ${orgPath}/invites/?limit=100&offset=0`,

@@ -49,7 +49,11 @@ beforeAll(async () => {
   if (!big) throw new Error('the demo data needs an organization with 30+ batch exports');
   org = big.id;
   otherOrg = (counts.find((c) => c.id !== org) as { id: string }).id;
-  const all = await restGet<{ results: { id: string }[] }>(h.api.url, `/api/organizations/${org}/batch_exports/?limit=100`, h.api.keys.demo);
+  const all = await restGet<{ results: { id: string }[] }>(
+    h.api.url,
+    `/api/organizations/${org}/batch_exports/?limit=100`,
+    h.api.keys.demo,
+  );
   allIds = all.results.map((r) => r.id);
 });
 afterAll(() => h.close());
@@ -178,11 +182,7 @@ describe('connections over a capped upstream', () => {
     try {
       const { ids, calls } = await page({ first: 20, after: (await page({ first: 1 })).connection.pageInfo.endCursor ?? undefined });
       expect(ids).toEqual(allIds.slice(1, 21));
-      expect(calls).toEqual([
-        `GET ${path()}?limit=20&offset=1`,
-        `GET ${path()}?limit=13&offset=8`,
-        `GET ${path()}?limit=6&offset=15`,
-      ]);
+      expect(calls).toEqual([`GET ${path()}?limit=20&offset=1`, `GET ${path()}?limit=13&offset=8`, `GET ${path()}?limit=6&offset=15`]);
       const tail = await page({ last: 10 });
       expect(tail.ids).toEqual(allIds.slice(-10));
     } finally {

@@ -17,7 +17,10 @@ beforeAll(async () => {
 });
 afterAll(() => h.close());
 
-type Answer = { status: number; body: { data?: unknown; errors?: { message: string; extensions?: Record<string, unknown> }[] } };
+interface Answer {
+  status: number;
+  body: { data?: unknown; errors?: { message: string; extensions?: Record<string, unknown> }[] };
+}
 
 /** Sends one request over HTTP with the demo key; `init` may replace the method, headers and body. */
 async function send(search: string, init: RequestInit = {}, accept = 'application/graphql-response+json'): Promise<Answer> {
@@ -52,7 +55,10 @@ const notAJsonObject = fc.oneof(
       return true;
     }
   }),
-  fc.jsonValue().filter((value) => typeof value !== 'object' || Array.isArray(value)).map((value) => JSON.stringify(value)),
+  fc
+    .jsonValue()
+    .filter((value) => typeof value !== 'object' || Array.isArray(value))
+    .map((value) => JSON.stringify(value)),
 );
 
 const QUERY = 'query Orgs($first: Int) { organizations(first: $first) { totalCount } }';
@@ -62,9 +68,14 @@ describe('malformed request parameters', () => {
     h.api.clearRequests();
     expectRefused(await get({ query: QUERY, variables: '{bad' }), { status: 400, code: 'BAD_REQUEST' });
     await fc.assert(
-      fc.asyncProperty(fc.constantFrom('variables', 'extensions'), notAJsonObject, fc.constantFrom('application/json', 'application/graphql-response+json'), async (name, text, accept) => {
-        expectRefused(await get({ query: QUERY, [name]: text }, accept), { status: 400, code: 'BAD_REQUEST' });
-      }),
+      fc.asyncProperty(
+        fc.constantFrom('variables', 'extensions'),
+        notAJsonObject,
+        fc.constantFrom('application/json', 'application/graphql-response+json'),
+        async (name, text, accept) => {
+          expectRefused(await get({ query: QUERY, [name]: text }, accept), { status: 400, code: 'BAD_REQUEST' });
+        },
+      ),
       { numRuns: 60 },
     );
   });
@@ -84,7 +95,12 @@ describe('malformed request parameters', () => {
       },
     });
     // A stream is sent chunked, without Content-Length: the body limit reads it and parses it.
-    const chunked = await send('', { method: 'POST', headers: { 'content-type': 'application/json' }, body, duplex: 'half' } as RequestInit);
+    const chunked = await send('', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+      duplex: 'half',
+    } as RequestInit);
     expectRefused(chunked, { status: 400, code: 'BAD_REQUEST' });
   });
 
@@ -126,11 +142,23 @@ describe('variables that do not fit their types', () => {
     {
       query: 'query ($first: Int) { organizations(first: $first) { totalCount } }',
       // Int is a 32-bit whole number.
-      wrong: fc.oneof(fc.string(), fc.boolean(), fc.double({ noInteger: true, noDefaultInfinity: true, noNaN: true }), fc.integer({ min: 2 ** 31, max: Number.MAX_SAFE_INTEGER }), fc.array(fc.integer(), { minLength: 1 }), fc.dictionary(fc.string(), fc.integer(), { minKeys: 1 })),
+      wrong: fc.oneof(
+        fc.string(),
+        fc.boolean(),
+        fc.double({ noInteger: true, noDefaultInfinity: true, noNaN: true }),
+        fc.integer({ min: 2 ** 31, max: Number.MAX_SAFE_INTEGER }),
+        fc.array(fc.integer(), { minLength: 1 }),
+        fc.dictionary(fc.string(), fc.integer(), { minKeys: 1 }),
+      ),
     },
     {
       query: 'query ($id: UUID!) { organization(databaseId: $id) { name } }',
-      wrong: fc.oneof(fc.constant(null), fc.string().filter((text) => !/^[0-9a-f]{8}-([0-9a-f]{4}-){3}[0-9a-f]{12}$/i.test(text)), fc.integer(), fc.boolean()),
+      wrong: fc.oneof(
+        fc.constant(null),
+        fc.string().filter((text) => !/^[0-9a-f]{8}-([0-9a-f]{4}-){3}[0-9a-f]{12}$/i.test(text)),
+        fc.integer(),
+        fc.boolean(),
+      ),
     },
     {
       query: 'mutation ($input: PauseBatchExportInput!) { pauseBatchExport(input: $input) { __typename } }',
@@ -145,7 +173,10 @@ describe('variables that do not fit their types', () => {
       fc.asyncProperty(request, fc.boolean(), async ({ query, value }, graphqlResponse) => {
         const name = /\$(\w+)/.exec(query)?.[1] as string;
         const accept = graphqlResponse ? 'application/graphql-response+json' : 'application/json';
-        expectRefused(await post({ query, variables: { [name]: value } }, accept), { status: graphqlResponse ? 400 : 200, code: 'BAD_USER_INPUT' });
+        expectRefused(await post({ query, variables: { [name]: value } }, accept), {
+          status: graphqlResponse ? 400 : 200,
+          code: 'BAD_USER_INPUT',
+        });
       }),
       { numRuns: 60 },
     );
@@ -153,7 +184,10 @@ describe('variables that do not fit their types', () => {
 
   it('say what is wrong, with the scalar’s own reason', async () => {
     h.api.clearRequests();
-    const { body } = await post({ query: 'query ($id: UUID!) { organization(databaseId: $id) { name } }', variables: { id: 'not-a-uuid' } });
+    const { body } = await post({
+      query: 'query ($id: UUID!) { organization(databaseId: $id) { name } }',
+      variables: { id: 'not-a-uuid' },
+    });
     expect(body.errors).toEqual([
       {
         message: expect.stringMatching(/^Variable "\$id" got invalid value "not-a-uuid"; Expected type UUID\. .*UUID/),
@@ -161,7 +195,10 @@ describe('variables that do not fit their types', () => {
       },
     ]);
     const missing = await post({ query: 'query ($first: Int!) { organizations(first: $first) { totalCount } }' });
-    expect(missing.body.errors?.[0]).toMatchObject({ message: 'Variable "$first" of required type "Int!" was not provided.', extensions: { code: 'BAD_USER_INPUT' } });
+    expect(missing.body.errors?.[0]).toMatchObject({
+      message: 'Variable "$first" of required type "Int!" was not provided.',
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
   });
 });
 
@@ -174,8 +211,12 @@ describe('the gateway process', () => {
     try {
       const { output: banner, url: processUrl } = await main.ready;
       const request = (search: string, init: RequestInit = {}) =>
-        fetch(`${processUrl}${search}`, { ...init, headers: { authorization: `Bearer ${api.keys.demo}`, ...(init.headers as Record<string, string>) } });
-      const postJson = (body: unknown) => request('', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        fetch(`${processUrl}${search}`, {
+          ...init,
+          headers: { authorization: `Bearer ${api.keys.demo}`, ...(init.headers as Record<string, string>) },
+        });
+      const postJson = (body: unknown) =>
+        request('', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
       const answers = [
         await request(`?${new URLSearchParams({ query: QUERY, variables: '{bad' })}`),
         await request(`?${new URLSearchParams({ query: '{ __typename }', extensions: '{bad' })}`),
@@ -183,14 +224,20 @@ describe('the gateway process', () => {
         await postJson({ query: 'subscription Watch { organizations { totalCount } }' }),
         await postJson({ query: QUERY, variables: { first: 'many' } }),
         await postJson({ query: QUERY, operationName: 42 }),
-        await postJson({ query: 'query ($r: [_Any!]!) { _entities(representations: $r) { __typename } }', variables: { r: [{ __typename: 'Nope' }, {}] } }),
+        await postJson({
+          query: 'query ($r: [_Any!]!) { _entities(representations: $r) { __typename } }',
+          variables: { r: [{ __typename: 'Nope' }, {}] },
+        }),
         await postJson({ query: `query ${'N'.repeat(90_000)} { __typename }` }),
       ];
       const bodies = await Promise.all(answers.map(async (answer) => (await answer.json()) as Answer['body']));
       expect(bodies.flatMap((body) => body.errors?.map((error) => error.extensions?.code) ?? [])).not.toContain('INTERNAL_SERVER_ERROR');
       expect(api.requests).toEqual([]);
 
-      const lines = readFileSync(logFile, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as { msg: string });
+      const lines = readFileSync(logFile, 'utf8')
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => JSON.parse(line) as { msg: string });
       expect(lines.filter((line) => line.msg === 'graphql request')).toHaveLength(answers.length);
       expect(main.output()).toBe(banner);
     } finally {

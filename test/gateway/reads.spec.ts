@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { graphql } from '../generated/index.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
+import { UNKNOWN_UUID } from '../support/ids.ts';
 import { restGet } from '../support/rest.ts';
 import { asGraphQL, withoutKeys } from '../support/rest-shape.ts';
 
@@ -96,7 +97,7 @@ beforeAll(async () => {
 afterAll(() => h.close());
 
 describe('every field of every record', () => {
-  it("answers each organization the key can see exactly as REST does", async () => {
+  it('answers each organization the key can see exactly as REST does', async () => {
     expect(orgIds.length).toBeGreaterThanOrEqual(2);
     for (const org of orgIds) {
       const { data, errors } = await h.run(EveryOrganizationField, { org });
@@ -105,14 +106,22 @@ describe('every field of every record', () => {
       if (!o) throw new Error(`organization ${org} missing`);
       const base = `/api/organizations/${org}`;
 
-      expect(withoutKeys(o, ['id', 'projects', 'batchExports', 'domains', 'invites', 'members', ...Object.keys(o).filter((k) => k.startsWith('pipeline'))])).toEqual(
-        asGraphQL(await rest(`${base}/`)),
-      );
+      expect(
+        withoutKeys(o, [
+          'id',
+          'projects',
+          'batchExports',
+          'domains',
+          'invites',
+          'members',
+          ...Object.keys(o).filter((k) => k.startsWith('pipeline')),
+        ]),
+      ).toEqual(asGraphQL(await rest(`${base}/`)));
 
       const exports = await list(`${base}/batch_exports/`);
-      expect(o.batchExports?.nodes.map((e) => withoutKeys({ ...e, latestRuns: e.latestRuns.map((r) => withoutKeys(r, ['id'])) }, ['id']))).toEqual(
-        asGraphQL(exports),
-      );
+      expect(
+        o.batchExports?.nodes.map((e) => withoutKeys({ ...e, latestRuns: e.latestRuns.map((r) => withoutKeys(r, ['id'])) }, ['id'])),
+      ).toEqual(asGraphQL(exports));
       expect(o.domains?.nodes.map((d) => withoutKeys(d, ['id']))).toEqual(asGraphQL(await list(`${base}/domains/`)));
       expect(o.invites?.nodes.map((i) => withoutKeys(i, ['id']))).toEqual(asGraphQL(await list(`${base}/invites/`)));
       expect(o.members?.nodes.map((m) => withoutKeys(m, ['id']))).toEqual(asGraphQL(await list(`${base}/members/`)));
@@ -187,9 +196,15 @@ describe('every field of every record', () => {
     const [destination] = await list(`${base}/pipeline_destinations/`);
     const [frontendApp] = await list(`${base}/pipeline_frontend_apps/`);
     const [importApp] = await list(`${base}/pipeline_import_apps/`);
-    const missing = '00000000-0000-4000-8000-000000000000';
+    const missing = UNKNOWN_UUID;
     const { data, errors } = await h.runCounting(Lookups, {
-      org, export: exportRecord.id, domain: domain.id, destination: destination.id, frontendApp: frontendApp.id, importApp: importApp.id, missing,
+      org,
+      export: exportRecord.id,
+      domain: domain.id,
+      destination: destination.id,
+      frontendApp: frontendApp.id,
+      importApp: importApp.id,
+      missing,
     });
     expect(errors).toBeUndefined();
     expect(data.organization).toEqual({

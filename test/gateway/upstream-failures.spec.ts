@@ -98,7 +98,14 @@ describe('upstream failures', () => {
   });
 
   it('a 429 is RATE_LIMITED with retryAfter from the header, not retried', async () => {
-    failBatchExports((_req, res) => sendJson(res, 429, { type: 'throttled_error', code: 'throttled', detail: 'Request was throttled.', attr: null }, { 'retry-after': '7' }));
+    failBatchExports((_req, res) =>
+      sendJson(
+        res,
+        429,
+        { type: 'throttled_error', code: 'throttled', detail: 'Request was throttled.', attr: null },
+        { 'retry-after': '7' },
+      ),
+    );
     const { body } = await run(QUERY);
     expectOnlyBatchExportsFailed(body, 'RATE_LIMITED');
     expect(body.errors?.[0].extensions).toMatchObject({ retryAfter: 7, upstreamStatus: 429 });
@@ -107,7 +114,12 @@ describe('upstream failures', () => {
 
   it("a 429 without Retry-After takes the live service's 'Expected available in N seconds'", async () => {
     failBatchExports((_req, res) =>
-      sendJson(res, 429, { type: 'throttled_error', code: 'throttled', detail: 'Request was throttled. Expected available in 12 seconds.', attr: null }),
+      sendJson(res, 429, {
+        type: 'throttled_error',
+        code: 'throttled',
+        detail: 'Request was throttled. Expected available in 12 seconds.',
+        attr: null,
+      }),
     );
     const { body } = await run(QUERY);
     expect(body.errors?.[0].extensions).toMatchObject({ code: 'RATE_LIMITED', retryAfter: 12 });

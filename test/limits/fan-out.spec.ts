@@ -47,7 +47,7 @@ describe('the estimate', () => {
     expect(estimate(`{ organizations(first: 0) { nodes { batchExports { totalCount } } } }`)).toBe(1);
   });
 
-  it('counts what a lookup by global id costs: a retrieve 1, a run its export\'s retrieve, a member or invite the scan bound, a project nothing', () => {
+  it("counts what a lookup by global id costs: a retrieve 1, a run its export's retrieve, a member or invite the scan bound, a project nothing", () => {
     const costs: [string, number][] = [
       [globalId('Organization', ORG), 1],
       [globalId('BatchExport', ORG, A), 1],
@@ -85,21 +85,32 @@ describe('the estimate', () => {
       exportA,
     ];
     expect(estimate(`query($ids: [ID!]!) { nodes(ids: $ids) { id } }`, { ids })).toBe(3 + 3 * 10);
-    expect(estimate(`query($a: ID!, $ids: [ID!]!) { a: node(id: $a) { id } b: node(id: $a) { id } nodes(ids: $ids) { id } }`, { a: exportA, ids })).toBe(
-      3 + 3 * 10,
-    );
+    expect(
+      estimate(`query($a: ID!, $ids: [ID!]!) { a: node(id: $a) { id } b: node(id: $a) { id } nodes(ids: $ids) { id } }`, {
+        a: exportA,
+        ids,
+      }),
+    ).toBe(3 + 3 * 10);
   });
 
-  it('counts a nodes(ids:) entry\'s children once per entry', () => {
+  it("counts a nodes(ids:) entry's children once per entry", () => {
     const ids = [globalId('Organization', ORG), globalId('Organization', OTHER_ORG)];
-    expect(estimate(`query($ids: [ID!]!) { nodes(ids: $ids) { ... on Organization { batchExports(first: 5) { nodes { name } } } } }`, { ids })).toBe(2 + 2);
+    expect(
+      estimate(`query($ids: [ID!]!) { nodes(ids: $ids) { ... on Organization { batchExports(first: 5) { nodes { name } } } } }`, { ids }),
+    ).toBe(2 + 2);
   });
 
   it('counts _entities representations like nodes(ids:), an Organization by databaseId like its global id', () => {
     const entities = (representations: unknown[]) =>
-      estimateUpstreamCalls(subgraphSchema, parse(`query($r: [_Any!]!) { _entities(representations: $r) { __typename } }`), undefined, { r: representations }, {
-        maxLookupScanPages: 10,
-      });
+      estimateUpstreamCalls(
+        subgraphSchema,
+        parse(`query($r: [_Any!]!) { _entities(representations: $r) { __typename } }`),
+        undefined,
+        { r: representations },
+        {
+          maxLookupScanPages: 10,
+        },
+      );
     expect(
       entities([
         { __typename: 'Organization', databaseId: ORG },
@@ -167,7 +178,9 @@ describe('over HTTP', () => {
 
   it('stops at the runtime cap when the estimate was low (projects are counted once)', async () => {
     // The first organization has two projects: estimate 1 + 1 = 2, real calls 1 + 2 = 3.
-    const { data, errors, calls } = await small.runCounting(`{ organizations(first: 1) { nodes { name projects { databaseId surveys { totalCount } } } } }`);
+    const { data, errors, calls } = await small.runCounting(
+      `{ organizations(first: 1) { nodes { name projects { databaseId surveys { totalCount } } } } }`,
+    );
     expect(calls).toHaveLength(2);
     const projects = (data as any).organizations.nodes[0].projects;
     expect(projects).toHaveLength(2);
@@ -184,7 +197,9 @@ describe('lookups over HTTP', () => {
   beforeAll(async () => {
     h = await startHarness({}, { maxUpstreamCalls: 9 });
     scanning9 = await startHarness({}, { maxUpstreamCalls: 9, maxLookupScanPages: 9 });
-    const { data } = await h.run<any, undefined>(`{ organizations(first: 1) { nodes { members(first: 1) { nodes { id } } batchExports(first: 10) { nodes { id } } } } }`);
+    const { data } = await h.run<any, undefined>(
+      `{ organizations(first: 1) { nodes { members(first: 1) { nodes { id } } batchExports(first: 10) { nodes { id } } } } }`,
+    );
     member = data.organizations.nodes[0].members.nodes[0].id;
     exports = data.organizations.nodes[0].batchExports.nodes.map((e: { id: string }) => e.id);
     expect(exports).toHaveLength(10);

@@ -45,7 +45,14 @@ describe('the standard introspection query', () => {
     // What GraphiQL and graphql-codegen's URL loader ask for, and every other option.
     [
       'with every option on',
-      { descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true, oneOf: true },
+      {
+        descriptions: true,
+        specifiedByUrl: true,
+        directiveIsRepeatable: true,
+        schemaDescription: true,
+        inputValueDeprecation: true,
+        oneOf: true,
+      },
     ],
   ])('passes %s, answering the whole schema with no upstream call', async (_name, options) => {
     h.api.clearRequests();
@@ -77,7 +84,8 @@ describe('the standard introspection query', () => {
 
 describe('introspection that would amplify', () => {
   it('refuses 15 aliased `__schema` selections (2 KB that answered 1.4 MB), and any number from 2', async () => {
-    const copies = (n: number) => `{ ${Array.from({ length: n }, (_, i) => `s${i}: __schema { types { name fields { name type { name } } } }`).join(' ')} }`;
+    const copies = (n: number) =>
+      `{ ${Array.from({ length: n }, (_, i) => `s${i}: __schema { types { name fields { name type { name } } } }`).join(' ')} }`;
     expect(copies(15).length).toBeLessThan(2100);
     await expectRefused(copies(15), 'maxIntrospectionSchemas');
     await fc.assert(
@@ -101,7 +109,10 @@ describe('introspection that would amplify', () => {
       { numRuns: 30 },
     );
     // Through fragments (as the standard query's TypeRef does) the depth is the same.
-    await expectRefused(`{ __schema { types { ...Deep } } } fragment Deep on __Type { fields { type { ${ofTypeChain(30)} } } }`, 'maxIntrospectionDepth');
+    await expectRefused(
+      `{ __schema { types { ...Deep } } } fragment Deep on __Type { fields { type { ${ofTypeChain(30)} } } }`,
+      'maxIntrospectionDepth',
+    );
     // `__type` selections also count against MAX_DEPTH (12), which GraphQL Armor only waives for `__schema`.
     const { body } = await introspect(`{ __type(name: "Organization") { ${ofTypeChain(30)} } }`);
     expect(body.errors?.[0]?.extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit: 'maxDepth' });
@@ -114,13 +125,17 @@ describe('introspection that would amplify', () => {
       (alias: string) => `{ __type(name: "Organization") { fields { ${alias}: type { name } } } }`,
       (alias: string) => `{ __schema { types { ...T } } } fragment T on __Type { ${alias}: name }`,
     ];
-    const alias = fc.tuple(fc.constantFrom(...'abcXYZ_'), fc.string({ unit: fc.constantFrom(...'abc019_'), maxLength: 10 })).map(([a, b]) => a + b);
+    const alias = fc
+      .tuple(fc.constantFrom(...'abcXYZ_'), fc.string({ unit: fc.constantFrom(...'abc019_'), maxLength: 10 }))
+      .map(([a, b]) => a + b);
     await fc.assert(
       fc.asyncProperty(fc.constantFrom(...places), alias, async (place, name) => expectRefused(place(name), 'introspectionAliases')),
       { numRuns: 20 },
     );
     // An alias on `__type` itself names one lookup: several are fine, up to MAX_INTROSPECTION_TYPES.
-    const { status, body } = await introspect('{ org: __type(name: "Organization") { name } run: __type(name: "BatchExportRun") { name } }');
+    const { status, body } = await introspect(
+      '{ org: __type(name: "Organization") { name } run: __type(name: "BatchExportRun") { name } }',
+    );
     expect(status).toBe(200);
     expect(body.data).toEqual({ org: { name: 'Organization' }, run: { name: 'BatchExportRun' } });
   });
@@ -133,11 +148,17 @@ describe('introspection that would amplify', () => {
 
   it('refuses introspection lists nested three deep (graphql-js MaxIntrospectionDepthRule), with the same code', async () => {
     await expectRefused('{ __schema { types { fields { type { fields { type { fields { name } } } } } } } }', 'maxIntrospectionListDepth');
-    await expectRefused('{ __type(name: "Organization") { fields { type { interfaces { possibleTypes { name } } } } } }', 'maxIntrospectionListDepth');
+    await expectRefused(
+      '{ __type(name: "Organization") { fields { type { interfaces { possibleTypes { name } } } } } }',
+      'maxIntrospectionListDepth',
+    );
   });
 
   it('measures fragments once: a document that doubles at every fragment is refused at once', async () => {
-    const fragments = Array.from({ length: 40 }, (_, i) => `fragment F${i} on __Type { ofType { ...F${i + 1} } possibleTypes { ...F${i + 1} } }`);
+    const fragments = Array.from(
+      { length: 40 },
+      (_, i) => `fragment F${i} on __Type { ofType { ...F${i + 1} } possibleTypes { ...F${i + 1} } }`,
+    );
     const query = `{ __schema { types { ...F0 } } } ${fragments.join(' ')} fragment F40 on __Type { name }`;
     const started = performance.now();
     await expectRefused(query, 'maxIntrospectionDepth');

@@ -3,8 +3,8 @@
 // unexpected error), and fails only its own field when the upstream sends it. Values 5,000 deep
 // stand for what used to overflow the stack.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { UNREPRESENTABLE_VALUE } from '../../src/errors.ts';
 import { createGateway, type Gateway } from '../../src/gateway.ts';
+import { UNREPRESENTABLE_VALUE } from '../../src/graphql-errors.ts';
 import { globalId } from '../../src/schema/global-id.ts';
 import { captureLogger } from '../ops/support.ts';
 import { DeepJson, deepJsonText, type FakeUpstream, jsonText, sendJson, sendText, startFakeUpstream } from '../support/fake-upstream.ts';
@@ -14,7 +14,13 @@ const ORG = '0b0e7a52-3a55-4d5e-9a43-6f6d2a1f2001';
 const SURVEY = '0b0e7a52-3a55-4d5e-9a43-6f6d2a1f2002';
 const ORG_ID = globalId('Organization', ORG);
 const page = (...results: unknown[]) => ({ count: results.length, next: null, previous: null, results });
-const organization = { id: ORG, name: 'Acme', teams: [{ id: 1, name: 'Web' }], metadata: { plan: 'free' }, available_product_features: ['sso'] };
+const organization = {
+  id: ORG,
+  name: 'Acme',
+  teams: [{ id: 1, name: 'Web' }],
+  metadata: { plan: 'free' },
+  available_product_features: ['sso'],
+};
 
 let upstream: FakeUpstream;
 /** The default limit (32), and a limit of 3 that small values can reach. */
@@ -160,28 +166,53 @@ describe('a JSON literal in the operation', () => {
 describe('a JSON value the upstream sends', () => {
   const QUERY = `{ organization(databaseId: "${ORG}") { name metadata teams availableProductFeatures projects { databaseId } } }`;
 
-  it.each(['object', 'array'] as const)('nested 5,000 deep (%ss) fails only its field: the record and its other fields resolve', async (kind) => {
-    organizationText = jsonText({ ...organization, metadata: new DeepJson(5000, kind) });
-    const { status, body } = await post(gateway, request(QUERY));
-    expect(status).toBe(200);
-    expect(body.data).toEqual({
-      organization: { name: 'Acme', metadata: null, teams: [{ id: 1, name: 'Web' }], availableProductFeatures: ['sso'], projects: [{ databaseId: '1' }] },
-    });
-    expect(body.errors).toEqual([
-      { message: UNREPRESENTABLE_VALUE, path: ['organization', 'metadata'], extensions: { code: 'UPSTREAM_ERROR' } },
-    ]);
-    expect(log.lines.filter((line) => line.level === 'error')).toEqual([]);
-  });
+  it.each(['object', 'array'] as const)(
+    'nested 5,000 deep (%ss) fails only its field: the record and its other fields resolve',
+    async (kind) => {
+      organizationText = jsonText({ ...organization, metadata: new DeepJson(5000, kind) });
+      const { status, body } = await post(gateway, request(QUERY));
+      expect(status).toBe(200);
+      expect(body.data).toEqual({
+        organization: {
+          name: 'Acme',
+          metadata: null,
+          teams: [{ id: 1, name: 'Web' }],
+          availableProductFeatures: ['sso'],
+          projects: [{ databaseId: '1' }],
+        },
+      });
+      expect(body.errors).toEqual([
+        { message: UNREPRESENTABLE_VALUE, path: ['organization', 'metadata'], extensions: { code: 'UPSTREAM_ERROR' } },
+      ]);
+      expect(log.lines.filter((line) => line.level === 'error')).toEqual([]);
+    },
+  );
 
   it('in one item of a JSON list fails only that item', async () => {
-    organizationText = jsonText({ ...organization, teams: [{ id: 1, name: 'Web', x: new DeepJson(5000) }, { id: 2, name: 'Mobile' }] });
+    organizationText = jsonText({
+      ...organization,
+      teams: [
+        { id: 1, name: 'Web', x: new DeepJson(5000) },
+        { id: 2, name: 'Mobile' },
+      ],
+    });
     const { body } = await post(gateway, request(QUERY));
-    expect(body.data.organization).toMatchObject({ name: 'Acme', teams: [null, { id: 2, name: 'Mobile' }], projects: [{ databaseId: '1' }, { databaseId: '2' }] });
-    expect(body.errors).toEqual([{ message: UNREPRESENTABLE_VALUE, path: ['organization', 'teams', 0], extensions: { code: 'UPSTREAM_ERROR' } }]);
+    expect(body.data.organization).toMatchObject({
+      name: 'Acme',
+      teams: [null, { id: 2, name: 'Mobile' }],
+      projects: [{ databaseId: '1' }, { databaseId: '2' }],
+    });
+    expect(body.errors).toEqual([
+      { message: UNREPRESENTABLE_VALUE, path: ['organization', 'teams', 0], extensions: { code: 'UPSTREAM_ERROR' } },
+    ]);
   });
 
   it('is served up to the limit and refused one level past it', async () => {
-    organizationText = jsonText({ ...organization, metadata: { a: { b: [1] } }, available_product_features: [{ a: { b: [{}] } }, { a: 1 }] });
+    organizationText = jsonText({
+      ...organization,
+      metadata: { a: { b: [1] } },
+      available_product_features: [{ a: { b: [{}] } }, { a: 1 }],
+    });
     const { body } = await post(shallow, request(QUERY));
     expect(body.data.organization).toMatchObject({ metadata: { a: { b: [1] } }, availableProductFeatures: [null, { a: 1 }] });
     expect(body.errors?.map((error) => error.path)).toEqual([['organization', 'availableProductFeatures', 0]]);
@@ -197,6 +228,8 @@ describe('a list page with a deep JSON value', () => {
       { name: 'NPS', questions: null, appearance: { color: 'red' } },
       { name: 'NPS', questions: [{ type: 'open' }], appearance: { color: 'red' } },
     ]);
-    expect(body.errors?.map((error) => [error.path, error.extensions.code])).toEqual([[['project', 'surveys', 'nodes', 0, 'questions'], 'UPSTREAM_ERROR']]);
+    expect(body.errors?.map((error) => [error.path, error.extensions.code])).toEqual([
+      [['project', 'surveys', 'nodes', 0, 'questions'], 'UPSTREAM_ERROR'],
+    ]);
   });
 });

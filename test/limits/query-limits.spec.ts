@@ -1,7 +1,7 @@
 // Query shape limits (GraphQL Armor) and request limits: each refusal is QUERY_TOO_COMPLEX naming
 // its limit, and none reaches the upstream.
 import { createServer } from 'node:http';
-import { connect, type AddressInfo } from 'node:net';
+import { type AddressInfo, connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../support/harness.ts';
 
@@ -16,9 +16,15 @@ afterAll(() => h.close());
 describe('query limits', () => {
   it.each([
     ['maxDepth', `{ organizations { nodes { batchExports { nodes { latestRuns { status } } } } } }`],
-    ['maxAliases', `{ a: organizations { totalCount } b: organizations { totalCount } c: organizations { totalCount } d: organizations { totalCount } }`],
+    [
+      'maxAliases',
+      `{ a: organizations { totalCount } b: organizations { totalCount } c: organizations { totalCount } d: organizations { totalCount } }`,
+    ],
     ['maxTokens', `{ organizations { nodes { ${Array.from({ length: 150 }, () => 'name').join(' ')} } } }`],
-    ['maxDirectives', `{ organizations @include(if: true) { totalCount @skip(if: false) } project(databaseId: "1") @include(if: true) { name } }`],
+    [
+      'maxDirectives',
+      `{ organizations @include(if: true) { totalCount @skip(if: false) } project(databaseId: "1") @include(if: true) { name } }`,
+    ],
   ])('refuses an operation over %s with QUERY_TOO_COMPLEX and no upstream call', async (limit, query) => {
     const { errors, calls } = await h.runCounting(query);
     expect(errors?.[0]?.extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit });
@@ -86,7 +92,9 @@ describe('request limits', () => {
 
   it('refuses batched operations (a JSON array)', async () => {
     h.api.clearRequests();
-    const response = await post(JSON.stringify([{ query: '{ organizations { totalCount } }' }, { query: '{ organizations { totalCount } }' }]));
+    const response = await post(
+      JSON.stringify([{ query: '{ organizations { totalCount } }' }, { query: '{ organizations { totalCount } }' }]),
+    );
     expect(response.status).toBeGreaterThanOrEqual(400);
     expect(JSON.stringify(await response.json())).toMatch(/errors/);
     expect(h.api.requests).toHaveLength(0);
@@ -97,7 +105,11 @@ describe('malformed requests', () => {
   it('answer a clear error without quoting the body back or any internal detail', async () => {
     const response = await h.gateway.yoga.fetch('http://gateway.test/graphql', {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', authorization: `Bearer ${h.api.keys.demo}` },
+      headers: {
+        'content-type': 'application/json',
+        accept: 'application/graphql-response+json',
+        authorization: `Bearer ${h.api.keys.demo}`,
+      },
       body: '{"query": "{ secret_phx_abc',
     });
     const text = await response.text();
@@ -121,7 +133,9 @@ describe('malformed requests', () => {
         socket.on('data', (chunk) => (answer += chunk));
         socket.on('close', () => resolve(answer.split('\r\n')[0] ?? ''));
         socket.on('error', reject);
-        socket.write(`POST /graphql HTTP/1.1\r\nHost: gateway.test\r\nContent-Type: application/json\r\nAuthorization: Bearer ${h.api.keys.demo}\r\nConnection: close\r\n${head}\r\n${body}`);
+        socket.write(
+          `POST /graphql HTTP/1.1\r\nHost: gateway.test\r\nContent-Type: application/json\r\nAuthorization: Bearer ${h.api.keys.demo}\r\nConnection: close\r\n${head}\r\n${body}`,
+        );
       });
 
     it.each(['abc', '-1', '10, 10'])('answers 400 to Content-Length %j, with no upstream call', async (length) => {

@@ -47,7 +47,11 @@ describe('the circuit breakers', () => {
     upstream.handle((req, res) => (req.method === 'POST' ? sendJson(res, 500, { detail: 'boom' }) : sendJson(res, 200, page([]))));
 
     for (let i = 0; i < 12; i++) {
-      const write = await run(gateway, 'mutation { createOrganization(input: { name: "x" }) { __typename } }', 'phx_key_of_the_failing_caller');
+      const write = await run(
+        gateway,
+        'mutation { createOrganization(input: { name: "x" }) { __typename } }',
+        'phx_key_of_the_failing_caller',
+      );
       expect(write.errors?.[0]?.extensions).toMatchObject({ code: 'UPSTREAM_ERROR', upstreamStatus: 500 });
     }
     const read = await run(gateway, '{ organizations { totalCount } }', 'phx_key_of_another_caller');
@@ -61,9 +65,14 @@ describe('the circuit breakers', () => {
     const { upstream, gateway } = await setUp({ circuitBreaker: { volumeThreshold: 2, errorThresholdPercentage: 1 } });
     const statuses = [400, 401, 403, 404, 409, 422, 429];
     let next = 0;
-    upstream.handle((_req, res) => sendJson(res, statuses[next++ % statuses.length]!, { type: 'invalid_request', code: 'x', detail: 'No.', attr: null }));
+    upstream.handle((_req, res) =>
+      sendJson(res, statuses[next++ % statuses.length]!, { type: 'invalid_request', code: 'x', detail: 'No.', attr: null }),
+    );
     for (let i = 0; i < statuses.length * 2; i++) {
-      await run(gateway, i % 2 ? `{ organization(databaseId: "${ORG}") { name } }` : 'mutation { createOrganization(input: { name: "x" }) { __typename } }');
+      await run(
+        gateway,
+        i % 2 ? `{ organization(databaseId: "${ORG}") { name } }` : 'mutation { createOrganization(input: { name: "x" }) { __typename } }',
+      );
     }
     expect(gateway.transport.circuits()).toEqual([]);
     expect(upstream.requests).toHaveLength(statuses.length * 2);
@@ -71,15 +80,23 @@ describe('the circuit breakers', () => {
 
   it("a read route's 5xx opens that route's circuit only: other routes and writes are still sent, and a probe closes it", async () => {
     const log = captureLogger('info');
-    const { upstream, gateway } = await setUp({ logger: log.logger, circuitBreaker: { volumeThreshold: 3, errorThresholdPercentage: 50, resetTimeoutMs: 300 } });
+    const { upstream, gateway } = await setUp({
+      logger: log.logger,
+      circuitBreaker: { volumeThreshold: 3, errorThresholdPercentage: 50, resetTimeoutMs: 300 },
+    });
     let domainsHealthy = false;
     upstream.handle((req, res) => {
       if (req.path === `/api/organizations/${ORG}/`) return sendJson(res, 200, { id: ORG, name: 'Org', teams: [] });
-      if (req.method === 'GET' && req.path === `/api/organizations/${ORG}/domains/` && !domainsHealthy) return sendJson(res, 503, { detail: 'down' });
+      if (req.method === 'GET' && req.path === `/api/organizations/${ORG}/domains/` && !domainsHealthy)
+        return sendJson(res, 503, { detail: 'down' });
       return sendJson(res, req.method === 'POST' ? 201 : 200, req.method === 'POST' ? { id: ORG, domain: 'acme.com' } : page([]));
     });
 
-    for (let i = 0; i < 3; i++) expect((await run(gateway, ORG_QUERY)).errors?.[0]).toMatchObject({ path: ['organization', 'domains'], extensions: { upstreamStatus: 503 } });
+    for (let i = 0; i < 3; i++)
+      expect((await run(gateway, ORG_QUERY)).errors?.[0]).toMatchObject({
+        path: ['organization', 'domains'],
+        extensions: { upstreamStatus: 503 },
+      });
     expect(gateway.transport.circuits()).toEqual([{ route: DOMAINS_ROUTE, state: 'open' }]);
     expect(gateway.transport.state()).toBe('closed');
 
@@ -87,7 +104,10 @@ describe('the circuit breakers', () => {
     const paused = await run(gateway, ORG_QUERY);
     expect(paused.data).toEqual({ organization: { name: 'Org', domains: null, batchExports: { totalCount: 0 } } });
     expect(paused.errors).toEqual([expect.objectContaining({ path: ['organization', 'domains'], ...PAUSED })]);
-    const write = await run(gateway, `mutation { createDomain(input: { organizationId: "${globalId('Organization', ORG)}", domain: "acme.com" }) { __typename } }`);
+    const write = await run(
+      gateway,
+      `mutation { createDomain(input: { organizationId: "${globalId('Organization', ORG)}", domain: "acme.com" }) { __typename } }`,
+    );
     expect(write.errors).toBeUndefined();
     expect(upstream.requests.map((r) => `${r.method} ${r.path}`).sort()).toEqual([
       `GET /api/organizations/${ORG}/`,
@@ -97,7 +117,9 @@ describe('the circuit breakers', () => {
 
     domainsHealthy = true;
     await wait(350);
-    expect(await run(gateway, ORG_QUERY)).toEqual({ data: { organization: { name: 'Org', domains: { totalCount: 0 }, batchExports: { totalCount: 0 } } } });
+    expect(await run(gateway, ORG_QUERY)).toEqual({
+      data: { organization: { name: 'Org', domains: { totalCount: 0 }, batchExports: { totalCount: 0 } } },
+    });
     expect(gateway.transport.circuits()).toEqual([]);
     expect(log.lines.filter((line) => line.circuit).map(({ level, circuit, route, msg }) => ({ level, circuit, route, msg }))).toEqual(
       (['open', 'half-open', 'closed'] as const).map((state) => ({
@@ -111,10 +133,19 @@ describe('the circuit breakers', () => {
 
   it('refused connections open the whole-upstream circuit: every route and method fails fast unsent, until a probe closes it', async () => {
     const url = await refusedUrl();
-    const { gateway } = await setUp({ upstreamUrl: url, circuitBreaker: { volumeThreshold: 4, errorThresholdPercentage: 50, resetTimeoutMs: 300 } });
-    const queries = ['{ organizations { totalCount } }', `{ organization(databaseId: "${ORG}") { name } }`, 'mutation { createOrganization(input: { name: "x" }) { __typename } }'];
+    const { gateway } = await setUp({
+      upstreamUrl: url,
+      circuitBreaker: { volumeThreshold: 4, errorThresholdPercentage: 50, resetTimeoutMs: 300 },
+    });
+    const queries = [
+      '{ organizations { totalCount } }',
+      `{ organization(databaseId: "${ORG}") { name } }`,
+      'mutation { createOrganization(input: { name: "x" }) { __typename } }',
+    ];
     for (let i = 0; i < 4; i++) {
-      expect((await run(gateway, queries[i % queries.length]!)).errors?.[0]).toMatchObject({ message: 'The upstream service could not be reached.' });
+      expect((await run(gateway, queries[i % queries.length]!)).errors?.[0]).toMatchObject({
+        message: 'The upstream service could not be reached.',
+      });
     }
     expect(gateway.transport.circuits()).toEqual([{ route: '*', state: 'open' }]);
 
@@ -188,9 +219,12 @@ describe('per-request bounds', () => {
         sendJson(res, 200, page(results));
       }, 30);
     });
-    const { errors } = await run(gateway, `{ organizations { nodes {
+    const { errors } = await run(
+      gateway,
+      `{ organizations { nodes {
       batchExports { totalCount } domains { totalCount } members { totalCount } invites { totalCount }
-      pipelineDestinations { totalCount } pipelineFrontendApps { totalCount } } } }`);
+      pipelineDestinations { totalCount } pipelineFrontendApps { totalCount } } } }`,
+    );
     expect(errors).toBeUndefined();
     expect(upstream.requests).toHaveLength(7);
     expect(peak).toBe(2);

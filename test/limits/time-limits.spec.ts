@@ -57,10 +57,16 @@ describe('UPSTREAM_TIMEOUT_MS', () => {
   it('ends a query whose upstream body drips at the limit, and its connection serves the next query at once', async () => {
     const { upstream, post } = await serve({ upstreamTimeoutMs: 500, upstreamConnections: 1 });
     let drip: Promise<void> | undefined;
-    upstream.handle((req, res) => (req.path === `/api/organizations/${ORG}/` ? (drip = dripBody(res, 150)) : sendJson(res, 200, page([org]))));
+    upstream.handle((req, res) => {
+      if (req.path === `/api/organizations/${ORG}/`) drip = dripBody(res, 150);
+      else sendJson(res, 200, page([org]));
+    });
 
     const slow = await post(`{ organization(databaseId: "${ORG}") { name } }`);
-    expect(slow.body).toMatchObject({ data: { organization: null }, errors: [{ path: ['organization'], extensions: { code: 'UPSTREAM_TIMEOUT' } }] });
+    expect(slow.body).toMatchObject({
+      data: { organization: null },
+      errors: [{ path: ['organization'], extensions: { code: 'UPSTREAM_TIMEOUT' } }],
+    });
     expect(slow.tookMs).toBeGreaterThanOrEqual(500);
     expect(slow.tookMs).toBeLessThan(500 + LATE_MS);
     await drip;
@@ -124,6 +130,10 @@ describe('waiting for a pooled connection', () => {
     expect(tookMs).toBeLessThan(400 + LATE_MS);
     for (const drip of await Promise.all(drips)) expect(drip.body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_TIMEOUT');
     // The batch exports call was never written: it was dropped once a connection came free.
-    expect(upstream.requests.map((r) => r.path).sort()).toEqual(['/api/organizations/', `/api/organizations/${ORG}/`, `/api/organizations/${ORG}/`]);
+    expect(upstream.requests.map((r) => r.path).sort()).toEqual([
+      '/api/organizations/',
+      `/api/organizations/${ORG}/`,
+      `/api/organizations/${ORG}/`,
+    ]);
   });
 });

@@ -43,7 +43,9 @@ describe.each([
     for (const audit of audits) results.push({ id: audit.id, name: audit.name, result: await audit.fn() });
 
     const failing = (level: string) =>
-      results.filter((r) => r.name.startsWith(level) && r.result.status !== 'ok').map((r) => `${r.id} ${r.name}: ${r.result.status === 'ok' ? '' : r.result.reason}`);
+      results
+        .filter((r) => r.name.startsWith(level) && r.result.status !== 'ok')
+        .map((r) => `${r.id} ${r.name}: ${r.result.status === 'ok' ? '' : r.result.reason}`);
     expect(results.filter((r) => r.name.startsWith('MUST')).length).toBeGreaterThan(10);
     expect(failing('MUST')).toEqual([]);
     expect(failing('SHOULD').map((line) => line.split(' ')[0])).toEqual(Object.keys(ALLOWED_SHOULD_FAILURES));

@@ -91,7 +91,12 @@ describe('operation names chosen by callers', () => {
 describe('any name, in the document or the operationName parameter', () => {
   it('reaches the log and the metrics as at most MAX_OPERATION_NAME_LENGTH characters, and past METRICS_MAX_LABEL_VALUES as other', async () => {
     const capture = captureLogger('info');
-    const gateway = createGateway({ upstreamUrl: 'http://127.0.0.1:9', logger: capture.logger, maxOperationNameLength: 24, metricsMaxLabelValues: 5 });
+    const gateway = createGateway({
+      upstreamUrl: 'http://127.0.0.1:9',
+      logger: capture.logger,
+      maxOperationNameLength: 24,
+      metricsMaxLabelValues: 5,
+    });
     gateways.push(gateway);
     const graphqlName = fc
       .tuple(fc.constantFrom(...'_abcXYZ'), fc.string({ unit: fc.constantFrom(...'_09azAZ'), maxLength: 3000 }))
@@ -121,7 +126,9 @@ describe('any name, in the document or the operationName parameter', () => {
     );
 
     const text = await gateway.metrics.render().then((metrics) => metrics.body);
-    const operations = [...text.matchAll(/gateway_graphql_operations_total\{operation="((?:[^"\\]|\\.)*)"/g)].map((match) => match[1] as string);
+    const operations = [...text.matchAll(/gateway_graphql_operations_total\{operation="((?:[^"\\]|\\.)*)"/g)].map(
+      (match) => match[1] as string,
+    );
     expect(operations.every((label) => label.length <= 24)).toBe(true);
     // 5 names, `other`, and `anonymous` (an operation without a name), at most once per outcome.
     expect(new Set(operations).size).toBeLessThanOrEqual(7);
@@ -133,7 +140,10 @@ describe('log lines', () => {
   it('are cut to LOG_MAX_LINE_LENGTH whatever they carry, and stay JSON', async () => {
     const file = join(directory, 'lines.ndjson');
     const logger = createLogger({ logFile: file, logMaxLineLength: 2048 });
-    const anyText = fc.oneof(fc.string({ unit: 'binary', maxLength: 100 }), fc.string({ unit: 'binary', minLength: 1000, maxLength: 6000, size: 'max' }));
+    const anyText = fc.oneof(
+      fc.string({ unit: 'binary', maxLength: 100 }),
+      fc.string({ unit: 'binary', minLength: 1000, maxLength: 6000, size: 'max' }),
+    );
     const ownFields = new Set(['level', 'time', 'pid', 'msg', 'requestId', 'truncated', '__proto__']);
     const key = fc.string({ maxLength: 20 }).filter((name) => !ownFields.has(name));
     const record = fc.dictionary(key, fc.oneof(anyText, fc.array(anyText, { maxLength: 3 }), fc.integer()), { maxKeys: 8 });
@@ -160,7 +170,11 @@ describe('log lines', () => {
     expect(lines.filter((line) => JSON.parse(line).truncated).length).toBeGreaterThan(20);
     // Short lines are written as they are.
     logger.info({ requestId: 'r-2', note: 'short' }, 'plain');
-    expect(JSON.parse(readFileSync(file, 'utf8').trim().split('\n').at(-1)!)).toMatchObject({ requestId: 'r-2', note: 'short', msg: 'plain' });
+    expect(JSON.parse(readFileSync(file, 'utf8').trim().split('\n').at(-1)!)).toMatchObject({
+      requestId: 'r-2',
+      note: 'short',
+      msg: 'plain',
+    });
   });
 
   it('of an unexpected error stay bounded when its field path carries a 60 KB alias', async () => {
@@ -169,7 +183,10 @@ describe('log lines', () => {
       transport: { request: () => Promise.reject(new TypeError('cannot read properties of undefined')), close: () => Promise.resolve() },
     });
     const alias = `a${'b'.repeat(60_000)}`;
-    const response = await gateway.post({ query: `{ ${alias}: organizations { totalCount } }` }, { authorization: 'Bearer phx_bounded_log_test' });
+    const response = await gateway.post(
+      { query: `{ ${alias}: organizations { totalCount } }` },
+      { authorization: 'Bearer phx_bounded_log_test' },
+    );
     expect(((await response.json()) as any).errors[0].extensions.code).toBe('INTERNAL_SERVER_ERROR');
 
     const lines = gateway.logLines();

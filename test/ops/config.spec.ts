@@ -105,7 +105,10 @@ describe('connection and upstream answer bounds', () => {
   });
 
   it.each([
-    [{ SERVER_HEADERS_TIMEOUT_MS: '5000', SERVER_REQUEST_TIMEOUT_MS: '4000' }, /SERVER_HEADERS_TIMEOUT_MS \(5000\) must not be longer than SERVER_REQUEST_TIMEOUT_MS \(4000\)/],
+    [
+      { SERVER_HEADERS_TIMEOUT_MS: '5000', SERVER_REQUEST_TIMEOUT_MS: '4000' },
+      /SERVER_HEADERS_TIMEOUT_MS \(5000\) must not be longer than SERVER_REQUEST_TIMEOUT_MS \(4000\)/,
+    ],
     [{ SERVER_HEADERS_TIMEOUT_MS: '50' }, /SERVER_HEADERS_TIMEOUT_MS must be a whole number from 100/],
     [{ SERVER_REQUEST_TIMEOUT_MS: '0' }, /SERVER_REQUEST_TIMEOUT_MS must be a whole number from 100/],
     [{ SERVER_KEEP_ALIVE_TIMEOUT_MS: 'long' }, /SERVER_KEEP_ALIVE_TIMEOUT_MS must be a whole number/],

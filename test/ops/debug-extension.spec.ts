@@ -2,6 +2,7 @@
 // method, route template, status, duration, attempts. Never the key, the host or a concrete URL.
 import { afterAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../support/harness.ts';
+import { UNKNOWN_UUID } from '../support/ids.ts';
 import { captureLogger } from './support.ts';
 
 const harness: Harness = await startHarness({}, { logger: captureLogger().logger });
@@ -37,7 +38,7 @@ describe('the debug extension', () => {
   });
 
   it('shows failed calls with their status, and nothing that locates the upstream or the caller', async () => {
-    const result = await harness.run('{ organization(databaseId: "00000000-0000-4000-8000-000000000000") { name } organizations { totalCount } }', undefined, {
+    const result = await harness.run(`{ organization(databaseId: "${UNKNOWN_UUID}") { name } organizations { totalCount } }`, undefined, {
       headers: DEBUG,
     });
     const calls = (result.body.extensions as { upstreamCalls: any[] }).upstreamCalls;
@@ -46,7 +47,7 @@ describe('the debug extension', () => {
     expect(text).not.toContain(harness.api.keys.demo);
     expect(text).not.toContain(harness.api.url);
     expect(text).not.toContain('127.0.0.1');
-    expect(text).not.toContain('00000000-0000-4000-8000-000000000000/');
+    expect(text).not.toContain(`${UNKNOWN_UUID}/`);
   });
 
   it('lists no calls for a request without a key', async () => {

@@ -17,7 +17,11 @@ const gateway = gateways.build;
 async function get(target: Gateway, path: string) {
   const response = await target.yoga.fetch(`http://gateway.test${path}`);
   const text = await response.text();
-  return { status: response.status, body: (text ? JSON.parse(text) : {}) as { status?: string; reason?: string; upstream?: object }, headers: response.headers };
+  return {
+    status: response.status,
+    body: (text ? JSON.parse(text) : {}) as { status?: string; reason?: string; upstream?: object },
+    headers: response.headers,
+  };
 }
 
 async function until(condition: () => boolean): Promise<void> {
@@ -56,7 +60,10 @@ describe('/readiness', () => {
 
   it('counts any answer as reachable, a 5xx included (the circuit breakers judge failures)', async () => {
     fake.handle((_req, res) => sendJson(res, 503, { detail: 'maintenance' }));
-    expect(await get(gateway({ upstreamUrl: fake.url }), '/readiness')).toMatchObject({ status: 200, body: { upstream: { reachable: true } } });
+    expect(await get(gateway({ upstreamUrl: fake.url }), '/readiness')).toMatchObject({
+      status: 200,
+      body: { upstream: { reachable: true } },
+    });
   });
 
   it('keeps a path prefix of UPSTREAM_URL', async () => {
@@ -78,7 +85,10 @@ describe('/readiness', () => {
   it('stays 200 when the upstream does not answer in time, and says so', async () => {
     fake.handle((_req, res) => setTimeout(() => sendJson(res, 401, {}), 1000));
     const response = await get(gateway({ upstreamUrl: fake.url, readinessTimeoutMs: 100 }), '/readiness');
-    expect(response).toMatchObject({ status: 200, body: { upstream: { reachable: false, reason: 'the upstream did not answer within 100 ms' } } });
+    expect(response).toMatchObject({
+      status: 200,
+      body: { upstream: { reachable: false, reason: 'the upstream did not answer within 100 ms' } },
+    });
   });
 
   it('answers at once with the last probe while the next one runs: a hanging upstream never slows it', async () => {
@@ -95,7 +105,10 @@ describe('/readiness', () => {
 
     await new Promise((resolve) => setTimeout(resolve, 1100));
     fake.handle((_req, res) => sendJson(res, 401, {}));
-    expect(await get(target, '/readiness')).toMatchObject({ status: 200, body: { upstream: { reachable: false, reason: 'the upstream did not answer within 1000 ms' } } });
+    expect(await get(target, '/readiness')).toMatchObject({
+      status: 200,
+      body: { upstream: { reachable: false, reason: 'the upstream did not answer within 1000 ms' } },
+    });
     await until(() => fake.requests.length === 3);
   });
 
@@ -108,22 +121,32 @@ describe('/readiness', () => {
     expect(fake.requests).toHaveLength(1);
   });
 
-  it("stays 200 during an upstream outage, reporting the open circuits, and turns 503 once shutdown begins", async () => {
+  it('stays 200 during an upstream outage, reporting the open circuits, and turns 503 once shutdown begins', async () => {
     const target = gateway({
       upstreamUrl: await refusedUrl(),
       upstreamGetRetries: 0,
       circuitBreaker: { volumeThreshold: 1, errorThresholdPercentage: 1, resetTimeoutMs: 60_000 },
     });
-    const outage = await postGraphQL(target.yoga.fetch as (url: string, init: RequestInit) => Promise<Response>, '{ organizations { totalCount } }', {
-      key: 'phx_readiness_test_key',
-    });
+    const outage = await postGraphQL(
+      target.yoga.fetch as (url: string, init: RequestInit) => Promise<Response>,
+      '{ organizations { totalCount } }',
+      {
+        key: 'phx_readiness_test_key',
+      },
+    );
     expect(outage.body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_ERROR');
     expect(await get(target, '/readiness')).toMatchObject({
       status: 200,
-      body: { status: 'ready', upstream: { reachable: false, reason: 'the upstream could not be reached', circuits: [{ route: '*', state: 'open' }] } },
+      body: {
+        status: 'ready',
+        upstream: { reachable: false, reason: 'the upstream could not be reached', circuits: [{ route: '*', state: 'open' }] },
+      },
     });
     target.beginShutdown();
-    expect(await get(target, '/readiness')).toMatchObject({ status: 503, body: { status: 'unavailable', reason: 'the gateway is shutting down' } });
+    expect(await get(target, '/readiness')).toMatchObject({
+      status: 503,
+      body: { status: 'unavailable', reason: 'the gateway is shutting down' },
+    });
   });
 
   it("names a read route's open circuit while the upstream itself answers", async () => {

@@ -21,9 +21,7 @@ export default function setup(project: TestProject): () => void {
   if (!['debug', 'trace'].includes(process.env.LOG_LEVEL ?? '')) process.env.LOG_LEVEL = 'info';
 
   return () => {
-    const ranLoggingSpecs = project.vitest.state
-      .getFiles()
-      .some((task) => LOGGING_SPECS.test(relative(root.pathname, task.filepath)));
+    const ranLoggingSpecs = project.vitest.state.getFiles().some((task) => LOGGING_SPECS.test(relative(root.pathname, task.filepath)));
     const problems = checkLog(readFileSync(file, 'utf8'), ranLoggingSpecs);
     if (problems.length === 0) {
       rmSync(file, { force: true });

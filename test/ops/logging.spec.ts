@@ -74,7 +74,9 @@ describe('the request line', () => {
       body: '{"query": ',
     });
     expect(response.status).toBe(400);
-    expect(capture.requestLines()).toEqual([expect.objectContaining({ status: 400, operation: null, outcome: 'error', errorCodes: ['BAD_REQUEST'] })]);
+    expect(capture.requestLines()).toEqual([
+      expect.objectContaining({ status: 400, operation: null, outcome: 'error', errorCodes: ['BAD_REQUEST'] }),
+    ]);
   });
 
   it('is not written for /health, /readiness, /metrics, GraphiQL or CORS pre-flights', async () => {
@@ -133,7 +135,11 @@ describe('unexpected errors', () => {
       err: { type: 'TypeError', message: 'cannot read properties of undefined (reading "results")' },
     });
     expect(errors[0]?.err.stack).toContain('TypeError');
-    expect(brokenCapture.requestLines()[0]).toMatchObject({ requestId: 'broken-1', outcome: 'error', errorCodes: ['INTERNAL_SERVER_ERROR'] });
+    expect(brokenCapture.requestLines()[0]).toMatchObject({
+      requestId: 'broken-1',
+      outcome: 'error',
+      errorCodes: ['INTERNAL_SERVER_ERROR'],
+    });
   });
 
   it('and nothing goes around the logger to the console', () => {

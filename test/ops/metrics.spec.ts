@@ -3,8 +3,8 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_QUERY } from '../../src/example-query.ts';
 import type { Gateway } from '../../src/gateway.ts';
-import type { UpstreamCall } from '../../src/rest/request-transport.ts';
 import { startReferenceApi } from '../../src/reference-api/index.ts';
+import type { UpstreamCall } from '../../src/rest/request-transport.ts';
 import { sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 import { gatewayFactory, postGraphQL } from './support.ts';
 
@@ -44,8 +44,12 @@ describe('/metrics', () => {
     expect(text).toContain('gateway_graphql_operations_total{operation="anonymous",outcome="error"} 1');
     expect(text).toContain('gateway_graphql_errors_total{code="UNAUTHENTICATED"} 1');
     expect(text).toContain('gateway_upstream_requests_total{method="GET",route="/api/organizations/",status="200"} 1');
-    expect(text).toContain('gateway_upstream_requests_total{method="GET",route="/api/organizations/:organization_id/batch_exports/",status="200"} 2');
-    expect(text).toMatch(/gateway_upstream_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/api\/organizations\/",status="200"\} \d/);
+    expect(text).toContain(
+      'gateway_upstream_requests_total{method="GET",route="/api/organizations/:organization_id/batch_exports/",status="200"} 2',
+    );
+    expect(text).toMatch(
+      /gateway_upstream_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/api\/organizations\/",status="200"\} \d/,
+    );
     expect(text).toContain('gateway_upstream_circuit_state{route="*"} 0');
     // The process's own metrics ride along.
     expect(text).toContain('process_cpu_user_seconds_total');
@@ -61,7 +65,7 @@ describe('/metrics', () => {
 
   it('counts GET retries by route, and the status of the final answer', async () => {
     let sent = 0;
-    fake.handle((req, res) => {
+    fake.handle((_req, res) => {
       sent += 1;
       if (sent === 1) return sendJson(res, 503, { detail: 'try again' });
       return sendJson(res, 200, page([]));
@@ -92,7 +96,9 @@ describe('/metrics', () => {
 
     // Calls refused by the open circuit have no status: they count under their failure kind.
     await run(target, '{ organizations { totalCount } }', 'phx_metrics_test_key');
-    expect(await scrape(target)).toContain('gateway_upstream_requests_total{method="GET",route="/api/organizations/",status="circuit-open"} 1');
+    expect(await scrape(target)).toContain(
+      'gateway_upstream_requests_total{method="GET",route="/api/organizations/",status="circuit-open"} 1',
+    );
   });
 
   it('keeps each gateway in its own registry', async () => {

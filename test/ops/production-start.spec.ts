@@ -27,7 +27,10 @@ describe('npm run build && npm run start:prod', () => {
         headers: { 'content-type': 'application/json', authorization: `Bearer ${api.keys.demo}` },
         body: JSON.stringify({ query: '{ organizations(first: 2) { totalCount nodes { name } } }' }),
       });
-      const result = (await response.json()) as { data?: { organizations: { totalCount: number; nodes: { name: string }[] } }; errors?: unknown };
+      const result = (await response.json()) as {
+        data?: { organizations: { totalCount: number; nodes: { name: string }[] } };
+        errors?: unknown;
+      };
       expect(result.errors).toBeUndefined();
       expect(result.data?.organizations.nodes).toHaveLength(2);
       expect(result.data?.organizations.totalCount).toBeGreaterThan(0);

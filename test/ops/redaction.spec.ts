@@ -4,8 +4,8 @@
 // of a LOG_LEVEL=debug log, carry only the redacted text. The redaction itself: test/rest/redact.spec.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../src/gateway.ts';
-import { captureLogger, postGraphQL } from './support.ts';
 import { type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
+import { captureLogger, postGraphQL } from './support.ts';
 
 /** Visible ASCII with characters that URL and form encoders rewrite. */
 const KEY = 'phx_Redact/Me+Key=42!~(x)';
@@ -75,13 +75,23 @@ const CASES: Case[] = [
   },
   {
     name: 'a URL with credentials in `detail`',
-    body: () => ({ type: 'server_error', code: 'error', detail: 'could not connect to postgres://admin:hunter2@db.internal:5432/posthog', attr: null }),
+    body: () => ({
+      type: 'server_error',
+      code: 'error',
+      detail: 'could not connect to postgres://admin:hunter2@db.internal:5432/posthog',
+      attr: null,
+    }),
     expected: { message: 'could not connect to [url]', field: null, code: 'error' },
     secrets: () => ['hunter2', 'admin:', 'db.internal', 'postgres://'],
   },
   {
     name: "the upstream's own URL and host in `detail` and `code`",
-    body: () => ({ type: 'invalid_request', code: `see_${host}`, detail: `Use ${upstream.url}/api/organizations/ on ${host} instead.`, attr: null }),
+    body: () => ({
+      type: 'invalid_request',
+      code: `see_${host}`,
+      detail: `Use ${upstream.url}/api/organizations/ on ${host} instead.`,
+      attr: null,
+    }),
     expected: { message: 'Use [url] on [redacted] instead.', field: null, code: 'see_[redacted]' },
     secrets: () => [upstream.url, host, '127.0.0.1'],
   },

@@ -5,8 +5,9 @@
 import type { RequestListener, Server } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import type { ServerSettings } from '../../src/config.ts';
 import { createGateway, type Gateway } from '../../src/gateway.ts';
-import { createGatewayServer, SERVER_TIMEOUT_CHECK_MS, type ServerSettings } from '../../src/http/server.ts';
+import { createGatewayServer, SERVER_TIMEOUT_CHECK_MS } from '../../src/http/server.ts';
 import { type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 
 /** Node checks the timeouts every SERVER_TIMEOUT_CHECK_MS; plus room for a loaded test machine. */
@@ -101,7 +102,7 @@ describe('slow clients', () => {
     expect(client.received()).toMatch(/^HTTP\/1\.1 408 /);
   });
 
-  it('an idle keep-alive connection is closed SERVER_KEEP_ALIVE_TIMEOUT_MS (+ Node\'s 1 s margin) after its last answer', async () => {
+  it("an idle keep-alive connection is closed SERVER_KEEP_ALIVE_TIMEOUT_MS (+ Node's 1 s margin) after its last answer", async () => {
     const port = await serveGateway({ keepAliveTimeoutMs: 300 });
     const client = await rawClient(port);
     client.socket.write(`${HEAD}Content-Length: ${QUERY.length}\r\n\r\n${QUERY}`);

@@ -15,7 +15,10 @@ const page = (results: unknown[]) => ({ count: results.length, next: null, previ
 // The upstream answers after `delay` ms, named in the request's path prefix.
 fake.handle((req, res) => {
   const delay = Number(/^\/slow-(\d+)\//.exec(req.path)?.[1] ?? 0);
-  setTimeout(() => sendJson(res, 200, page([{ id: '0b0e7a52-3a55-4d5e-9a43-6f6d2a1f0001', name: 'Acme', slug: 'acme', teams: [] }])), delay);
+  setTimeout(
+    () => sendJson(res, 200, page([{ id: '0b0e7a52-3a55-4d5e-9a43-6f6d2a1f0001', name: 'Acme', slug: 'acme', teams: [] }])),
+    delay,
+  );
 });
 
 afterAll(async () => {
@@ -69,8 +72,17 @@ describe.concurrent('SIGTERM', () => {
     await expect(fetch(url.replace('/graphql', '/health'))).rejects.toThrow();
     if (process.env.LOG_FILE) {
       const messages = logLinesOf(gateway.child.pid).map((line) => line.msg);
-      expect(messages).toEqual(expect.arrayContaining(['gateway listening', 'shutting down: no new connections; finishing the requests in flight', 'graphql request', 'shut down cleanly']));
-      expect(messages.indexOf('graphql request')).toBeGreaterThan(messages.indexOf('shutting down: no new connections; finishing the requests in flight'));
+      expect(messages).toEqual(
+        expect.arrayContaining([
+          'gateway listening',
+          'shutting down: no new connections; finishing the requests in flight',
+          'graphql request',
+          'shut down cleanly',
+        ]),
+      );
+      expect(messages.indexOf('graphql request')).toBeGreaterThan(
+        messages.indexOf('shutting down: no new connections; finishing the requests in flight'),
+      );
     }
   });
 

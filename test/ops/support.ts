@@ -3,17 +3,20 @@ import type { LogLevel } from '../../src/config.ts';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 
-export type LogLine = Record<string, any> & { level: string; msg: string };
+type LogLine = Record<string, any> & { level: string; msg: string };
 
 export function captureLogger(logLevel: LogLevel = 'debug') {
   const lines: LogLine[] = [];
   let text = '';
-  const logger = createLogger({ logLevel }, {
-    write(line: string) {
-      text += line;
-      lines.push(JSON.parse(line) as LogLine);
+  const logger = createLogger(
+    { logLevel },
+    {
+      write(line: string) {
+        text += line;
+        lines.push(JSON.parse(line) as LogLine);
+      },
     },
-  });
+  );
   return {
     logger,
     lines,
@@ -25,7 +28,12 @@ export function captureLogger(logLevel: LogLevel = 'debug') {
 export async function postGraphQL(
   fetchFn: (url: string, init: RequestInit) => Promise<Response> | Response,
   query: string,
-  { key, headers = {}, variables, operationName }: { key?: string; headers?: Record<string, string>; variables?: unknown; operationName?: string } = {},
+  {
+    key,
+    headers = {},
+    variables,
+    operationName,
+  }: { key?: string; headers?: Record<string, string>; variables?: unknown; operationName?: string } = {},
 ) {
   const response = await fetchFn('http://gateway.test/graphql', {
     method: 'POST',
@@ -33,7 +41,12 @@ export async function postGraphQL(
     body: JSON.stringify({ query, variables, operationName }),
   });
   const text = await response.text();
-  return { status: response.status, headers: response.headers, text, body: JSON.parse(text) as { data?: any; errors?: any[]; extensions?: any } };
+  return {
+    status: response.status,
+    headers: response.headers,
+    text,
+    body: JSON.parse(text) as { data?: any; errors?: any[]; extensions?: any },
+  };
 }
 
 /** Gateways a spec builds (logging to their own capture, not the suite's file), closed together. */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startReferenceApi, type ReferenceApi } from '../../src/reference-api/index.ts';
-import { call, demoOrgs, UNKNOWN_UUID } from './support.ts';
+import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
+import { UNKNOWN_UUID } from '../support/ids.ts';
+import { call, demoOrgs } from './support.ts';
 
 let api: ReferenceApi;
 let base: string;
@@ -21,25 +22,68 @@ describe('batch exports', () => {
     expect(body.results[0].latest_runs).toHaveLength(3);
     const run = body.results[0].latest_runs[0];
     expect(Object.keys(run).sort()).toEqual(
-      ['id', 'status', 'records_completed', 'latest_error', 'data_interval_start', 'data_interval_end', 'cursor', 'created_at', 'finished_at', 'last_updated_at', 'records_total_count', 'batch_export'].sort(),
+      [
+        'id',
+        'status',
+        'records_completed',
+        'latest_error',
+        'data_interval_start',
+        'data_interval_end',
+        'cursor',
+        'created_at',
+        'finished_at',
+        'last_updated_at',
+        'records_total_count',
+        'batch_export',
+      ].sort(),
     );
     expect(run.batch_export).toBe(body.results[0].id);
     expect(Object.keys(body.results[0]).sort()).toEqual(
-      ['id', 'team_id', 'name', 'model', 'destination', 'interval', 'paused', 'created_at', 'last_updated_at', 'last_paused_at', 'start_at', 'end_at', 'latest_runs', 'hogql_query', 'schema'].sort(),
+      [
+        'id',
+        'team_id',
+        'name',
+        'model',
+        'destination',
+        'interval',
+        'paused',
+        'created_at',
+        'last_updated_at',
+        'last_paused_at',
+        'start_at',
+        'end_at',
+        'latest_runs',
+        'hogql_query',
+        'schema',
+      ].sort(),
     );
   });
 
   it('creates, retrieves, updates and deletes', async () => {
-    const made = await call(api, 'POST', `${base}/`, { body: { name: 'Nightly', destination: S3, interval: 'day', latest_runs: ['ignored'] } });
+    const made = await call(api, 'POST', `${base}/`, {
+      body: { name: 'Nightly', destination: S3, interval: 'day', latest_runs: ['ignored'] },
+    });
     expect(made.status).toBe(201);
-    expect(made.body).toMatchObject({ name: 'Nightly', model: 'events', interval: 'day', paused: false, latest_runs: [], team_id: 1, destination: S3 });
+    expect(made.body).toMatchObject({
+      name: 'Nightly',
+      model: 'events',
+      interval: 'day',
+      paused: false,
+      latest_runs: [],
+      team_id: 1,
+      destination: S3,
+    });
     const id = made.body.id;
     expect((await call(api, 'GET', `${base}/${id}`)).body).toEqual(made.body);
     const patched = await call(api, 'PATCH', `${base}/${id}/`, {
       body: { model: 'persons', destination: { config: { prefix: 'p/' } }, start_at: '2026-02-01T00:00:00+01:00' },
     });
     expect(patched.status).toBe(200);
-    expect(patched.body).toMatchObject({ model: 'persons', start_at: '2026-01-31T23:00:00.000000Z', destination: { type: 'S3', config: { ...S3.config, prefix: 'p/' } } });
+    expect(patched.body).toMatchObject({
+      model: 'persons',
+      start_at: '2026-01-31T23:00:00.000000Z',
+      destination: { type: 'S3', config: { ...S3.config, prefix: 'p/' } },
+    });
     expect((await call(api, 'DELETE', `${base}/${id}/`)).status).toBe(204);
     expect((await call(api, 'GET', `${base}/${id}/`)).status).toBe(404);
   });
@@ -48,7 +92,12 @@ describe('batch exports', () => {
     const required = await call(api, 'POST', `${base}/`, { body: { name: 'x', interval: 'hour' } });
     expect(required.body).toEqual({ type: 'validation_error', code: 'required', detail: 'This field is required.', attr: 'destination' });
     const interval = await call(api, 'POST', `${base}/`, { body: { name: 'x', destination: S3, interval: 'fortnight' } });
-    expect(interval.body).toEqual({ type: 'validation_error', code: 'invalid_choice', detail: '"fortnight" is not a valid choice.', attr: 'interval' });
+    expect(interval.body).toEqual({
+      type: 'validation_error',
+      code: 'invalid_choice',
+      detail: '"fortnight" is not a valid choice.',
+      attr: 'interval',
+    });
     const model = await call(api, 'POST', `${base}/`, { body: { name: 'x', model: 'sessions', destination: S3, interval: 'hour' } });
     expect(model.body).toMatchObject({ code: 'invalid_choice', attr: 'model' });
     const type = await call(api, 'POST', `${base}/`, { body: { name: 'x', destination: { type: 'FTP' }, interval: 'hour' } });
@@ -71,7 +120,9 @@ describe('batch exports', () => {
     const unpaused = await call(api, 'POST', `${base}/${made.id}/unpause/`);
     expect(unpaused.body).toMatchObject({ paused: false, last_paused_at: paused.body.last_paused_at });
 
-    const backfill = await call(api, 'POST', `${base}/${made.id}/backfill/`, { body: { start_at: '2026-01-01T00:00:00Z', end_at: '2026-01-02T00:00:00Z' } });
+    const backfill = await call(api, 'POST', `${base}/${made.id}/backfill/`, {
+      body: { start_at: '2026-01-01T00:00:00Z', end_at: '2026-01-02T00:00:00Z' },
+    });
     expect(backfill.status).toBe(200);
     expect(backfill.body.latest_runs[0]).toMatchObject({
       status: 'Starting',
@@ -85,7 +136,9 @@ describe('batch exports', () => {
     const { body: made } = await call(api, 'POST', `${base}/`, { body: { name: 'Many runs', destination: S3, interval: 'hour' } });
     for (let day = 1; day <= 12; day++) {
       const d = String(day).padStart(2, '0');
-      await call(api, 'POST', `${base}/${made.id}/backfill/`, { body: { start_at: `2026-03-${d}T00:00:00Z`, end_at: `2026-03-${d}T01:00:00Z` } });
+      await call(api, 'POST', `${base}/${made.id}/backfill/`, {
+        body: { start_at: `2026-03-${d}T00:00:00Z`, end_at: `2026-03-${d}T01:00:00Z` },
+      });
     }
     const { body } = await call(api, 'GET', `${base}/${made.id}/`);
     expect(body.latest_runs).toHaveLength(10);
@@ -94,10 +147,20 @@ describe('batch exports', () => {
 
   it('rejects a backfill whose start is not before its end, or that lacks a bound', async () => {
     const id = api.store.batchExportsOf(demoOrgs(api).hedgehog.id)[0]!.id;
-    const reversed = await call(api, 'POST', `${base}/${id}/backfill/`, { body: { start_at: '2026-01-02T00:00:00Z', end_at: '2026-01-01T00:00:00Z' } });
+    const reversed = await call(api, 'POST', `${base}/${id}/backfill/`, {
+      body: { start_at: '2026-01-02T00:00:00Z', end_at: '2026-01-01T00:00:00Z' },
+    });
     expect(reversed.status).toBe(400);
-    expect(reversed.body).toEqual({ type: 'validation_error', code: 'invalid_input', detail: "The initial backfill datetime 'start_at' happens after 'end_at'", attr: null });
-    expect((await call(api, 'POST', `${base}/${id}/backfill/`, { body: { start_at: '2026-01-01T00:00:00Z' } })).body).toMatchObject({ code: 'required', attr: 'end_at' });
+    expect(reversed.body).toEqual({
+      type: 'validation_error',
+      code: 'invalid_input',
+      detail: "The initial backfill datetime 'start_at' happens after 'end_at'",
+      attr: null,
+    });
+    expect((await call(api, 'POST', `${base}/${id}/backfill/`, { body: { start_at: '2026-01-01T00:00:00Z' } })).body).toMatchObject({
+      code: 'required',
+      attr: 'end_at',
+    });
   });
 
   it('needs batch_export scopes (write grants read), and 404s unknown exports', async () => {

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startReferenceApi, type ReferenceApi } from '../../src/reference-api/index.ts';
-import { call, demoOrgs, UNKNOWN_UUID } from './support.ts';
+import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
+import { UNKNOWN_UUID } from '../support/ids.ts';
+import { call, demoOrgs } from './support.ts';
 
 let api: ReferenceApi;
 let base: string;
@@ -18,17 +19,37 @@ describe('domains', () => {
       ['hedgehog-mail.example', false, false],
     ]);
     expect(Object.keys(body.results[0]).sort()).toEqual(
-      ['id', 'domain', 'is_verified', 'verified_at', 'verification_challenge', 'jit_provisioning_enabled', 'sso_enforcement', 'has_saml', 'saml_entity_id', 'saml_acs_url', 'saml_x509_cert'].sort(),
+      [
+        'id',
+        'domain',
+        'is_verified',
+        'verified_at',
+        'verification_challenge',
+        'jit_provisioning_enabled',
+        'sso_enforcement',
+        'has_saml',
+        'saml_entity_id',
+        'saml_acs_url',
+        'saml_x509_cert',
+      ].sort(),
     );
   });
 
   it('creates, retrieves, updates and deletes', async () => {
     const made = await call(api, 'POST', `${base}/`, { body: { domain: 'crud.example', is_verified: true, saml_entity_id: 'e' } });
     expect(made.status).toBe(201);
-    expect(made.body).toMatchObject({ domain: 'crud.example', is_verified: false, verified_at: null, has_saml: false, sso_enforcement: '' });
+    expect(made.body).toMatchObject({
+      domain: 'crud.example',
+      is_verified: false,
+      verified_at: null,
+      has_saml: false,
+      sso_enforcement: '',
+    });
     const id = made.body.id;
     expect((await call(api, 'GET', `${base}/${id}`)).body).toEqual(made.body);
-    const patched = await call(api, 'PATCH', `${base}/${id}/`, { body: { saml_acs_url: 'https://acs.example/', saml_x509_cert: 'CERT', jit_provisioning_enabled: true } });
+    const patched = await call(api, 'PATCH', `${base}/${id}/`, {
+      body: { saml_acs_url: 'https://acs.example/', saml_x509_cert: 'CERT', jit_provisioning_enabled: true },
+    });
     expect(patched.body).toMatchObject({ has_saml: true, jit_provisioning_enabled: true });
     expect((await call(api, 'DELETE', `${base}/${id}/`)).status).toBe(204);
     expect((await call(api, 'GET', `${base}/${id}/`)).status).toBe(404);
@@ -42,7 +63,12 @@ describe('domains', () => {
     expect(verified.body.verified_at).toMatch(/Z$/);
     const again = await call(api, 'POST', `${base}/${made.id}/verify`);
     expect(again.status).toBe(400);
-    expect(again.body).toEqual({ type: 'validation_error', code: 'already_verified', detail: 'This domain has already been verified.', attr: null });
+    expect(again.body).toEqual({
+      type: 'validation_error',
+      code: 'already_verified',
+      detail: 'This domain has already been verified.',
+      attr: null,
+    });
   });
 
   it('leaves the domain unverified when verification is switched to fail', async () => {
@@ -61,7 +87,12 @@ describe('domains', () => {
     const syntax = await call(api, 'POST', `${base}/`, { body: { domain: 'https://bad domain' } });
     expect(syntax.body).toMatchObject({ type: 'validation_error', code: 'invalid_input', attr: 'domain' });
     const taken = await call(api, 'POST', `${base}/`, { body: { domain: 'prickly.example' } });
-    expect(taken.body).toEqual({ type: 'validation_error', code: 'unique', detail: 'organization domain with this domain already exists.', attr: 'domain' });
+    expect(taken.body).toEqual({
+      type: 'validation_error',
+      code: 'unique',
+      detail: 'organization domain with this domain already exists.',
+      attr: 'domain',
+    });
     const sso = await call(api, 'POST', `${base}/`, { body: { domain: 'sso.example', sso_enforcement: 'okta' } });
     expect(sso.body).toMatchObject({ code: 'invalid_choice', attr: 'sso_enforcement' });
     expect((await call(api, 'POST', `${base}/`, { body: {} })).body).toMatchObject({ code: 'required', attr: 'domain' });

@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startReferenceApi, type ReferenceApi } from '../../src/reference-api/index.ts';
+import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { call, demoOrgs, userUuid } from './support.ts';
 
 let api: ReferenceApi;
@@ -13,7 +13,12 @@ describe('authentication', () => {
   it('answers 401 not_authenticated without credentials (or with a non-Bearer header)', async () => {
     const missing = await call(api, 'GET', '/api/organizations/', { key: null });
     expect(missing.status).toBe(401);
-    expect(missing.body).toEqual({ type: 'authentication_error', code: 'not_authenticated', detail: 'Authentication credentials were not provided.', attr: null });
+    expect(missing.body).toEqual({
+      type: 'authentication_error',
+      code: 'not_authenticated',
+      detail: 'Authentication credentials were not provided.',
+      attr: null,
+    });
     expect(missing.headers['www-authenticate']).toBeDefined();
     const basic = await call(api, 'GET', '/api/organizations/', { key: null, headers: { authorization: 'Basic dXNlcjpwdw==' } });
     expect(basic.body.code).toBe('not_authenticated');
@@ -22,13 +27,23 @@ describe('authentication', () => {
   it('answers 401 authentication_failed for an unknown key', async () => {
     const { status, body } = await call(api, 'GET', '/api/organizations/', { key: 'phx_unknown' });
     expect(status).toBe(401);
-    expect(body).toEqual({ type: 'authentication_error', code: 'authentication_failed', detail: 'Personal API key found in request Authorization header is invalid.', attr: null });
+    expect(body).toEqual({
+      type: 'authentication_error',
+      code: 'authentication_failed',
+      detail: 'Personal API key found in request Authorization header is invalid.',
+      attr: null,
+    });
   });
 
   it('answers 403 for a key without any scope', async () => {
     const { status, body } = await call(api, 'GET', '/api/organizations/', { key: 'noScopes' });
     expect(status).toBe(403);
-    expect(body).toEqual({ type: 'authentication_error', code: 'permission_denied', detail: "API key missing required scope 'organization:read'", attr: null });
+    expect(body).toEqual({
+      type: 'authentication_error',
+      code: 'permission_denied',
+      detail: "API key missing required scope 'organization:read'",
+      attr: null,
+    });
   });
 
   it('checks scope before membership: a scope-less key gets 403 even for an organization it is not in', async () => {
@@ -163,7 +178,10 @@ describe('instances', () => {
   });
 
   it('answers HEAD like GET, without a body', async () => {
-    const response = await request(`${api.url}/api/organizations/`, { method: 'HEAD', headers: { authorization: `Bearer ${api.keys.demo}` } });
+    const response = await request(`${api.url}/api/organizations/`, {
+      method: 'HEAD',
+      headers: { authorization: `Bearer ${api.keys.demo}` },
+    });
     expect(response.statusCode).toBe(200);
     expect(await response.body.text()).toBe('');
   });

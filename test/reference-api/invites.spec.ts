@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startReferenceApi, type ReferenceApi } from '../../src/reference-api/index.ts';
-import { call, demoOrgs, UNKNOWN_UUID } from './support.ts';
+import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
+import { UNKNOWN_UUID } from '../support/ids.ts';
+import { call, demoOrgs } from './support.ts';
 
 let api: ReferenceApi;
 let base: string;
@@ -27,7 +28,13 @@ describe('invites', () => {
   it('creates an invite, replacing an earlier one for the same e-mail, and deletes it', async () => {
     const first = await call(api, 'POST', `${base}/`, { body: { target_email: 'new@Hedgehog.EXAMPLE', first_name: 'Ned' } });
     expect(first.status).toBe(201);
-    expect(first.body).toMatchObject({ target_email: 'new@hedgehog.example', level: 1, is_expired: false, emailing_attempt_made: false, created_by: { id: 1 } });
+    expect(first.body).toMatchObject({
+      target_email: 'new@hedgehog.example',
+      level: 1,
+      is_expired: false,
+      emailing_attempt_made: false,
+      created_by: { id: 1 },
+    });
     const second = await call(api, 'POST', `${base}/`, { body: { target_email: 'new@hedgehog.example', level: 8, message: 'Hi' } });
     const emails = (await call(api, 'GET', `${base}/`)).body.results.filter((i: any) => i.target_email === 'new@hedgehog.example');
     expect(emails.map((i: any) => i.id)).toEqual([second.body.id]);
@@ -51,9 +58,15 @@ describe('invites', () => {
   it('validates e-mail, level and existing membership', async () => {
     expect((await call(api, 'POST', `${base}/`, { body: {} })).body).toMatchObject({ code: 'required', attr: 'target_email' });
     expect((await call(api, 'POST', `${base}/`, { body: { target_email: 'not-an-email' } })).body).toEqual({
-      type: 'validation_error', code: 'invalid_input', detail: 'Enter a valid email address.', attr: 'target_email',
+      type: 'validation_error',
+      code: 'invalid_input',
+      detail: 'Enter a valid email address.',
+      attr: 'target_email',
     });
-    expect((await call(api, 'POST', `${base}/`, { body: { target_email: 'a@b.example', level: 5 } })).body).toMatchObject({ code: 'invalid_choice', attr: 'level' });
+    expect((await call(api, 'POST', `${base}/`, { body: { target_email: 'a@b.example', level: 5 } })).body).toMatchObject({
+      code: 'invalid_choice',
+      attr: 'level',
+    });
     expect((await call(api, 'POST', `${base}/`, { body: { target_email: 'bob@hedgehog.example' } })).status).toBe(400);
   });
 
@@ -63,22 +76,32 @@ describe('invites', () => {
     expect(bad.status).toBe(400);
     expect(bad.body).toMatchObject({ type: 'validation_error', attr: 'target_email' });
     expect(api.store.invites.size).toBe(before);
-    const good = await call(api, 'POST', `${base}/bulk/`, { body: [{ target_email: 'b1@hedgehog.example' }, { target_email: 'b2@hedgehog.example', level: 8 }] });
+    const good = await call(api, 'POST', `${base}/bulk/`, {
+      body: [{ target_email: 'b1@hedgehog.example' }, { target_email: 'b2@hedgehog.example', level: 8 }],
+    });
     expect(good.status).toBe(200);
     expect(good.body).toMatchObject({ target_email: 'b1@hedgehog.example', level: 1 });
     expect(api.store.invites.size).toBe(before + 2);
   });
 
   it('rejects a bulk body that is not an array, or has more than 20 invites', async () => {
-    expect((await call(api, 'POST', `${base}/bulk`, { body: { target_email: 'x@y.example' } })).body).toMatchObject({ code: 'invalid_input', attr: null });
+    expect((await call(api, 'POST', `${base}/bulk`, { body: { target_email: 'x@y.example' } })).body).toMatchObject({
+      code: 'invalid_input',
+      attr: null,
+    });
     const many = Array.from({ length: 21 }, (_, i) => ({ target_email: `m${i}@hedgehog.example` }));
     expect((await call(api, 'POST', `${base}/bulk/`, { body: many })).body).toEqual({
-      type: 'validation_error', code: 'max_length', detail: 'A maximum of 20 invites can be sent in a single request.', attr: null,
+      type: 'validation_error',
+      code: 'max_length',
+      detail: 'A maximum of 20 invites can be sent in a single request.',
+      attr: null,
     });
   });
 
   it('needs organization_member scopes; has no retrieve', async () => {
-    expect((await call(api, 'GET', `${base}/`, { key: 'organizationRead' })).body.detail).toBe("API key missing required scope 'organization_member:read'");
+    expect((await call(api, 'GET', `${base}/`, { key: 'organizationRead' })).body.detail).toBe(
+      "API key missing required scope 'organization_member:read'",
+    );
     expect((await call(api, 'POST', `${base}/bulk/`, { key: 'readOnly', body: [] })).status).toBe(403);
     expect((await call(api, 'GET', `${base}/${UNKNOWN_UUID}/`)).status).toBe(405);
   });

@@ -1,5 +1,5 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { startReferenceApi, type ReferenceApi } from '../../src/reference-api/index.ts';
+import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { call, demoOrgs } from './support.ts';
 
 // `liveShapes` switches the action endpoints from the seed's documented answers to the live service's.
@@ -27,9 +27,13 @@ describe('live shapes', () => {
   });
 
   it('backfill answers {backfill_id} naming the new run', async () => {
-    const { body: made } = await call(api, 'POST', `${org}/batch_exports/`, { body: { name: 'Live backfill', destination: S3, interval: 'day' } });
+    const { body: made } = await call(api, 'POST', `${org}/batch_exports/`, {
+      body: { name: 'Live backfill', destination: S3, interval: 'day' },
+    });
     api.settings.liveShapes = true;
-    const { status, body } = await call(api, 'POST', `${org}/batch_exports/${made.id}/backfill/`, { body: { start_at: '2026-01-01T00:00:00Z', end_at: '2026-01-03T00:00:00Z' } });
+    const { status, body } = await call(api, 'POST', `${org}/batch_exports/${made.id}/backfill/`, {
+      body: { start_at: '2026-01-01T00:00:00Z', end_at: '2026-01-03T00:00:00Z' },
+    });
     expect(status).toBe(200);
     expect(Object.keys(body)).toEqual(['backfill_id']);
     expect(body.backfill_id).toBe(api.store.batchExports.get(made.id)?.latest_runs[0]?.id);
@@ -37,7 +41,9 @@ describe('live shapes', () => {
 
   it('bulk invites answers 201 with every invite created', async () => {
     api.settings.liveShapes = true;
-    const { status, body } = await call(api, 'POST', `${org}/invites/bulk/`, { body: [{ target_email: 'l1@hedgehog.example' }, { target_email: 'l2@hedgehog.example' }] });
+    const { status, body } = await call(api, 'POST', `${org}/invites/bulk/`, {
+      body: [{ target_email: 'l1@hedgehog.example' }, { target_email: 'l2@hedgehog.example' }],
+    });
     expect(status).toBe(201);
     expect(body.map((i: any) => i.target_email)).toEqual(['l1@hedgehog.example', 'l2@hedgehog.example']);
   });
@@ -61,9 +67,13 @@ describe('live shapes', () => {
     api.settings.liveShapes = true;
     const source = await call(api, 'GET', `${org}/pipeline_frontend_apps/${item.id}/source/`);
     expect(Object.keys(source.body).sort()).toEqual(['plugin.json', 'site.ts']);
-    const updated = await call(api, 'PATCH', `${org}/pipeline_frontend_apps/${item.id}/update_source/`, { body: { 'site.ts': 'export {}', 'frontend.tsx': null } });
+    const updated = await call(api, 'PATCH', `${org}/pipeline_frontend_apps/${item.id}/update_source/`, {
+      body: { 'site.ts': 'export {}', 'frontend.tsx': null },
+    });
     expect(updated.body['site.ts']).toBe('export {}');
-    expect((await call(api, 'PATCH', `${org}/pipeline_frontend_apps/${item.id}/update_source/`, { body: { 'site.ts': 1 } })).status).toBe(400);
+    expect((await call(api, 'PATCH', `${org}/pipeline_frontend_apps/${item.id}/update_source/`, { body: { 'site.ts': 1 } })).status).toBe(
+      400,
+    );
   });
 
   it('the family-level GETs answer lists', async () => {
@@ -75,7 +85,9 @@ describe('live shapes', () => {
     const unused = await call(api, 'GET', `${org}/pipeline_destinations/unused/`);
     expect(unused.body).toEqual(destinations.filter((d) => !d.in_use).map((d) => d.id));
     const configs = await call(api, 'GET', `${org}/pipeline_destinations/exports_unsubscribe_configs/`);
-    expect(configs.body).toEqual(destinations.filter((d) => d.in_use).map((d) => ({ plugin_id: d.id, plugin_config_id: d.id, config: {} })));
+    expect(configs.body).toEqual(
+      destinations.filter((d) => d.in_use).map((d) => ({ plugin_id: d.id, plugin_config_id: d.id, config: {} })),
+    );
     const repository = await call(api, 'GET', `${org}/pipeline_frontend_apps/repository/`);
     expect(Array.isArray(repository.body)).toBe(true);
     expect(repository.body[0]).toHaveProperty('url');
@@ -85,7 +97,9 @@ describe('live shapes', () => {
     const live = await startReferenceApi({ liveShapes: true });
     try {
       const id = live.store.batchExportsOf(demoOrgs(live).hedgehog.id)[0]!.id;
-      expect((await call(live, 'POST', `/api/organizations/${demoOrgs(live).hedgehog.id}/batch_exports/${id}/pause/`)).body).toEqual({ paused: true });
+      expect((await call(live, 'POST', `/api/organizations/${demoOrgs(live).hedgehog.id}/batch_exports/${id}/pause/`)).body).toEqual({
+        paused: true,
+      });
     } finally {
       await live.close();
     }

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startReferenceApi, type ReferenceApi } from '../../src/reference-api/index.ts';
-import { call, demoOrgs, UNKNOWN_UUID, userUuid } from './support.ts';
+import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
+import { UNKNOWN_UUID } from '../support/ids.ts';
+import { call, demoOrgs, userUuid } from './support.ts';
 
 let api: ReferenceApi;
 let base: string;
@@ -18,10 +19,12 @@ describe('members', () => {
       ['alice@hedgehog.example', 8],
       ['bob@hedgehog.example', 1],
     ]);
-    expect(Object.keys(body.results[0]).sort()).toEqual(['id', 'user', 'level', 'joined_at', 'updated_at', 'is_2fa_enabled', 'has_social_auth'].sort());
+    expect(Object.keys(body.results[0]).sort()).toEqual(
+      ['id', 'user', 'level', 'joined_at', 'updated_at', 'is_2fa_enabled', 'has_social_auth'].sort(),
+    );
   });
 
-  it('updates a member\'s level by user uuid, and rejects levels other than 1, 8, 15', async () => {
+  it("updates a member's level by user uuid, and rejects levels other than 1, 8, 15", async () => {
     const bob = userUuid(api, 3);
     const patched = await call(api, 'PATCH', `${base}/${bob}/`, { body: { level: 8 } });
     expect(patched.status).toBe(200);
@@ -32,7 +35,7 @@ describe('members', () => {
     await call(api, 'PATCH', `${base}/${bob}/`, { body: { level: 1 } });
   });
 
-  it('forbids changing one\'s own level and removing the owner', async () => {
+  it("forbids changing one's own level and removing the owner", async () => {
     const me = userUuid(api, 1);
     expect((await call(api, 'PATCH', `${base}/${me}/`, { body: { level: 8 } })).status).toBe(403);
     const owner = await call(api, 'DELETE', `${base}/${me}/`);

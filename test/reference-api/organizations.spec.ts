@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startReferenceApi, type ReferenceApi } from '../../src/reference-api/index.ts';
+import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
+import { UNKNOWN_UUID } from '../support/ids.ts';
 import { call, demoOrgs } from './support.ts';
 
 let api: ReferenceApi;
@@ -9,7 +10,7 @@ beforeAll(async () => {
 afterAll(() => api.close());
 
 describe('organizations', () => {
-  it('lists the caller\'s organizations with every seed field and the caller\'s membership level', async () => {
+  it("lists the caller's organizations with every seed field and the caller's membership level", async () => {
     const { status, body } = await call(api, 'GET', '/api/organizations/');
     expect(status).toBe(200);
     expect(body.count).toBe(2);
@@ -20,8 +21,20 @@ describe('organizations', () => {
     const org = body.results[0];
     expect(Object.keys(org).sort()).toEqual(
       [
-        'id', 'name', 'slug', 'created_at', 'updated_at', 'membership_level', 'plugins_access_level', 'teams',
-        'available_product_features', 'is_member_join_email_enabled', 'metadata', 'customer_id', 'enforce_2fa', 'member_count',
+        'id',
+        'name',
+        'slug',
+        'created_at',
+        'updated_at',
+        'membership_level',
+        'plugins_access_level',
+        'teams',
+        'available_product_features',
+        'is_member_join_email_enabled',
+        'metadata',
+        'customer_id',
+        'enforce_2fa',
+        'member_count',
       ].sort(),
     );
     expect(org).toMatchObject({ slug: 'hedgehog-analytics', created_at: '2026-01-05T10:00:00.000000Z', member_count: '3' });
@@ -32,14 +45,35 @@ describe('organizations', () => {
       [2, 2, 'Hedgehog Mobile'],
     ]);
     expect(Object.keys(org.teams[0]).sort()).toEqual(
-      ['id', 'uuid', 'organization', 'project_id', 'api_token', 'name', 'completed_snapshot_onboarding', 'has_completed_onboarding_for', 'ingested_event', 'is_demo', 'timezone', 'access_control'].sort(),
+      [
+        'id',
+        'uuid',
+        'organization',
+        'project_id',
+        'api_token',
+        'name',
+        'completed_snapshot_onboarding',
+        'has_completed_onboarding_for',
+        'ingested_event',
+        'is_demo',
+        'timezone',
+        'access_control',
+      ].sort(),
     );
   });
 
   it('creates an organization owned by the caller, with a first project and a unique slug', async () => {
-    const first = await call(api, 'POST', '/api/organizations/', { body: { name: 'Hedgehog Analytics', enforce_2fa: true, slug: 'ignored', id: 'ignored' } });
+    const first = await call(api, 'POST', '/api/organizations/', {
+      body: { name: 'Hedgehog Analytics', enforce_2fa: true, slug: 'ignored', id: 'ignored' },
+    });
     expect(first.status).toBe(201);
-    expect(first.body).toMatchObject({ name: 'Hedgehog Analytics', slug: 'hedgehog-analytics-2', membership_level: 15, enforce_2fa: true, member_count: '1' });
+    expect(first.body).toMatchObject({
+      name: 'Hedgehog Analytics',
+      slug: 'hedgehog-analytics-2',
+      membership_level: 15,
+      enforce_2fa: true,
+      member_count: '1',
+    });
     expect(first.body.teams).toHaveLength(1);
     expect(first.body.teams[0]).toMatchObject({ name: 'Default project', organization: first.body.id });
     const fetched = await call(api, 'GET', `/api/organizations/${first.body.id}`);
@@ -49,7 +83,9 @@ describe('organizations', () => {
   it('retrieves, updates (ignoring read-only fields) and deletes', async () => {
     const made = await call(api, 'POST', '/api/organizations', { body: { name: 'Short lived' } });
     const id = made.body.id;
-    const patched = await call(api, 'PATCH', `/api/organizations/${id}/`, { body: { name: 'Renamed', is_member_join_email_enabled: false, slug: 'nope' } });
+    const patched = await call(api, 'PATCH', `/api/organizations/${id}/`, {
+      body: { name: 'Renamed', is_member_join_email_enabled: false, slug: 'nope' },
+    });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ name: 'Renamed', slug: 'short-lived', is_member_join_email_enabled: false });
     expect((await call(api, 'DELETE', `/api/organizations/${id}/`)).status).toBe(204);
@@ -57,16 +93,22 @@ describe('organizations', () => {
     expect(api.store.organizations.has(id)).toBe(false);
   });
 
-  it('resolves @current to the caller\'s first organization', async () => {
+  it("resolves @current to the caller's first organization", async () => {
     const { body } = await call(api, 'GET', '/api/organizations/@current/');
     expect(body.name).toBe('Hedgehog Analytics');
   });
 
   it('validates: required name, max length 64, booleans', async () => {
     expect((await call(api, 'POST', '/api/organizations/', { body: {} })).body).toEqual({
-      type: 'validation_error', code: 'required', detail: 'This field is required.', attr: 'name',
+      type: 'validation_error',
+      code: 'required',
+      detail: 'This field is required.',
+      attr: 'name',
     });
-    expect((await call(api, 'POST', '/api/organizations/', { body: { name: 'x'.repeat(65) } })).body).toMatchObject({ code: 'max_length', attr: 'name' });
+    expect((await call(api, 'POST', '/api/organizations/', { body: { name: 'x'.repeat(65) } })).body).toMatchObject({
+      code: 'max_length',
+      attr: 'name',
+    });
     const { hedgehog } = demoOrgs(api);
     const bad = await call(api, 'PATCH', `/api/organizations/${hedgehog.id}/`, { body: { enforce_2fa: 'maybe' } });
     expect(bad.status).toBe(400);
@@ -79,7 +121,7 @@ describe('organizations', () => {
     const notMine = await call(api, 'GET', `/api/organizations/${elsewhere.id}/`);
     expect(notMine.status).toBe(404);
     expect(notMine.body).toEqual({ type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null });
-    expect((await call(api, 'GET', '/api/organizations/00000000-0000-4000-8000-000000000000/')).status).toBe(404);
+    expect((await call(api, 'GET', `/api/organizations/${UNKNOWN_UUID}/`)).status).toBe(404);
     expect((await call(api, 'GET', '/api/organizations/not-a-uuid/')).status).toBe(404);
     expect((await call(api, 'GET', `/api/organizations/${elsewhere.id}/`, { key: 'outsider' })).status).toBe(200);
   });
@@ -88,7 +130,12 @@ describe('organizations', () => {
     const { hedgehog, prickly } = demoOrgs(api);
     const denied = await call(api, 'PATCH', `/api/organizations/${hedgehog.id}/`, { key: 'readOnly', body: { name: 'x' } });
     expect(denied.status).toBe(403);
-    expect(denied.body).toEqual({ type: 'authentication_error', code: 'permission_denied', detail: "API key missing required scope 'organization:write'", attr: null });
+    expect(denied.body).toEqual({
+      type: 'authentication_error',
+      code: 'permission_denied',
+      detail: "API key missing required scope 'organization:write'",
+      attr: null,
+    });
     const memberPatch = await call(api, 'PATCH', `/api/organizations/${hedgehog.id}/`, { key: 'member', body: { name: 'x' } });
     expect(memberPatch.status).toBe(403);
     expect(memberPatch.body.detail).toBe('Your organization access level is insufficient.');

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startReferenceApi, type ReferenceApi } from '../../src/reference-api/index.ts';
+import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { call, demoOrgs } from './support.ts';
 
 // DRF LimitOffsetPagination, as the live service pages every list.

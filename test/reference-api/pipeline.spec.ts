@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startReferenceApi, type ReferenceApi } from '../../src/reference-api/index.ts';
+import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { call, demoOrgs } from './support.ts';
 
 let api: ReferenceApi;
@@ -10,10 +10,26 @@ beforeAll(async () => {
 });
 afterAll(() => api.close());
 
-const FIELDS = ['id', 'plugin_type', 'name', 'description', 'url', 'icon', 'config_schema', 'tag', 'latest_tag', 'is_global', 'organization_id', 'organization_name', 'capabilities', 'metrics', 'public_jobs'];
+const FIELDS = [
+  'id',
+  'plugin_type',
+  'name',
+  'description',
+  'url',
+  'icon',
+  'config_schema',
+  'tag',
+  'latest_tag',
+  'is_global',
+  'organization_id',
+  'organization_name',
+  'capabilities',
+  'metrics',
+  'public_jobs',
+];
 
 describe.each(['pipeline_destinations', 'pipeline_frontend_apps', 'pipeline_import_apps'])('%s', (family) => {
-  it('lists the family\'s demo items with integer ids', async () => {
+  it("lists the family's demo items with integer ids", async () => {
     const { status, body } = await call(api, 'GET', `${org}/${family}/`);
     expect(status).toBe(200);
     expect(body.count).toBeGreaterThanOrEqual(2);
@@ -23,12 +39,17 @@ describe.each(['pipeline_destinations', 'pipeline_frontend_apps', 'pipeline_impo
   });
 
   it('creates, retrieves, updates, checks for updates and deletes', async () => {
-    const made = await call(api, 'POST', `${org}/${family}/`, { body: { plugin_type: 'custom', name: 'Mine', url: 'ignored', config_schema: [{ key: 'k' }] } });
+    const made = await call(api, 'POST', `${org}/${family}/`, {
+      body: { plugin_type: 'custom', name: 'Mine', url: 'ignored', config_schema: [{ key: 'k' }] },
+    });
     expect(made.status).toBe(201);
     expect(made.body).toMatchObject({ plugin_type: 'custom', name: 'Mine', url: null, config_schema: [{ key: 'k' }], is_global: false });
     const item = `${org}/${family}/${made.body.id}`;
     expect((await call(api, 'GET', item)).body).toEqual(made.body);
-    expect((await call(api, 'PATCH', `${item}/`, { body: { tag: 'v2', is_global: true } })).body).toMatchObject({ tag: 'v2', is_global: true });
+    expect((await call(api, 'PATCH', `${item}/`, { body: { tag: 'v2', is_global: true } })).body).toMatchObject({
+      tag: 'v2',
+      is_global: true,
+    });
     const check = await call(api, 'GET', `${item}/check_for_updates/`);
     expect(check.status).toBe(200);
     expect(check.body).toMatchObject({ id: made.body.id, latest_tag: 'v2' });
@@ -37,9 +58,15 @@ describe.each(['pipeline_destinations', 'pipeline_frontend_apps', 'pipeline_impo
   });
 
   it('validates plugin_type', async () => {
-    expect((await call(api, 'POST', `${org}/${family}/`, { body: { name: 'x' } })).body).toMatchObject({ code: 'required', attr: 'plugin_type' });
+    expect((await call(api, 'POST', `${org}/${family}/`, { body: { name: 'x' } })).body).toMatchObject({
+      code: 'required',
+      attr: 'plugin_type',
+    });
     expect((await call(api, 'POST', `${org}/${family}/`, { body: { plugin_type: 'plugin' } })).body).toEqual({
-      type: 'validation_error', code: 'invalid_choice', detail: '"plugin" is not a valid choice.', attr: 'plugin_type',
+      type: 'validation_error',
+      code: 'invalid_choice',
+      detail: '"plugin" is not a valid choice.',
+      attr: 'plugin_type',
     });
   });
 
@@ -56,14 +83,17 @@ describe.each(['pipeline_destinations', 'pipeline_frontend_apps'])('%s extra ope
     const first = api.store.pipelineItemsOf(demoOrgs(api).hedgehog.id, family as 'pipeline_destinations')[0]!;
     const item = `${org}/${family}/${first.id}`;
     expect((await call(api, 'GET', `${item}/source/`)).body).toMatchObject({ id: first.id, name: first.name });
-    expect((await call(api, 'PATCH', `${item}/update_source/`, { body: { description: 'Edited' } })).body).toMatchObject({ id: first.id, description: 'Edited' });
+    expect((await call(api, 'PATCH', `${item}/update_source/`, { body: { description: 'Edited' } })).body).toMatchObject({
+      id: first.id,
+      description: 'Edited',
+    });
     const latest = first.latest_tag;
     const upgraded = await call(api, 'POST', `${item}/upgrade/`, { body: {} });
     expect(upgraded.status).toBe(200);
     expect(upgraded.body).toMatchObject({ id: first.id, tag: latest });
   });
 
-  it('activity, exports_unsubscribe_configs, repository and unused answer with the family\'s first record', async () => {
+  it("activity, exports_unsubscribe_configs, repository and unused answer with the family's first record", async () => {
     const first = api.store.pipelineItemsOf(demoOrgs(api).hedgehog.id, family as 'pipeline_destinations')[0]!;
     for (const op of ['activity', 'exports_unsubscribe_configs', 'repository', 'unused']) {
       const { status, body } = await call(api, 'GET', `${org}/${family}/${op}/`);
@@ -74,8 +104,12 @@ describe.each(['pipeline_destinations', 'pipeline_frontend_apps'])('%s extra ope
 
   it('needs plugin:write for the (*) writes and plugin:read for the (*) reads', async () => {
     const first = api.store.pipelineItemsOf(demoOrgs(api).hedgehog.id, family as 'pipeline_destinations')[0]!;
-    expect((await call(api, 'POST', `${org}/${family}/${first.id}/upgrade/`, { key: 'readOnly' })).body.detail).toBe("API key missing required scope 'plugin:write'");
-    expect((await call(api, 'GET', `${org}/${family}/unused/`, { key: 'organizationRead' })).body.detail).toBe("API key missing required scope 'plugin:read'");
+    expect((await call(api, 'POST', `${org}/${family}/${first.id}/upgrade/`, { key: 'readOnly' })).body.detail).toBe(
+      "API key missing required scope 'plugin:write'",
+    );
+    expect((await call(api, 'GET', `${org}/${family}/unused/`, { key: 'organizationRead' })).body.detail).toBe(
+      "API key missing required scope 'plugin:read'",
+    );
     expect((await call(api, 'GET', `${org}/${family}/unused/`, { key: 'readOnly' })).status).toBe(200);
   });
 });

@@ -2,13 +2,13 @@
 import { request } from 'undici';
 import type { ReferenceApi } from '../../src/reference-api/index.ts';
 
-export interface CallResult<T = any> {
+interface CallResult<T = any> {
   status: number;
   body: T;
   headers: Record<string, string | string[] | undefined>;
 }
 
-export interface CallOptions {
+interface CallOptions {
   /** A key label of `api.keys`, a raw key, or null for no Authorization header. @default 'demo' */
   key?: string | null;
   body?: unknown;
@@ -44,5 +44,3 @@ export function userUuid(api: ReferenceApi, id: number): string {
   if (!user) throw new Error(`no user ${id}`);
   return user.uuid;
 }
-
-export const UNKNOWN_UUID = '00000000-0000-4000-8000-000000000000';

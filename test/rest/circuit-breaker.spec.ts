@@ -12,7 +12,9 @@ const failures = fc.record({
   kind: fc.constantFrom<UpstreamErrorKind>('http', 'timeout', 'network', 'malformed', 'redirect', 'aborted', 'circuit-open'),
   method: fc.constantFrom<HttpMethod>('GET', 'POST', 'PATCH', 'DELETE'),
   status: fc.option(fc.integer({ min: 100, max: 599 }), { nil: undefined }),
-  networkCode: fc.option(fc.constantFrom(...CONNECT_FAILURES, 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED'), { nil: undefined }),
+  networkCode: fc.option(fc.constantFrom(...CONNECT_FAILURES, 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED'), {
+    nil: undefined,
+  }),
 });
 const errorOf = (init: Omit<UpstreamErrorInit, 'route'>) => new UpstreamError({ ...init, route: '/api/organizations/' });
 

@@ -3,7 +3,7 @@ import { createRestClient, type RestClient } from '../../src/rest/client.ts';
 import { InvalidPathSegmentError } from '../../src/rest/paths.ts';
 import { createUpstreamTransport, type UpstreamTransport } from '../../src/rest/transport.ts';
 import { UpstreamError } from '../../src/rest/upstream-error.ts';
-import { sendJson, startFakeUpstream, type FakeUpstream } from '../support/fake-upstream.ts';
+import { type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 
 const KEY = 'phx_client_key';
 const ORG = '0190a1b2-0000-7000-8000-000000000001';
@@ -60,7 +60,14 @@ const rows: Row[] = [
   ['deleteBatchExport', (c) => c.deleteBatchExport(ORG, ID), 'DELETE', `${o}/batch_exports/${ID}/`, NONE],
   ['pauseBatchExport', (c) => c.pauseBatchExport(ORG, ID), 'POST', `${o}/batch_exports/${ID}/pause/`, RECORD],
   ['unpauseBatchExport', (c) => c.unpauseBatchExport(ORG, ID, BODY), 'POST', `${o}/batch_exports/${ID}/unpause/`, RECORD, BODY],
-  ['backfillBatchExport', (c) => c.backfillBatchExport(ORG, ID, { start_at: 'a', end_at: 'b' }), 'POST', `${o}/batch_exports/${ID}/backfill/`, RECORD, { start_at: 'a', end_at: 'b' }],
+  [
+    'backfillBatchExport',
+    (c) => c.backfillBatchExport(ORG, ID, { start_at: 'a', end_at: 'b' }),
+    'POST',
+    `${o}/batch_exports/${ID}/backfill/`,
+    RECORD,
+    { start_at: 'a', end_at: 'b' },
+  ],
   ['listDomains', (c) => c.listDomains(ORG), 'GET', `${o}/domains/`, PAGE],
   ['getDomain', (c) => c.getDomain(ORG, ID), 'GET', `${o}/domains/${ID}/`, RECORD],
   ['createDomain', (c) => c.createDomain(ORG, BODY), 'POST', `${o}/domains/`, RECORD, BODY],
@@ -70,7 +77,14 @@ const rows: Row[] = [
   ['listInvites', (c) => c.listInvites(ORG), 'GET', `${o}/invites/`, PAGE],
   ['createInvite', (c) => c.createInvite(ORG, BODY), 'POST', `${o}/invites/`, RECORD, BODY],
   ['deleteInvite', (c) => c.deleteInvite(ORG, ID), 'DELETE', `${o}/invites/${ID}/`, NONE],
-  ['bulkCreateInvites', (c) => c.bulkCreateInvites(ORG, [{ target_email: 'a@b.c' }]), 'POST', `${o}/invites/bulk/`, [RECORD], [{ target_email: 'a@b.c' }]],
+  [
+    'bulkCreateInvites',
+    (c) => c.bulkCreateInvites(ORG, [{ target_email: 'a@b.c' }]),
+    'POST',
+    `${o}/invites/bulk/`,
+    [RECORD],
+    [{ target_email: 'a@b.c' }],
+  ],
   ['listMembers', (c) => c.listMembers(ORG), 'GET', `${o}/members/`, page(MEMBER)],
   ['updateMember', (c) => c.updateMember(ORG, ID, { level: 8 }), 'PATCH', `${o}/members/${ID}/`, MEMBER, { level: 8 }],
   ['removeMember', (c) => c.removeMember(ORG, ID), 'DELETE', `${o}/members/${ID}/`, NONE],
@@ -79,12 +93,31 @@ const rows: Row[] = [
   ['createPipelineItem', (c) => c.createPipelineItem('pipeline_import_apps', ORG, BODY), 'POST', `${o}/pipeline_import_apps/`, ITEM, BODY],
   ['updatePipelineItem', (c) => c.updatePipelineItem('pipeline_destinations', ORG, 7, BODY), 'PATCH', `${pd}/7/`, ITEM, BODY],
   ['deletePipelineItem', (c) => c.deletePipelineItem('pipeline_destinations', ORG, 7), 'DELETE', `${pd}/7/`, NONE],
-  ['checkPipelineItemForUpdates', (c) => c.checkPipelineItemForUpdates('pipeline_import_apps', ORG, 7), 'GET', `${o}/pipeline_import_apps/7/check_for_updates/`, ITEM],
+  [
+    'checkPipelineItemForUpdates',
+    (c) => c.checkPipelineItemForUpdates('pipeline_import_apps', ORG, 7),
+    'GET',
+    `${o}/pipeline_import_apps/7/check_for_updates/`,
+    ITEM,
+  ],
   ['getPipelineItemSource', (c) => c.getPipelineItemSource('pipeline_destinations', ORG, 7), 'GET', `${pd}/7/source/`, ANY],
-  ['updatePipelineItemSource', (c) => c.updatePipelineItemSource('pipeline_destinations', ORG, 7, BODY), 'PATCH', `${pd}/7/update_source/`, ITEM, BODY],
+  [
+    'updatePipelineItemSource',
+    (c) => c.updatePipelineItemSource('pipeline_destinations', ORG, 7, BODY),
+    'PATCH',
+    `${pd}/7/update_source/`,
+    ITEM,
+    BODY,
+  ],
   ['upgradePipelineItem', (c) => c.upgradePipelineItem('pipeline_destinations', ORG, 7, BODY), 'POST', `${pd}/7/upgrade/`, ITEM, BODY],
   ['getPipelineFamilyActivity', (c) => c.getPipelineFamilyActivity('pipeline_destinations', ORG), 'GET', `${pd}/activity/`, ANY],
-  ['getPipelineFamilyExportsUnsubscribeConfigs', (c) => c.getPipelineFamilyExportsUnsubscribeConfigs('pipeline_destinations', ORG), 'GET', `${pd}/exports_unsubscribe_configs/`, ANY],
+  [
+    'getPipelineFamilyExportsUnsubscribeConfigs',
+    (c) => c.getPipelineFamilyExportsUnsubscribeConfigs('pipeline_destinations', ORG),
+    'GET',
+    `${pd}/exports_unsubscribe_configs/`,
+    ANY,
+  ],
   ['getPipelineFamilyRepository', (c) => c.getPipelineFamilyRepository('pipeline_destinations', ORG), 'GET', `${pd}/repository/`, ANY],
   ['getPipelineFamilyUnused', (c) => c.getPipelineFamilyUnused('pipeline_destinations', ORG), 'GET', `${pd}/unused/`, ANY],
   ['listSurveys', (c) => c.listSurveys(PROJECT), 'GET', `${s}/`, PAGE],
@@ -98,7 +131,9 @@ const rows: Row[] = [
 describe('one method per seed endpoint', () => {
   it('covers every method of the client', () => {
     const prototype = Object.getPrototypeOf(createRestClient(transport, { key: KEY })) as object;
-    const methods = Object.getOwnPropertyNames(prototype).filter((name) => name !== 'constructor').sort();
+    const methods = Object.getOwnPropertyNames(prototype)
+      .filter((name) => name !== 'constructor')
+      .sort();
     expect(rows.map(([name]) => name).sort()).toEqual(methods);
   });
 
@@ -152,6 +187,8 @@ describe('ids', () => {
     const error = await client.getPipelineItem('pipeline_destinations', ORG, 7).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UpstreamError);
     expect((error as UpstreamError).route).toBe('/api/organizations/:organization_id/pipeline_destinations/:id/');
-    expect((error as UpstreamError).message).toBe('GET /api/organizations/:organization_id/pipeline_destinations/:id/: upstream answered HTTP 404');
+    expect((error as UpstreamError).message).toBe(
+      'GET /api/organizations/:organization_id/pipeline_destinations/:id/: upstream answered HTTP 404',
+    );
   });
 });

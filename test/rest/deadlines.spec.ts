@@ -47,7 +47,10 @@ describe('a dripping body', () => {
   it.each([100, 200])('200 then a byte every %i ms ends as a timeout at UPSTREAM_TIMEOUT_MS, and frees the socket', async (intervalMs) => {
     connect({ timeoutMs: 600, connections: 1 });
     let dripClosed: Promise<void> | undefined;
-    upstream.handle((req, res) => (req.path === '/api/drip/' ? (dripClosed = dripBody(res, intervalMs)) : sendJson(res, 200, { ok: true })));
+    upstream.handle((req, res) => {
+      if (req.path === '/api/drip/') dripClosed = dripBody(res, intervalMs);
+      else sendJson(res, 200, { ok: true });
+    });
 
     const { error, afterMs } = await failure(get('/api/drip/'));
     expect(error).toMatchObject({ kind: 'timeout', attempts: 1, sent: true });

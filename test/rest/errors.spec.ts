@@ -1,11 +1,11 @@
 import type { ServerResponse } from 'node:http';
 import { GraphQLError } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gatewayError, isNotFound, toGraphQLError } from '../../src/errors.ts';
+import { gatewayError, isNotFound, toGraphQLError } from '../../src/graphql-errors.ts';
 import { InvalidPathSegmentError, segment } from '../../src/rest/paths.ts';
 import { createUpstreamTransport, type HttpMethod, type UpstreamTransport } from '../../src/rest/transport.ts';
 import { InvalidKeyError, UpstreamError } from '../../src/rest/upstream-error.ts';
-import { dropMidResponse, refusedUrl, sendJson, startFakeUpstream, type FakeUpstream } from '../support/fake-upstream.ts';
+import { dropMidResponse, type FakeUpstream, refusedUrl, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 
 const KEY = 'phx_very_secret_key';
 
@@ -40,10 +40,20 @@ async function callerSees(answer: (res: ServerResponse) => void, method: HttpMet
 describe('toGraphQLError for upstream failures', () => {
   it.each([
     [401, { detail: 'Invalid personal API key.' }, 'UNAUTHENTICATED', 'The upstream service rejected the API key.'],
-    [403, { type: 'authentication_error', code: 'permission_denied', detail: "API key missing required scope 'organization:read'", attr: null }, 'FORBIDDEN', "API key missing required scope 'organization:read'"],
+    [
+      403,
+      { type: 'authentication_error', code: 'permission_denied', detail: "API key missing required scope 'organization:read'", attr: null },
+      'FORBIDDEN',
+      "API key missing required scope 'organization:read'",
+    ],
     [403, 'not json', 'FORBIDDEN', 'The API key is not allowed to do this.'],
     [404, { detail: 'Not found.' }, 'NOT_FOUND', 'Not found.'],
-    [400, { type: 'validation_error', code: 'invalid', detail: 'Enter a valid UUID.', attr: 'id' }, 'BAD_USER_INPUT', 'Enter a valid UUID.'],
+    [
+      400,
+      { type: 'validation_error', code: 'invalid', detail: 'Enter a valid UUID.', attr: 'id' },
+      'BAD_USER_INPUT',
+      'Enter a valid UUID.',
+    ],
     [409, { detail: 'Conflict.' }, 'UPSTREAM_ERROR', 'The upstream service failed (HTTP 409).'],
     [500, 'oops', 'UPSTREAM_ERROR', 'The upstream service failed (HTTP 500).'],
     [503, {}, 'UPSTREAM_ERROR', 'The upstream service failed (HTTP 503).'],
@@ -57,8 +67,17 @@ describe('toGraphQLError for upstream failures', () => {
       message: 'The upstream service is rate limiting this key. Retry after 3 seconds.',
       extensions: { code: 'RATE_LIMITED', upstreamStatus: 429, retryAfter: 3 },
     });
-    const throttled = { type: 'throttled_error', code: 'throttled', detail: 'Request was throttled. Expected available in 12 seconds.', attr: null };
-    expect((await callerSees((res) => sendJson(res, 429, throttled))).extensions).toEqual({ code: 'RATE_LIMITED', upstreamStatus: 429, retryAfter: 12 });
+    const throttled = {
+      type: 'throttled_error',
+      code: 'throttled',
+      detail: 'Request was throttled. Expected available in 12 seconds.',
+      attr: null,
+    };
+    expect((await callerSees((res) => sendJson(res, 429, throttled))).extensions).toEqual({
+      code: 'RATE_LIMITED',
+      upstreamStatus: 429,
+      retryAfter: 12,
+    });
     expect((await callerSees((res) => sendJson(res, 429, {}))).extensions).toEqual({ code: 'RATE_LIMITED', upstreamStatus: 429 });
   });
 
@@ -72,12 +91,20 @@ describe('toGraphQLError for upstream failures', () => {
   });
 
   it('429 with an unusable Retry-After falls back to the throttling text, then to nothing', async () => {
-    const throttled = { type: 'throttled_error', code: 'throttled', detail: 'Request was throttled. Expected available in 1 second.', attr: null };
+    const throttled = {
+      type: 'throttled_error',
+      code: 'throttled',
+      detail: 'Request was throttled. Expected available in 1 second.',
+      attr: null,
+    };
     expect(await callerSees((res) => sendJson(res, 429, throttled, { 'retry-after': '-1' }))).toEqual({
       message: 'The upstream service is rate limiting this key. Retry after 1 second.',
       extensions: { code: 'RATE_LIMITED', upstreamStatus: 429, retryAfter: 1 },
     });
-    expect((await callerSees((res) => sendJson(res, 429, {}, { 'retry-after': '1.5' }))).extensions).toEqual({ code: 'RATE_LIMITED', upstreamStatus: 429 });
+    expect((await callerSees((res) => sendJson(res, 429, {}, { 'retry-after': '1.5' }))).extensions).toEqual({
+      code: 'RATE_LIMITED',
+      upstreamStatus: 429,
+    });
   });
 
   it('malformed 2xx body -> UPSTREAM_ERROR with the status', async () => {
@@ -163,7 +190,8 @@ describe('toGraphQLError for everything else', () => {
 
 describe('isNotFound', () => {
   it('is true only for an upstream 404', () => {
-    const make = (status?: number) => new UpstreamError({ kind: status ? 'http' : 'timeout', status, method: 'GET', route: '/api/organizations/:id/' });
+    const make = (status?: number) =>
+      new UpstreamError({ kind: status ? 'http' : 'timeout', status, method: 'GET', route: '/api/organizations/:id/' });
     expect(isNotFound(make(404))).toBe(true);
     expect(isNotFound(make(403))).toBe(false);
     expect(isNotFound(make())).toBe(false);

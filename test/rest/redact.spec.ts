@@ -85,7 +85,11 @@ describe('upstream text redaction', () => {
 
   it('keeps ordinary upstream text as it is', () => {
     const redact = redactorFor('phx_0123456789abcdef');
-    for (const text of ['This field is required.', "API key missing required scope 'organization:read'", 'Request was throttled. Expected available in 7 seconds.']) {
+    for (const text of [
+      'This field is required.',
+      "API key missing required scope 'organization:read'",
+      'Request was throttled. Expected available in 7 seconds.',
+    ]) {
       expect(redact(text)).toBe(text);
     }
   });
@@ -101,8 +105,12 @@ describe('upstream text redaction', () => {
 
   it('replaces URLs, the upstream origin and host, and bearer tokens', () => {
     const redact = redactorFor('phx_0123456789abcdef');
-    expect(redact('could not connect to postgres://admin:s3cret@db.internal:5432/app (timeout)')).toBe('could not connect to [url] (timeout)');
-    expect(redact(`see ${UPSTREAM}/api/x/ or API.UPSTREAM.EXAMPLE:8443 or api.upstream.example`)).toBe('see [url] or [redacted] or [redacted]');
+    expect(redact('could not connect to postgres://admin:s3cret@db.internal:5432/app (timeout)')).toBe(
+      'could not connect to [url] (timeout)',
+    );
+    expect(redact(`see ${UPSTREAM}/api/x/ or API.UPSTREAM.EXAMPLE:8443 or api.upstream.example`)).toBe(
+      'see [url] or [redacted] or [redacted]',
+    );
     expect(redact('header was Bearer someone_elses_token, rejected')).toBe('header was [redacted] rejected');
     expect(redact('key phx_0123456789abcdef and phx_0123456789abcdef%21 are bad')).toBe('key [redacted] and [redacted]%21 are bad');
   });

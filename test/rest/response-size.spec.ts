@@ -4,7 +4,7 @@
 import type { Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createUpstreamTransport, type UpstreamTransport } from '../../src/rest/transport.ts';
-import { type FakeUpstream, sendJson, startFakeUpstream, type StreamedBody, streamBody } from '../support/fake-upstream.ts';
+import { type FakeUpstream, type StreamedBody, sendJson, startFakeUpstream, streamBody } from '../support/fake-upstream.ts';
 import { upstreamFailure } from '../support/upstream-failure.ts';
 
 const KEY = 'phx_size_key';
@@ -93,7 +93,9 @@ describe('the cap itself', () => {
       upstream.handle((_req, res) => sendJson(res, 200, bodyOf(8 * MB)));
       expect(((await defaults.request({ method: 'GET', path: '/api/organizations/', key: KEY })).body as string).length).toBe(8 * MB - 2);
       upstream.handle((_req, res) => sendJson(res, 200, bodyOf(8 * MB + 1)));
-      expect(await upstreamFailure(defaults.request({ method: 'GET', path: '/api/organizations/', key: KEY }))).toMatchObject({ kind: 'too-large' });
+      expect(await upstreamFailure(defaults.request({ method: 'GET', path: '/api/organizations/', key: KEY }))).toMatchObject({
+        kind: 'too-large',
+      });
     } finally {
       await defaults.close();
     }

@@ -20,9 +20,9 @@ const asctime = (d: Date) =>
   `${DAYS[d.getUTCDay()]} ${MONTHS[d.getUTCMonth()]} ${String(d.getUTCDate()).padStart(2, ' ')} ${clock(d)} ${pad(d.getUTCFullYear(), 4)}`;
 
 /** Whole seconds (HTTP dates have no fractions) between the years 0 and 9999. */
-const anyDate = fc.date({ min: new Date('0000-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true }).map(
-  (d) => new Date(Math.floor(d.getTime() / 1000) * 1000),
-);
+const anyDate = fc
+  .date({ min: new Date('0000-01-01T00:00:00Z'), max: new Date('9999-12-31T23:59:59Z'), noInvalidDate: true })
+  .map((d) => new Date(Math.floor(d.getTime() / 1000) * 1000));
 
 /** Anything a header could carry: noise, numbers of every shape, lists, and real and broken dates. */
 const headerValue = fc.oneof(
@@ -147,7 +147,10 @@ describe("retryAfterFromDetail: the live service's throttling text", () => {
     fc.assert(
       fc.property(fc.nat(), (seconds) => {
         const unit = seconds === 1 ? 'second' : 'seconds';
-        return retryAfterFromDetail(`Request was throttled. Expected available in ${seconds} ${unit}.`) === Math.min(seconds, MAX_RETRY_AFTER_SECONDS);
+        return (
+          retryAfterFromDetail(`Request was throttled. Expected available in ${seconds} ${unit}.`) ===
+          Math.min(seconds, MAX_RETRY_AFTER_SECONDS)
+        );
       }),
     );
   });

@@ -2,7 +2,7 @@ import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createUpstreamTransport, type UpstreamTransport, type UpstreamTransportOptions } from '../../src/rest/transport.ts';
 import { InvalidKeyError, UpstreamError } from '../../src/rest/upstream-error.ts';
-import { dropMidResponse, refusedUrl, sendJson, startFakeUpstream, type FakeUpstream } from '../support/fake-upstream.ts';
+import { dropMidResponse, type FakeUpstream, refusedUrl, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 
 const KEY = 'phx_secret_key_123';
 
@@ -46,7 +46,14 @@ describe('what is sent', () => {
     expect(sent?.headers.accept).toBe('application/json');
     expect(sent?.headers['user-agent']).toMatch(/^org-graphql-gateway\//);
     // host and connection come from HTTP itself; nothing else may appear.
-    expect(Object.keys(sent?.headers ?? {}).sort()).toEqual(['accept', 'authorization', 'connection', 'host', 'user-agent', 'x-request-id']);
+    expect(Object.keys(sent?.headers ?? {}).sort()).toEqual([
+      'accept',
+      'authorization',
+      'connection',
+      'host',
+      'user-agent',
+      'x-request-id',
+    ]);
   });
 
   it('drops a request id that could inject a header, and never sends cookies', async () => {
@@ -109,14 +116,25 @@ describe('failures', () => {
     const t = connect({ getRetries: 0 });
     const body = { type: 'validation_error', code: 'required', detail: 'This field is required.', attr: 'name' };
     upstream.handle((_req, res) => sendJson(res, 400, body));
-    const error = await failure(t.request({ method: 'POST', path: '/api/organizations/', route: '/api/organizations/', key: KEY, body: {} }));
-    expect(error).toMatchObject({ kind: 'http', status: 400, body, detail: 'This field is required.', method: 'POST', route: '/api/organizations/' });
+    const error = await failure(
+      t.request({ method: 'POST', path: '/api/organizations/', route: '/api/organizations/', key: KEY, body: {} }),
+    );
+    expect(error).toMatchObject({
+      kind: 'http',
+      status: 400,
+      body,
+      detail: 'This field is required.',
+      method: 'POST',
+      route: '/api/organizations/',
+    });
     expect(error.message).toBe('POST /api/organizations/: upstream answered HTTP 400');
   });
 
   it('reads a bare DRF detail without inventing the full shape, and redacts the key and host from it', async () => {
     const t = connect();
-    upstream.handle((_req, res) => sendJson(res, 403, { detail: `key ${KEY} on ${upstream.url.replace('http://', '')} lacks 'organization:read'` }));
+    upstream.handle((_req, res) =>
+      sendJson(res, 403, { detail: `key ${KEY} on ${upstream.url.replace('http://', '')} lacks 'organization:read'` }),
+    );
     const error = await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY }));
     expect(error.body).toBeUndefined();
     expect(error.detail).toBe("key [redacted] on [redacted] lacks 'organization:read'");
@@ -133,17 +151,30 @@ describe('failures', () => {
   it('reports a 500 with a non-JSON body as http 500', async () => {
     const t = connect({ getRetries: 0 });
     upstream.handle((_req, res) => res.writeHead(500, { 'content-type': 'text/html' }).end('<h1>Server Error</h1>'));
-    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY }))).toMatchObject({ kind: 'http', status: 500, detail: undefined });
+    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY }))).toMatchObject({
+      kind: 'http',
+      status: 500,
+      detail: undefined,
+    });
   });
 
   it('reports malformed JSON and non-JSON content on 2xx as malformed', async () => {
     const t = connect();
     upstream.handle((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"id": '));
-    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY }))).toMatchObject({ kind: 'malformed', status: 200 });
+    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY }))).toMatchObject({
+      kind: 'malformed',
+      status: 200,
+    });
     upstream.handle((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('{}'));
-    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY }))).toMatchObject({ kind: 'malformed', status: 200 });
+    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY }))).toMatchObject({
+      kind: 'malformed',
+      status: 200,
+    });
     upstream.handle((_req, _res, raw) => raw.socket.end('NOT HTTP AT ALL\r\n\r\n'));
-    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY }))).toMatchObject({ kind: 'malformed', status: undefined });
+    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY }))).toMatchObject({
+      kind: 'malformed',
+      status: undefined,
+    });
     expect(upstream.requests).toHaveLength(3); // malformed is not retried
   });
 
@@ -180,10 +211,16 @@ describe('failures', () => {
     upstream.handle(() => undefined);
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
-    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY, signal: controller.signal }))).toMatchObject({ kind: 'aborted' });
-    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY, signal: AbortSignal.timeout(50) }))).toMatchObject({ kind: 'timeout' });
+    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY, signal: controller.signal }))).toMatchObject({
+      kind: 'aborted',
+    });
+    expect(
+      await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY, signal: AbortSignal.timeout(50) })),
+    ).toMatchObject({ kind: 'timeout' });
     expect(upstream.requests).toHaveLength(2); // neither was retried
-    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY, signal: AbortSignal.abort() }))).toMatchObject({ kind: 'aborted' });
+    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY, signal: AbortSignal.abort() }))).toMatchObject({
+      kind: 'aborted',
+    });
     expect(upstream.requests).toHaveLength(2); // an already aborted call sends nothing
   });
 
@@ -191,10 +228,14 @@ describe('failures', () => {
     const t = connect({ timeoutMs: 5000 });
     upstream.handle(() => undefined);
     const started = performance.now();
-    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY, deadlineAt: started + 100 }))).toMatchObject({ kind: 'timeout' });
+    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY, deadlineAt: started + 100 }))).toMatchObject({
+      kind: 'timeout',
+    });
     expect(performance.now() - started).toBeLessThan(1000);
     expect(upstream.requests).toHaveLength(1); // not retried past the deadline
-    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY, deadlineAt: performance.now() - 1 }))).toMatchObject({ kind: 'timeout' });
+    expect(
+      await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY, deadlineAt: performance.now() - 1 })),
+    ).toMatchObject({ kind: 'timeout' });
     expect(upstream.requests).toHaveLength(1);
   });
 
@@ -233,7 +274,9 @@ describe('failures', () => {
 describe('retries', () => {
   it.each([502, 503, 504])('retries a GET on %i and succeeds', async (status) => {
     const t = connect();
-    upstream.handle((_req, res) => (upstream.requests.length < 3 ? sendJson(res, status, { detail: 'busy' }) : sendJson(res, 200, { ok: true })));
+    upstream.handle((_req, res) =>
+      upstream.requests.length < 3 ? sendJson(res, status, { detail: 'busy' }) : sendJson(res, 200, { ok: true }),
+    );
     const res = await t.request({ method: 'GET', path: '/api/organizations/', key: KEY });
     expect(res).toMatchObject({ status: 200, body: { ok: true }, attempts: 3 });
     expect(upstream.requests).toHaveLength(3);
@@ -248,19 +291,27 @@ describe('retries', () => {
   it('gives up after getRetries and reports the last answer', async () => {
     const t = connect({ getRetries: 1 });
     upstream.handle((_req, res) => sendJson(res, 502, {}));
-    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY }))).toMatchObject({ kind: 'http', status: 502, attempts: 2 });
+    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY }))).toMatchObject({
+      kind: 'http',
+      status: 502,
+      attempts: 2,
+    });
     expect(upstream.requests).toHaveLength(2);
   });
 
   it('honours Retry-After in seconds and as an HTTP date on 503', async () => {
     const t = connect({ timeoutMs: 5000 });
-    upstream.handle((_req, res) => (upstream.requests.length === 1 ? sendJson(res, 503, {}, { 'retry-after': '1' }) : sendJson(res, 200, {})));
+    upstream.handle((_req, res) =>
+      upstream.requests.length === 1 ? sendJson(res, 503, {}, { 'retry-after': '1' }) : sendJson(res, 200, {}),
+    );
     let started = Date.now();
     await t.request({ method: 'GET', path: '/api/organizations/', key: KEY });
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);
 
     const inTwoSeconds = new Date(Date.now() + 2000).toUTCString(); // whole seconds: waits 1-2 s
-    upstream.handle((_req, res) => (upstream.requests.length === 3 ? sendJson(res, 503, {}, { 'retry-after': inTwoSeconds }) : sendJson(res, 200, {})));
+    upstream.handle((_req, res) =>
+      upstream.requests.length === 3 ? sendJson(res, 503, {}, { 'retry-after': inTwoSeconds }) : sendJson(res, 200, {}),
+    );
     started = Date.now();
     await t.request({ method: 'GET', path: '/api/organizations/', key: KEY });
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
@@ -270,7 +321,11 @@ describe('retries', () => {
   it('waits at least the backoff when Retry-After names a past date (now), and never sends a retry at once', async () => {
     const t = connect({ retryBaseDelayMs: 100 });
     upstream.handle((_req, res) => sendJson(res, 503, {}, { 'retry-after': 'Sun, 06 Nov 1994 08:49:37 GMT' }));
-    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY }))).toMatchObject({ status: 503, retryAfterSeconds: 0, attempts: 3 });
+    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY }))).toMatchObject({
+      status: 503,
+      retryAfterSeconds: 0,
+      attempts: 3,
+    });
     const [first, second, third] = upstream.requests.map((r) => r.receivedAt);
     // Equal jitter: at least half of each exponential step (100 ms, then 200 ms).
     expect((second ?? 0) - (first ?? 0)).toBeGreaterThanOrEqual(49);
@@ -279,7 +334,9 @@ describe('retries', () => {
 
   it.each(['-1', '1.5', '5, 10', '1e+23', 'soon'])('ignores an unusable Retry-After %j: the backoff decides', async (retryAfter) => {
     const t = connect({ retryBaseDelayMs: 20, timeoutMs: 5000 });
-    upstream.handle((_req, res) => (upstream.requests.length === 1 ? sendJson(res, 503, {}, { 'retry-after': retryAfter }) : sendJson(res, 200, {})));
+    upstream.handle((_req, res) =>
+      upstream.requests.length === 1 ? sendJson(res, 503, {}, { 'retry-after': retryAfter }) : sendJson(res, 200, {}),
+    );
     const started = Date.now();
     expect(await t.request({ method: 'GET', path: '/api/organizations/', key: KEY })).toMatchObject({ status: 200, attempts: 2 });
     expect(Date.now() - started).toBeLessThan(500);
@@ -296,26 +353,47 @@ describe('retries', () => {
     const t = connect({ timeoutMs: 1000 });
     upstream.handle((_req, res) => sendJson(res, 503, {}, { 'retry-after': '30' }));
     const started = Date.now();
-    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY }))).toMatchObject({ status: 503, retryAfterSeconds: 30, attempts: 1 });
+    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY }))).toMatchObject({
+      status: 503,
+      retryAfterSeconds: 30,
+      attempts: 1,
+    });
     expect(Date.now() - started).toBeLessThan(500);
   });
 
   it.each(['POST', 'PATCH', 'DELETE'] as const)('never retries a %s', async (method) => {
     const t = connect();
     upstream.handle((_req, res) => sendJson(res, 503, {}));
-    expect(await failure(t.request({ method, path: '/api/organizations/x/', key: KEY, body: method === 'DELETE' ? undefined : {} }))).toMatchObject({ status: 503, attempts: 1 });
+    expect(
+      await failure(t.request({ method, path: '/api/organizations/x/', key: KEY, body: method === 'DELETE' ? undefined : {} })),
+    ).toMatchObject({ status: 503, attempts: 1 });
     upstream.handle((_req, res) => dropMidResponse(res));
-    expect(await failure(t.request({ method, path: '/api/organizations/x/', key: KEY, body: method === 'DELETE' ? undefined : {} }))).toMatchObject({ kind: 'network', attempts: 1 });
+    expect(
+      await failure(t.request({ method, path: '/api/organizations/x/', key: KEY, body: method === 'DELETE' ? undefined : {} })),
+    ).toMatchObject({ kind: 'network', attempts: 1 });
     expect(upstream.requests).toHaveLength(2);
   });
 
   it('does not retry a 429, reading retryAfter from the header or else the detail', async () => {
     const t = connect();
     upstream.handle((_req, res) => sendJson(res, 429, { detail: 'slow down' }, { 'retry-after': '7' }));
-    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY }))).toMatchObject({ status: 429, retryAfterSeconds: 7, attempts: 1 });
-    const throttled = { type: 'throttled_error', code: 'throttled', detail: 'Request was throttled. Expected available in 12 seconds.', attr: null };
+    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY }))).toMatchObject({
+      status: 429,
+      retryAfterSeconds: 7,
+      attempts: 1,
+    });
+    const throttled = {
+      type: 'throttled_error',
+      code: 'throttled',
+      detail: 'Request was throttled. Expected available in 12 seconds.',
+      attr: null,
+    };
     upstream.handle((_req, res) => sendJson(res, 429, throttled));
-    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY }))).toMatchObject({ status: 429, retryAfterSeconds: 12, body: throttled });
+    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY }))).toMatchObject({
+      status: 429,
+      retryAfterSeconds: 12,
+      body: throttled,
+    });
     expect(upstream.requests).toHaveLength(2);
   });
 

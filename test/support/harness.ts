@@ -5,7 +5,7 @@ import { type ExecutionResult, print } from 'graphql';
 import { createGateway, type GatewayOptions } from '../../src/gateway.ts';
 import { type ReferenceApiOptions, startReferenceApi } from '../../src/reference-api/index.ts';
 
-export interface RunOptions {
+interface RunOptions {
   /** The bearer key; `null` sends no Authorization header. Defaults to the demo key. */
   key?: string | null;
   headers?: Record<string, string>;

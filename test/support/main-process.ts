@@ -4,7 +4,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 
 const root = new URL('../../', import.meta.url);
 
-export interface MainProcess {
+interface MainProcess {
   child: ChildProcess;
   /** Resolves with the banner and the GraphQL URL; rejects with `{ code, output }` if it exits first. */
   ready: Promise<{ output: string; url: string }>;

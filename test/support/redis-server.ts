@@ -30,15 +30,22 @@ export async function startRedisServer(): Promise<RedisServer> {
   let child: ChildProcess | undefined;
 
   async function start(): Promise<void> {
-    const started = spawn(REDIS_SERVER, ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    const started = spawn(
+      REDIS_SERVER,
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--loglevel', 'warning'],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     child = started;
     let output = '';
     started.stdout?.on('data', (chunk) => (output += chunk));
     started.stderr?.on('data', (chunk) => (output += chunk));
     let failed: Error | undefined;
-    started.once('error', (error) => (failed = new Error(`${REDIS_SERVER} could not be started (${error.message}): install redis-server (.ci/run does)`)));
+    started.once(
+      'error',
+      (error) => (failed = new Error(`${REDIS_SERVER} could not be started (${error.message}): install redis-server (.ci/run does)`)),
+    );
     started.once('exit', (code) => (failed ??= new Error(`redis-server exited (${code}) before it was ready: ${output}`)));
     // Ready once it answers a PING.
     for (;;) {

@@ -1,10 +1,28 @@
 // What the gateway should answer for a REST record: keys camelCased per the contract, `id` as
 // `databaseId`, free-form (JSON) values untouched.
-import { camelCase } from '../../src/schema/naming.ts';
+
+/**
+ * The contract's naming rule (contract: Naming): `created_at` -> `createdAt`, `enforce_2fa` ->
+ * `enforce2fa`. Written here, apart from the schema, so the schema's literal field names are checked against it.
+ */
+const camelCase = (restName: string) => restName.replace(/_+([a-z0-9])/g, (_, next: string) => next.toUpperCase());
 
 const JSON_FIELDS = new Set([
-  'teams', 'available_product_features', 'metadata', 'config', 'schema', 'hedgehog_config', 'filters',
-  'targeting_flag_filters', 'questions', 'conditions', 'appearance', 'config_schema', 'capabilities', 'metrics', 'public_jobs',
+  'teams',
+  'available_product_features',
+  'metadata',
+  'config',
+  'schema',
+  'hedgehog_config',
+  'filters',
+  'targeting_flag_filters',
+  'questions',
+  'conditions',
+  'appearance',
+  'config_schema',
+  'capabilities',
+  'metrics',
+  'public_jobs',
 ]);
 
 /** Fields whose GraphQL type coerces the REST value (seed: `member_count` is a string; the schema's Int). */

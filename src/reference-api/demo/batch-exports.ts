@@ -1,15 +1,43 @@
 // Demo batch exports: every destination type and interval, some paused, some with runs.
-import type { BatchExportDestination } from '../../rest/types.ts';
-import type { StoredOrganization } from '../records.ts';
+import type { BatchExportDestination } from '../../wire/rest-types.ts';
 import type { ReferenceStore } from '../store.ts';
+import type { StoredOrganization } from '../stored-records.ts';
 import { shiftTimestamp as at } from '../time.ts';
 
 const DESTINATIONS: BatchExportDestination[] = [
-  { type: 'S3', config: { bucket_name: 'hedgehog-exports', region: 'us-east-1', prefix: 'posthog/', file_format: 'Parquet', compression: 'zstd' } },
-  { type: 'Snowflake', config: { account: 'hh12345.us-east-1', database: 'ANALYTICS', warehouse: 'COMPUTE_WH', schema: 'POSTHOG', table_name: 'events', user: 'posthog_export', role: 'EXPORTER' } },
-  { type: 'Postgres', config: { host: 'db.hedgehog.example', port: 5432, database: 'analytics', schema: 'public', table_name: 'events', user: 'posthog', has_self_signed_cert: false } },
+  {
+    type: 'S3',
+    config: { bucket_name: 'hedgehog-exports', region: 'us-east-1', prefix: 'posthog/', file_format: 'Parquet', compression: 'zstd' },
+  },
+  {
+    type: 'Snowflake',
+    config: {
+      account: 'hh12345.us-east-1',
+      database: 'ANALYTICS',
+      warehouse: 'COMPUTE_WH',
+      schema: 'POSTHOG',
+      table_name: 'events',
+      user: 'posthog_export',
+      role: 'EXPORTER',
+    },
+  },
+  {
+    type: 'Postgres',
+    config: {
+      host: 'db.hedgehog.example',
+      port: 5432,
+      database: 'analytics',
+      schema: 'public',
+      table_name: 'events',
+      user: 'posthog',
+      has_self_signed_cert: false,
+    },
+  },
   { type: 'BigQuery', config: { project_id: 'hedgehog-analytics', dataset_id: 'posthog', table_id: 'events', use_json_type: true } },
-  { type: 'Redshift', config: { host: 'warehouse.hedgehog.example', port: 5439, database: 'dev', schema: 'posthog', table_name: 'events', user: 'exporter' } },
+  {
+    type: 'Redshift',
+    config: { host: 'warehouse.hedgehog.example', port: 5439, database: 'dev', schema: 'posthog', table_name: 'events', user: 'exporter' },
+  },
   { type: 'HTTP', config: { url: 'https://ingest.hedgehog.example/v1/events' } },
 ];
 const INTERVALS = ['hour', 'day', 'week', 'every 5 minutes', 'every 15 minutes'];
@@ -19,7 +47,7 @@ const RUN_STATUSES = ['Completed', 'Failed', 'Running', 'Cancelled', 'Completed'
 /** `count` batch exports in `org`, created an hour apart; every third of the first twelve has runs. */
 export function addDemoBatchExports(store: ReferenceStore, org: StoredOrganization, count: number, since: string): void {
   for (let i = 1; i <= count; i++) {
-    const destination = DESTINATIONS[(i - 1) % DESTINATIONS.length] ?? DESTINATIONS[0]!;
+    const destination = DESTINATIONS[(i - 1) % DESTINATIONS.length] as BatchExportDestination;
     const model = i % 4 === 0 ? 'persons' : 'events';
     const interval = INTERVALS[(i - 1) % INTERVALS.length] ?? 'hour';
     const created = at(since, i);
@@ -62,4 +90,3 @@ export function addDemoBatchExports(store: ReferenceStore, org: StoredOrganizati
     }
   }
 }
-

@@ -1,8 +1,8 @@
 // Demo pipeline items, each with a `created` activity entry.
-import type { PipelineFamily } from '../../rest/types.ts';
+import type { PipelineFamily } from '../../wire/rest-types.ts';
 import { DEMO_USER_ID } from '../demo-users.ts';
-import type { StoredOrganization } from '../records.ts';
 import type { ReferenceStore } from '../store.ts';
+import type { StoredOrganization } from '../stored-records.ts';
 
 const PLUGIN_CAPABILITIES: Record<PipelineFamily, Record<string, unknown>> = {
   pipeline_destinations: { methods: ['composeWebhook'], jobs: [], scheduled_tasks: [] },
@@ -15,7 +15,16 @@ export function addDemoPipelineItem(
   org: StoredOrganization,
   family: PipelineFamily,
   created: string,
-  fields: { name: string; plugin_type: string; description: string; url?: string | null; tag?: string | null; latest_tag?: string | null; in_use?: boolean; source?: Record<string, string> },
+  fields: {
+    name: string;
+    plugin_type: string;
+    description: string;
+    url?: string | null;
+    tag?: string | null;
+    latest_tag?: string | null;
+    in_use?: boolean;
+    source?: Record<string, string>;
+  },
 ): void {
   const item = store.addPipelineItem(org.id, family, {
     icon: fields.url ? `${fields.url.replace('github.com', 'raw.githubusercontent.com')}/main/logo.png` : null,
@@ -27,6 +36,13 @@ export function addDemoPipelineItem(
     in_use: fields.in_use ?? false,
     ...fields,
   });
-  store.addActivity({ organization_id: org.id, family, item_id: item.id, user_id: DEMO_USER_ID, activity: 'created', detail: { name: item.name, changes: [] }, created_at: created });
+  store.addActivity({
+    organization_id: org.id,
+    family,
+    item_id: item.id,
+    user_id: DEMO_USER_ID,
+    activity: 'created',
+    detail: { name: item.name, changes: [] },
+    created_at: created,
+  });
 }
-

@@ -1,12 +1,13 @@
 // Demo feature flags and surveys: linked, targeting and internal flags, creators and response counts.
 import { DEMO_USER_ID, OUTSIDER_USER_ID, USER_IDS as users } from '../demo-users.ts';
-import type { StoredTeam } from '../records.ts';
 import type { ReferenceStore } from '../store.ts';
+import type { StoredTeam } from '../stored-records.ts';
 import { shiftTimestamp as at } from '../time.ts';
 
 /** A function adding flags to `team`, all created at `created`. */
 function addSurveyFlags(store: ReferenceStore, team: StoredTeam, created: string) {
-  return (key: string, name: string, filters: Record<string, unknown>) => store.addFeatureFlag(team.id, { key, name, filters, created_at: created });
+  return (key: string, name: string, filters: Record<string, unknown>) =>
+    store.addFeatureFlag(team.id, { key, name, filters, created_at: created });
 }
 
 function personFilter(key: string, value: string) {
@@ -14,15 +15,34 @@ function personFilter(key: string, value: string) {
 }
 
 function hideAfterAnswering(surveyId: string) {
-  const properties = ['dismissed', 'responded'].map((what) => ({ key: `$survey_${what}/${surveyId}`, type: 'person', value: 'is_not_set', operator: 'is_not_set' }));
+  const properties = ['dismissed', 'responded'].map((what) => ({
+    key: `$survey_${what}/${surveyId}`,
+    type: 'person',
+    value: 'is_not_set',
+    operator: 'is_not_set',
+  }));
   return { groups: [{ variant: '', properties, rollout_percentage: 100 }] };
 }
 
 const NPS_QUESTIONS = [
-  { type: 'rating', question: 'How likely are you to recommend us to a friend?', display: 'number', scale: 10, lowerBoundLabel: 'Unlikely', upperBoundLabel: 'Very likely' },
+  {
+    type: 'rating',
+    question: 'How likely are you to recommend us to a friend?',
+    display: 'number',
+    scale: 10,
+    lowerBoundLabel: 'Unlikely',
+    upperBoundLabel: 'Very likely',
+  },
   { type: 'open', question: 'What is the main reason for your score?', optional: true },
 ];
-const APPEARANCE = { backgroundColor: '#eeeded', submitButtonColor: 'black', ratingButtonColor: 'white', position: 'right', displayThankYouMessage: true, thankYouMessageHeader: 'Thank you for your feedback!' };
+const APPEARANCE = {
+  backgroundColor: '#eeeded',
+  submitButtonColor: 'black',
+  ratingButtonColor: 'white',
+  position: 'right',
+  displayThankYouMessage: true,
+  thankYouMessageHeader: 'Thank you for your feedback!',
+};
 
 /** Project "Hedgehog Web" (1) and "Hedgehog Mobile" (2). */
 export function seedHedgehogSurveys(store: ReferenceStore, web: StoredTeam, mobile: StoredTeam): void {
@@ -48,8 +68,16 @@ export function seedHedgehogSurveys(store: ReferenceStore, web: StoredTeam, mobi
     current_iteration_start_date: at('2026-10-18T00:00:00Z'),
     responses_count: 42,
   });
-  nps.targeting_flag_id = webFlag('survey-targeting-4f1c2a9e7b', 'Targeting flag for survey Net Promoter Score', personFilter('plan', 'paid')).id;
-  nps.internal_targeting_flag_id = webFlag('survey-targeting-4f1c2a9e7b-custom', 'Targeting flag for survey Net Promoter Score', hideAfterAnswering(nps.id)).id;
+  nps.targeting_flag_id = webFlag(
+    'survey-targeting-4f1c2a9e7b',
+    'Targeting flag for survey Net Promoter Score',
+    personFilter('plan', 'paid'),
+  ).id;
+  nps.internal_targeting_flag_id = webFlag(
+    'survey-targeting-4f1c2a9e7b-custom',
+    'Targeting flag for survey Net Promoter Score',
+    hideAfterAnswering(nps.id),
+  ).id;
   store.addSurvey(web.id, {
     name: 'Feature feedback',
     type: 'widget',
@@ -110,7 +138,9 @@ export function seedPricklySurveys(store: ReferenceStore, lab: StoredTeam): void
 
 /** The outsider's project "Elsewhere Web" (4). */
 export function seedElsewhereSurveys(store: ReferenceStore, away: StoredTeam): void {
-  const awayFlag = addSurveyFlags(store, away, at('2026-03-03T09:00:00Z'))('elsewhere-feedback', 'Elsewhere feedback', { groups: [{ properties: [], rollout_percentage: 100 }] });
+  const awayFlag = addSurveyFlags(store, away, at('2026-03-03T09:00:00Z'))('elsewhere-feedback', 'Elsewhere feedback', {
+    groups: [{ properties: [], rollout_percentage: 100 }],
+  });
   store.addSurvey(away.id, {
     name: 'Outsider feedback',
     type: 'popover',

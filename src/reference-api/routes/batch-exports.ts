@@ -1,16 +1,16 @@
 // /api/organizations/:organization_id/batch_exports: CRUD plus pause, unpause, backfill (seed 4.2).
-import { validationError } from '../errors.ts';
+import { validationError } from '../api-errors.ts';
 import { found, normalizeUuid, requireOrganization } from '../lookup.ts';
 import { listReply } from '../pagination.ts';
-import type { StoredBatchExport } from '../records.ts';
 import { created, noContent, ok, type Route, type RouteContext } from '../router.ts';
 import { serializeBatchExport } from '../serializers.ts';
-import { isPlainObject, validateFields, type Fields, type Schema } from '../validation.ts';
+import type { StoredBatchExport } from '../stored-records.ts';
+import { type Fields, isPlainObject, type Schema, validateFields } from '../validation.ts';
 
 /** The live service's destination types (the seed shows only `S3`). */
-export const DESTINATION_TYPES = ['S3', 'Snowflake', 'Postgres', 'Redshift', 'BigQuery', 'Databricks', 'AzureBlob', 'HTTP', 'NoOp'];
+const DESTINATION_TYPES = ['S3', 'Snowflake', 'Postgres', 'Redshift', 'BigQuery', 'Databricks', 'AzureBlob', 'HTTP', 'NoOp'];
 /** The live service's intervals (the seed shows only `hour`). */
-export const INTERVALS = ['hour', 'day', 'week', 'every 5 minutes', 'every 15 minutes'];
+const INTERVALS = ['hour', 'day', 'week', 'every 5 minutes', 'every 15 minutes'];
 
 /** Writable fields in the live serializer's order, so the first error reported is the live one. */
 const EXPORT_FIELDS: Schema = {

@@ -1,14 +1,14 @@
 // /api/organizations/:organization_id/domains: CRUD plus verify (seed 4.3).
-import { validationError } from '../errors.ts';
+import { validationError } from '../api-errors.ts';
 import { found, normalizeUuid, requireLevel, requireOrganization } from '../lookup.ts';
 import { listReply } from '../pagination.ts';
-import { LEVEL_ADMIN, type StoredDomain } from '../records.ts';
 import { created, noContent, ok, type Route, type RouteContext } from '../router.ts';
 import { serializeDomain } from '../serializers.ts';
-import { validateFields, type Fields, type Schema } from '../validation.ts';
+import { LEVEL_ADMIN, type StoredDomain } from '../stored-records.ts';
+import { type Fields, type Schema, validateFields } from '../validation.ts';
 
 /** The live service's `sso_enforcement` values ("" = not enforced). */
-export const SSO_PROVIDERS = ['', 'google-oauth2', 'github', 'gitlab', 'saml'];
+const SSO_PROVIDERS = ['', 'google-oauth2', 'github', 'gitlab', 'saml'];
 
 const DOMAIN_FIELDS: Schema = {
   domain: { kind: 'string', required: true, maxLength: 128 },

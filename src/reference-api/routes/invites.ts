@@ -1,11 +1,11 @@
 // /api/organizations/:organization_id/invites: list, create, delete, bulk (seed 4.4).
-import { permissionDenied, validationError } from '../errors.ts';
-import { found, normalizeUuid, requireOrganization, type OrganizationAccess } from '../lookup.ts';
+import { permissionDenied, validationError } from '../api-errors.ts';
+import { found, normalizeUuid, type OrganizationAccess, requireOrganization } from '../lookup.ts';
 import { listReply } from '../pagination.ts';
-import { MEMBER_LEVELS, type StoredInvite } from '../records.ts';
 import { created, noContent, ok, type Route, type RouteContext } from '../router.ts';
 import { serializeInvite } from '../serializers.ts';
-import { validateFields, type Fields, type Schema } from '../validation.ts';
+import { MEMBER_LEVELS, type StoredInvite } from '../stored-records.ts';
+import { type Fields, type Schema, validateFields } from '../validation.ts';
 
 const INVITE_FIELDS: Schema = {
   target_email: { kind: 'email', required: true, maxLength: 254 },

@@ -1,13 +1,13 @@
 // /api/organizations/:organization_id/members: list, update level, remove (seed 4.5).
 // Members are addressed by their user's uuid (`user__uuid`). The permission rules are the live
 // service's OrganizationMembership.validate_update.
-import { permissionDenied } from '../errors.ts';
+import { permissionDenied } from '../api-errors.ts';
 import { found, normalizeUuid, requireOrganization } from '../lookup.ts';
 import { listReply } from '../pagination.ts';
-import { LEVEL_ADMIN, LEVEL_OWNER, MEMBER_LEVELS, type StoredMembership } from '../records.ts';
 import { noContent, ok, type Route, type RouteContext } from '../router.ts';
 import { serializeMember } from '../serializers.ts';
-import { validateFields, type Schema } from '../validation.ts';
+import { LEVEL_ADMIN, LEVEL_OWNER, MEMBER_LEVELS, type StoredMembership } from '../stored-records.ts';
+import { type Schema, validateFields } from '../validation.ts';
 
 const MEMBER_FIELDS: Schema = {
   level: { kind: 'choice', choices: MEMBER_LEVELS },

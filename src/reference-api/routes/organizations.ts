@@ -1,10 +1,11 @@
 // /api/organizations: list, create, retrieve, update, delete (seed 4.1).
-import { LEVEL_ADMIN, LEVEL_OWNER } from '../records.ts';
+
 import { requireLevel, requireOrganization } from '../lookup.ts';
 import { listReply } from '../pagination.ts';
 import { created, noContent, ok, type Route, type RouteContext } from '../router.ts';
 import { serializeOrganization } from '../serializers.ts';
-import { validateFields, type Schema } from '../validation.ts';
+import { LEVEL_ADMIN, LEVEL_OWNER } from '../stored-records.ts';
+import { type Schema, validateFields } from '../validation.ts';
 
 /** Writable fields (seed 2.2); 64 is the live service's max length for a name. */
 const ORGANIZATION_FIELDS: Schema = {

@@ -2,17 +2,17 @@
 // record shape and CRUD + check_for_updates; destinations and frontend apps also have source,
 // update_source, upgrade and the family-level activity / exports_unsubscribe_configs / repository / unused.
 // Each stored item belongs to exactly one family (the live service derives it from the plugin's capabilities).
-import { PIPELINE_FAMILIES, type PipelineFamily } from '../../rest/types.ts';
-import { validationError } from '../errors.ts';
+import { PIPELINE_FAMILIES, type PipelineFamily } from '../../wire/rest-types.ts';
+import { validationError } from '../api-errors.ts';
 import { found, parseIntegerId, requireOrganization } from '../lookup.ts';
 import { listReply } from '../pagination.ts';
-import type { StoredActivity, StoredPipelineItem } from '../records.ts';
 import { created, noContent, ok, type Route, type RouteContext } from '../router.ts';
 import { serializePipelineItem } from '../serializers.ts';
-import { isPlainObject, validateFields, type Fields, type Schema } from '../validation.ts';
+import type { StoredActivity, StoredPipelineItem } from '../stored-records.ts';
+import { type Fields, isPlainObject, type Schema, validateFields } from '../validation.ts';
 
 /** The live service's plugin types (the seed shows only `local`). */
-export const PLUGIN_TYPES = ['local', 'custom', 'repository', 'source', 'inline'];
+const PLUGIN_TYPES = ['local', 'custom', 'repository', 'source', 'inline'];
 
 const ITEM_FIELDS: Schema = {
   plugin_type: { kind: 'choice', choices: PLUGIN_TYPES, required: true },
@@ -28,13 +28,37 @@ const ITEM_FIELDS: Schema = {
 };
 
 /** What `repository` lists in the live shape: a stand-in for the live plugin repository. */
-const REPOSITORY: Record<PipelineFamily, Array<Record<string, unknown>>> = {
+const REPOSITORY: Record<PipelineFamily, Record<string, unknown>[]> = {
   pipeline_destinations: [
-    { name: 'Webhook', url: 'https://github.com/PostHog/webhook-plugin', description: 'Send events to any HTTP endpoint.', icon: 'https://raw.githubusercontent.com/PostHog/webhook-plugin/main/logo.png', verified: true, maintainer: 'official', type: 'data_out' },
-    { name: 'Customer.io', url: 'https://github.com/PostHog/customerio-plugin', description: 'Send events to Customer.io.', icon: 'https://raw.githubusercontent.com/PostHog/customerio-plugin/main/logo.png', verified: true, maintainer: 'official', type: 'data_out' },
+    {
+      name: 'Webhook',
+      url: 'https://github.com/PostHog/webhook-plugin',
+      description: 'Send events to any HTTP endpoint.',
+      icon: 'https://raw.githubusercontent.com/PostHog/webhook-plugin/main/logo.png',
+      verified: true,
+      maintainer: 'official',
+      type: 'data_out',
+    },
+    {
+      name: 'Customer.io',
+      url: 'https://github.com/PostHog/customerio-plugin',
+      description: 'Send events to Customer.io.',
+      icon: 'https://raw.githubusercontent.com/PostHog/customerio-plugin/main/logo.png',
+      verified: true,
+      maintainer: 'official',
+      type: 'data_out',
+    },
   ],
   pipeline_frontend_apps: [
-    { name: 'Notification Bar', url: 'https://github.com/PostHog/notification-bar-app', description: 'Show a notification bar on your site.', icon: 'https://raw.githubusercontent.com/PostHog/notification-bar-app/main/logo.png', verified: true, maintainer: 'official', type: 'site_app' },
+    {
+      name: 'Notification Bar',
+      url: 'https://github.com/PostHog/notification-bar-app',
+      description: 'Show a notification bar on your site.',
+      icon: 'https://raw.githubusercontent.com/PostHog/notification-bar-app/main/logo.png',
+      verified: true,
+      maintainer: 'official',
+      type: 'site_app',
+    },
   ],
   pipeline_import_apps: [],
 };
@@ -71,7 +95,8 @@ function familyRoutes(family: PipelineFamily): Route[] {
     const { org } = requireOrganization(ctx);
     const fields = validateFields(ctx.body, ITEM_FIELDS, false);
     const item = ctx.store.addPipelineItem(org.id, family, { ...fields, plugin_type: String(fields.plugin_type) });
-    if (item.plugin_type === 'source') item.source = { 'plugin.json': JSON.stringify({ name: item.name, config: item.config_schema }, null, 2) };
+    if (item.plugin_type === 'source')
+      item.source = { 'plugin.json': JSON.stringify({ name: item.name, config: item.config_schema }, null, 2) };
     logActivity(ctx, item, 'created');
     return created(serializePipelineItem(ctx.store, item));
   };
@@ -175,7 +200,12 @@ function familyRoutes(family: PipelineFamily): Route[] {
   const unused = (ctx: RouteContext) => {
     if (!ctx.settings.liveShapes) return firstItem(ctx);
     const { org } = requireOrganization(ctx);
-    return ok(ctx.store.pipelineItemsOf(org.id, family).filter((item) => !item.in_use).map((item) => item.id));
+    return ok(
+      ctx.store
+        .pipelineItemsOf(org.id, family)
+        .filter((item) => !item.in_use)
+        .map((item) => item.id),
+    );
   };
   routes.push(
     { path: `${base}/:id/source`, scope: 'plugin', handlers: { GET: source } },

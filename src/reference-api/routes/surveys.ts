@@ -1,15 +1,15 @@
 // /api/projects/:project_id/surveys: CRUD plus responses_count (seed 4.7).
-import { validationError } from '../errors.ts';
+import { validationError } from '../api-errors.ts';
 import { found, normalizeUuid, requireProject } from '../lookup.ts';
 import { listReply } from '../pagination.ts';
-import type { StoredFeatureFlag, StoredSurvey, StoredTeam } from '../records.ts';
 import { created, noContent, ok, type Route, type RouteContext } from '../router.ts';
 import { serializeSurvey } from '../serializers.ts';
 import type { ReferenceStore } from '../store.ts';
-import { isPlainObject, validateFields, type Fields, type Schema } from '../validation.ts';
+import type { StoredFeatureFlag, StoredSurvey, StoredTeam } from '../stored-records.ts';
+import { type Fields, isPlainObject, type Schema, validateFields } from '../validation.ts';
 
 /** The live service's survey types (the seed shows only `popover`). */
-export const SURVEY_TYPES = ['popover', 'widget', 'external_survey', 'api'];
+const SURVEY_TYPES = ['popover', 'widget', 'external_survey', 'api'];
 
 /**
  * Writable fields (seed 4.7). `type` is required on create, as in the live service (its model field
@@ -67,7 +67,13 @@ function checkSurveyFields(store: ReferenceStore, team: StoredTeam, fields: Fiel
   }
 }
 
-function addTargetingFlag(store: ReferenceStore, team: StoredTeam, surveyName: string, filters: Record<string, unknown>, suffix = ''): StoredFeatureFlag {
+function addTargetingFlag(
+  store: ReferenceStore,
+  team: StoredTeam,
+  surveyName: string,
+  filters: Record<string, unknown>,
+  suffix = '',
+): StoredFeatureFlag {
   return store.addFeatureFlag(team.id, {
     key: `survey-targeting-${store.ids.token(10, HEX)}${suffix}`,
     name: `Targeting flag for survey ${surveyName}`,
@@ -96,15 +102,34 @@ function applyFlags(store: ReferenceStore, team: StoredTeam, survey: StoredSurve
       value: 'is_not_set',
       operator: 'is_not_set',
     }));
-    survey.internal_targeting_flag_id = addTargetingFlag(store, team, survey.name, { groups: [{ variant: '', properties, rollout_percentage: 100 }] }, '-custom').id;
+    survey.internal_targeting_flag_id = addTargetingFlag(
+      store,
+      team,
+      survey.name,
+      { groups: [{ variant: '', properties, rollout_percentage: 100 }] },
+      '-custom',
+    ).id;
   }
   const internal = survey.internal_targeting_flag_id === null ? undefined : store.featureFlags.get(survey.internal_targeting_flag_id);
   if (internal) internal.active = !survey.archived && !survey.end_date;
 }
 
 const SCALAR_FIELDS = [
-  'name', 'description', 'type', 'questions', 'conditions', 'appearance', 'start_date', 'end_date', 'archived', 'responses_limit',
-  'iteration_count', 'iteration_frequency_days', 'iteration_start_dates', 'current_iteration', 'current_iteration_start_date',
+  'name',
+  'description',
+  'type',
+  'questions',
+  'conditions',
+  'appearance',
+  'start_date',
+  'end_date',
+  'archived',
+  'responses_limit',
+  'iteration_count',
+  'iteration_frequency_days',
+  'iteration_start_dates',
+  'current_iteration',
+  'current_iteration_start_date',
 ] as const;
 
 function applyScalars(survey: StoredSurvey, fields: Fields): void {
@@ -172,10 +197,29 @@ function responsesCount(ctx: RouteContext) {
 
 /** Only used for its keys: the Survey shape's field names. */
 const BLANK_SURVEY: StoredSurvey = {
-  id: '', name: '', description: '', type: '', linked_flag_id: null, targeting_flag_id: null, internal_targeting_flag_id: null,
-  questions: null, conditions: null, appearance: null, created_at: '', created_by_id: null, start_date: null, end_date: null,
-  archived: false, responses_limit: null, iteration_count: null, iteration_frequency_days: null, iteration_start_dates: null,
-  current_iteration: null, current_iteration_start_date: null, team_id: 0, responses_count: 0,
+  id: '',
+  name: '',
+  description: '',
+  type: '',
+  linked_flag_id: null,
+  targeting_flag_id: null,
+  internal_targeting_flag_id: null,
+  questions: null,
+  conditions: null,
+  appearance: null,
+  created_at: '',
+  created_by_id: null,
+  start_date: null,
+  end_date: null,
+  archived: false,
+  responses_limit: null,
+  iteration_count: null,
+  iteration_frequency_days: null,
+  iteration_start_dates: null,
+  current_iteration: null,
+  current_iteration_start_date: null,
+  team_id: 0,
+  responses_count: 0,
 };
 
 const base = '/api/projects/:project_id/surveys';

@@ -1,15 +1,14 @@
 // createBatchExport, updateBatchExport, deleteBatchExport and the actions pause, unpause and
 // backfill (seed 4.2). The live service answers pause/unpause `{"paused": bool}` and backfill
 // `{"backfill_id": ...}`: the export is then read again, and the backfill id exposed.
-import type { BatchExportRecord } from '../../loaders/records.ts';
-import type { BatchExport } from '../../rest/types.ts';
+import type { BatchExportRecord } from '../../loaders/tagged-records.ts';
+import type { BatchExport } from '../../wire/rest-types.ts';
 import { builder } from '../builder.ts';
 import { BatchExportRef } from '../refs.ts';
-import { type InputSpec, restInputFields } from './input.ts';
-import { actionMutation, createMutation, deleteMutation, type RecordKind, updateMutation } from './records.ts';
+import { type RestInputTable, restInputFields } from '../rest-fields.ts';
+import { actionMutation, createMutation, deleteMutation, type RecordKind, updateMutation } from './record-mutations.ts';
 
 const BATCH_EXPORT: RecordKind<BatchExport, BatchExportRecord> = {
-  typeName: 'BatchExport',
   ref: BatchExportRef,
   field: 'batchExport',
   noun: 'batch export',
@@ -19,68 +18,72 @@ const BATCH_EXPORT: RecordKind<BatchExport, BatchExportRecord> = {
   retrieve: (rest, at) => rest.getBatchExport(at.parentId, at.pathId),
 };
 
+const DESTINATION_FIELDS: RestInputTable = {
+  type: ['type', 'String', 'Destination kind, e.g. `S3`, `Snowflake`, `Postgres`, `BigQuery`, `Redshift`, `HTTP`.'],
+  config: ['config', 'JSON', 'Destination settings; their shape depends on `type`.'],
+};
+
 const DestinationInput = builder.inputType('BatchExportDestinationInput', {
   description: 'Where a batch export sends its data. On update, a field left out is left unchanged upstream.',
-  fields: (t) =>
-    restInputFields(t, {
-      type: ['String', 'Destination kind, e.g. `S3`, `Snowflake`, `Postgres`, `BigQuery`, `Redshift`, `HTTP`.'],
-      config: ['JSON', 'Destination settings; their shape depends on `type`.'],
-    }),
+  fields: (t) => restInputFields(t, DESTINATION_FIELDS),
 });
 
-const FIELDS: InputSpec = {
-  name: ['String', 'Human-readable name (the minimal create example gives `name`, `destination`, `interval`).'],
-  model: ['String', 'Which model is exported: `events` or `persons`.'],
-  destination: [DestinationInput, 'Where the data goes.'],
-  interval: ['String', 'How often it runs: `hour`, `day`, `week`, `every 5 minutes` or `every 15 minutes`.'],
-  paused: ['Boolean', 'Whether the export is paused.'],
-  last_paused_at: ['DateTime', 'When the export was last paused.'],
-  start_at: ['DateTime', 'Runs are not triggered before this time.'],
-  end_at: ['DateTime', 'Runs are not triggered after this time.'],
-  hogql_query: ['String', 'The HogQL query that selects what is exported.'],
+const FIELDS: RestInputTable = {
+  name: ['name', 'String', 'Human-readable name (the minimal create example gives `name`, `destination`, `interval`).'],
+  model: ['model', 'String', 'Which model is exported: `events` or `persons`.'],
+  destination: ['destination', DestinationInput, 'Where the data goes.', DESTINATION_FIELDS],
+  interval: ['interval', 'String', 'How often it runs: `hour`, `day`, `week`, `every 5 minutes` or `every 15 minutes`.'],
+  paused: ['paused', 'Boolean', 'Whether the export is paused.'],
+  lastPausedAt: ['last_paused_at', 'DateTime', 'When the export was last paused.'],
+  startAt: ['start_at', 'DateTime', 'Runs are not triggered before this time.'],
+  endAt: ['end_at', 'DateTime', 'Runs are not triggered after this time.'],
+  hogqlQuery: ['hogql_query', 'String', 'The HogQL query that selects what is exported.'],
 };
 
 createMutation(BATCH_EXPORT, {
+  names: ['createBatchExport', 'CreateBatchExportInput', 'CreateBatchExportPayload', 'CreateBatchExportResult'],
   description: 'Creates a batch export in an organization.',
   fields: FIELDS,
   send: (rest, orgId, body) => rest.createBatchExport(orgId, body),
 });
 
 updateMutation(BATCH_EXPORT, {
+  names: ['updateBatchExport', 'UpdateBatchExportInput', 'UpdateBatchExportPayload', 'UpdateBatchExportResult'],
   description: 'Changes a batch export.',
   fields: FIELDS,
   send: (rest, at, body) => rest.updateBatchExport(at.parentId, at.pathId, body),
 });
 
 deleteMutation(BATCH_EXPORT, {
+  names: ['deleteBatchExport', 'DeleteBatchExportInput', 'DeleteBatchExportPayload', 'DeleteBatchExportResult'],
   description: 'Deletes a batch export.',
   send: (rest, at) => rest.deleteBatchExport(at.parentId, at.pathId),
 });
 
 actionMutation(BATCH_EXPORT, {
-  name: 'pauseBatchExport',
+  names: ['pauseBatchExport', 'PauseBatchExportInput', 'PauseBatchExportPayload', 'PauseBatchExportResult'],
   description: 'Pauses a batch export (pausing a paused export changes nothing).',
   send: (rest, at) => rest.pauseBatchExport(at.parentId, at.pathId),
 });
 
 actionMutation(BATCH_EXPORT, {
-  name: 'unpauseBatchExport',
+  names: ['unpauseBatchExport', 'UnpauseBatchExportInput', 'UnpauseBatchExportPayload', 'UnpauseBatchExportResult'],
   description: 'Unpauses a batch export.',
   send: (rest, at) => rest.unpauseBatchExport(at.parentId, at.pathId),
 });
 
 actionMutation(BATCH_EXPORT, {
-  name: 'backfillBatchExport',
+  names: ['backfillBatchExport', 'BackfillBatchExportInput', 'BackfillBatchExportPayload', 'BackfillBatchExportResult'],
   description: 'Triggers a backfill of a batch export over [`startAt`, `endAt`].',
   fields: {
-    start_at: ['DateTime', 'Start of the interval to backfill.'],
-    end_at: ['DateTime', 'End of the interval to backfill.'],
+    startAt: ['start_at', 'DateTime', 'Start of the interval to backfill.'],
+    endAt: ['end_at', 'DateTime', 'End of the interval to backfill.'],
   },
   send: (rest, at, body) => rest.backfillBatchExport(at.parentId, at.pathId, body ?? {}),
   answerFields: (t) => ({
     backfillId: t.string({
       description: "The backfill's id, when the upstream answers with one (the live service does; the seed's answer is the export).",
-      resolve: ({ answer }: { answer: unknown }) => backfillIdOf(answer),
+      resolve: ({ answer }) => backfillIdOf(answer),
     }),
   }),
 });

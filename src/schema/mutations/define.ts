@@ -3,35 +3,38 @@
 // NotFoundError), built by the relay plugin's relayMutationField and the errors plugin.
 import type { InputFieldMap, InputShapeFromFields, ObjectFieldsShape } from '@pothos/core';
 import type { GatewayContext } from '../../context.ts';
-import { builder } from '../builder.ts';
-import { requiresScope } from '../naming.ts';
-import { asMutationError, NotFoundError, ValidationError } from './errors.ts';
+import { type BuilderTypes, builder } from '../builder.ts';
+import { requiresScope } from '../scopes.ts';
+import { asMutationError, NotFoundError, ValidationError } from './errors-as-data.ts';
 
-type Types = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T> ? T : never;
+/**
+ * A mutation's four names, each written out where the mutation is declared so it can be found by
+ * grep: `['createDomain', 'CreateDomainInput', 'CreateDomainPayload', 'CreateDomainResult']`.
+ */
+export type MutationNames = readonly [field: string, input: `${string}Input`, payload: `${string}Payload`, result: `${string}Result`];
 
-export interface MutationOptions<Fields extends InputFieldMap, Payload extends object> {
+interface MutationOptions<Fields extends InputFieldMap, Payload extends object> {
   /** What it does, in a sentence; the scope sentence is appended. */
   description: string;
   /** The scope the caller's key needs, e.g. `batch_export:write`. */
   scope: string;
   /** The NotFoundError message; `null` leaves NotFoundError out of the union (createOrganization). */
   notFound: string | null;
-  inputFields: (t: PothosSchemaTypes.InputFieldBuilder<Types, 'InputObject'>) => Fields;
+  inputFields: (t: PothosSchemaTypes.InputFieldBuilder<BuilderTypes, 'InputObject'>) => Fields;
   payloadDescription: string;
-  outputFields: ObjectFieldsShape<Types, Payload>;
+  outputFields: ObjectFieldsShape<BuilderTypes, Payload>;
   /** Makes the upstream call(s). Never retried here: the transport sends a write once. */
   resolve(input: InputShapeFromFields<Fields>, context: GatewayContext): Promise<Payload>;
 }
 
 export function defineMutation<Fields extends InputFieldMap, Payload extends object>(
-  name: string,
+  [name, inputName, payloadName, resultName]: MutationNames,
   options: MutationOptions<Fields, Payload>,
 ): void {
-  const typeName = name.charAt(0).toUpperCase() + name.slice(1);
   const scope = requiresScope(options.scope);
   builder.relayMutationField(
     name,
-    { description: `The input of \`${name}\`. ${scope}`, inputFields: options.inputFields },
+    { name: inputName, description: `The input of \`${name}\`. ${scope}`, inputFields: options.inputFields },
     {
       description: `${options.description} ${scope}`,
       nullable: false,
@@ -40,8 +43,8 @@ export function defineMutation<Fields extends InputFieldMap, Payload extends obj
         // The payload itself is the union member, so `clientMutationId` keeps the relay plugin's path.
         directResult: true,
         union: {
-          name: `${typeName}Result`,
-          description: `\`${typeName}Payload\` on success, else the error the caller can fix. Other failures are GraphQL errors.`,
+          name: resultName,
+          description: `\`${payloadName}\` on success, else the error the caller can fix. Other failures are GraphQL errors.`,
         },
       },
       // Pothos cannot follow the generic input and payload shapes through the plugins' option types.
@@ -56,6 +59,6 @@ export function defineMutation<Fields extends InputFieldMap, Payload extends obj
         }
       }) as never,
     },
-    { description: options.payloadDescription, outputFields: options.outputFields },
+    { name: payloadName, description: options.payloadDescription, outputFields: options.outputFields },
   );
 }

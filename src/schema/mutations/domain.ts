@@ -1,12 +1,11 @@
 // createDomain, updateDomain, deleteDomain and verifyDomain (seed 4.3).
-import type { DomainRecord } from '../../loaders/records.ts';
-import type { Domain } from '../../rest/types.ts';
+import type { DomainRecord } from '../../loaders/tagged-records.ts';
+import type { Domain } from '../../wire/rest-types.ts';
 import { DomainRef } from '../refs.ts';
-import type { InputSpec } from './input.ts';
-import { actionMutation, createMutation, deleteMutation, type RecordKind, updateMutation } from './records.ts';
+import type { RestInputTable } from '../rest-fields.ts';
+import { actionMutation, createMutation, deleteMutation, type RecordKind, updateMutation } from './record-mutations.ts';
 
 const DOMAIN: RecordKind<Domain, DomainRecord> = {
-  typeName: 'Domain',
   ref: DomainRef,
   field: 'domain',
   noun: 'domain',
@@ -16,34 +15,37 @@ const DOMAIN: RecordKind<Domain, DomainRecord> = {
   retrieve: (rest, at) => rest.getDomain(at.parentId, at.pathId),
 };
 
-const FIELDS: InputSpec = {
-  domain: ['String', 'The domain name, e.g. `example.com` (the minimal create example gives only this).'],
-  jit_provisioning_enabled: ['Boolean', 'Whether users of this domain join automatically on first login.'],
-  sso_enforcement: ['String', 'Login method to enforce: `google-oauth2`, `github`, `gitlab`, `saml`, or empty for none.'],
-  saml_entity_id: ['String', 'SAML entity id.'],
-  saml_acs_url: ['String', 'SAML assertion consumer service URL.'],
-  saml_x509_cert: ['String', 'SAML X.509 certificate.'],
+const FIELDS: RestInputTable = {
+  domain: ['domain', 'String', 'The domain name, e.g. `example.com` (the minimal create example gives only this).'],
+  jitProvisioningEnabled: ['jit_provisioning_enabled', 'Boolean', 'Whether users of this domain join automatically on first login.'],
+  ssoEnforcement: ['sso_enforcement', 'String', 'Login method to enforce: `google-oauth2`, `github`, `gitlab`, `saml`, or empty for none.'],
+  samlEntityId: ['saml_entity_id', 'String', 'SAML entity id.'],
+  samlAcsUrl: ['saml_acs_url', 'String', 'SAML assertion consumer service URL.'],
+  samlX509Cert: ['saml_x509_cert', 'String', 'SAML X.509 certificate.'],
 };
 
 createMutation(DOMAIN, {
+  names: ['createDomain', 'CreateDomainInput', 'CreateDomainPayload', 'CreateDomainResult'],
   description: 'Adds an e-mail domain to an organization; it starts unverified.',
   fields: FIELDS,
   send: (rest, orgId, body) => rest.createDomain(orgId, body),
 });
 
 updateMutation(DOMAIN, {
+  names: ['updateDomain', 'UpdateDomainInput', 'UpdateDomainPayload', 'UpdateDomainResult'],
   description: 'Changes a domain or its single sign-on settings.',
   fields: FIELDS,
   send: (rest, at, body) => rest.updateDomain(at.parentId, at.pathId, body),
 });
 
 deleteMutation(DOMAIN, {
+  names: ['deleteDomain', 'DeleteDomainInput', 'DeleteDomainPayload', 'DeleteDomainResult'],
   description: 'Removes a domain from its organization.',
   send: (rest, at) => rest.deleteDomain(at.parentId, at.pathId),
 });
 
 actionMutation(DOMAIN, {
-  name: 'verifyDomain',
+  names: ['verifyDomain', 'VerifyDomainInput', 'VerifyDomainPayload', 'VerifyDomainResult'],
   description: "Checks the domain's DNS challenge; `isVerified` says whether it passed.",
   send: (rest, at) => rest.verifyDomain(at.parentId, at.pathId),
 });

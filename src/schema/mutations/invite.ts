@@ -1,17 +1,18 @@
 // createInvite, deleteInvite and bulkCreateInvites (seed 4.4). Invites have no REST retrieve or
 // update. Bulk: the live service answers every invite (201, a JSON array); the seed answers only
 // one, so the organization's invites are then read again and the new ones picked by e-mail.
-import type { InviteRecord } from '../../loaders/records.ts';
+import type { InviteRecord } from '../../loaders/tagged-records.ts';
+import { MAX_PAGE_SIZE } from '../../page-size.ts';
 import type { RestClient } from '../../rest/client.ts';
-import type { Invite } from '../../rest/types.ts';
+import type { Invite } from '../../wire/rest-types.ts';
 import { builder } from '../builder.ts';
+import { inputIdParts } from '../node-registry.ts';
 import { InviteRef } from '../refs.ts';
+import { type RestInputTable, restBody, restInputFields } from '../rest-fields.ts';
 import { defineMutation } from './define.ts';
-import { idParts, type InputSpec, restBody, restInputFields } from './input.ts';
-import { createMutation, deleteMutation, type RecordKind } from './records.ts';
+import { createMutation, deleteMutation, type RecordKind } from './record-mutations.ts';
 
 const INVITE: RecordKind<Invite, InviteRecord> = {
-  typeName: 'Invite',
   ref: InviteRef,
   field: 'invite',
   noun: 'invite',
@@ -20,20 +21,22 @@ const INVITE: RecordKind<Invite, InviteRecord> = {
   loader: (context) => context.loaders.invites,
 };
 
-const FIELDS: InputSpec = {
-  target_email: ['EmailAddress', 'Who to invite (the minimal create example gives only this).'],
-  first_name: ["String", "The invitee's first name."],
-  level: ['Int', 'The level the invitee gets: 1 member, 8 admin, 15 owner (at most your own).'],
-  message: ['String', 'Personal message sent with the invitation.'],
+const FIELDS: RestInputTable = {
+  targetEmail: ['target_email', 'EmailAddress', 'Who to invite (the minimal create example gives only this).'],
+  firstName: ['first_name', 'String', "The invitee's first name."],
+  level: ['level', 'Int', 'The level the invitee gets: 1 member, 8 admin, 15 owner (at most your own).'],
+  message: ['message', 'String', 'Personal message sent with the invitation.'],
 };
 
 createMutation(INVITE, {
+  names: ['createInvite', 'CreateInviteInput', 'CreateInvitePayload', 'CreateInviteResult'],
   description: 'Invites someone to an organization (replacing an earlier invitation of the same e-mail).',
   fields: FIELDS,
   send: (rest, orgId, body) => rest.createInvite(orgId, body),
 });
 
 deleteMutation(INVITE, {
+  names: ['deleteInvite', 'DeleteInviteInput', 'DeleteInvitePayload', 'DeleteInviteResult'],
   description: 'Withdraws an invitation.',
   send: (rest, at) => rest.deleteInvite(at.parentId, at.pathId),
 });
@@ -43,7 +46,7 @@ const InviteInput = builder.inputType('InviteInput', {
   fields: (t) => restInputFields(t, FIELDS),
 });
 
-defineMutation('bulkCreateInvites', {
+defineMutation(['bulkCreateInvites', 'BulkCreateInvitesInput', 'BulkCreateInvitesPayload', 'BulkCreateInvitesResult'], {
   description:
     "Invites several people at once (sent as one JSON array; the upstream creates all or none). When the upstream's answer holds fewer invites than were sent, the organization's invites are read again (`organization_member:read`, which the write scope implies).",
   scope: INVITE.scope,
@@ -53,7 +56,7 @@ defineMutation('bulkCreateInvites', {
     invites: t.field({ type: [InviteInput], required: true, description: 'The invitations, in order.' }),
   }),
   resolve: async (input, context) => {
-    const [orgId] = idParts(input.organizationId, 'organizationId', 'Organization') as [string];
+    const [orgId] = inputIdParts(input.organizationId, 'organizationId', 'Organization') as [string];
     const rest = context.rest();
     const bodies = input.invites.map((invite) => restBody(invite, FIELDS));
     const answer = await rest.bulkCreateInvites(orgId, bodies);
@@ -90,7 +93,7 @@ async function newestByEmail(rest: RestClient, orgId: string, bodies: Record<str
 async function allInvites(rest: RestClient, orgId: string): Promise<Invite[]> {
   const all: Invite[] = [];
   for (;;) {
-    const page = await rest.listInvites(orgId, { limit: 100, offset: all.length });
+    const page = await rest.listInvites(orgId, { limit: MAX_PAGE_SIZE, offset: all.length });
     all.push(...page.results);
     if (page.results.length === 0 || all.length >= page.count) return all;
   }

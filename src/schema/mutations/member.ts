@@ -1,12 +1,11 @@
 // updateMember and removeMember (seed 4.5). REST addresses a member by its user's uuid, which the
 // Member global id carries as its third part.
-import type { MemberRecord } from '../../loaders/records.ts';
-import type { Member } from '../../rest/types.ts';
+import type { MemberRecord } from '../../loaders/tagged-records.ts';
+import type { Member } from '../../wire/rest-types.ts';
 import { MemberRef } from '../refs.ts';
-import { deleteMutation, type RecordKind, updateMutation } from './records.ts';
+import { deleteMutation, type RecordKind, updateMutation } from './record-mutations.ts';
 
 const MEMBER: RecordKind<Member, MemberRecord> = {
-  typeName: 'Member',
   ref: MemberRef,
   field: 'member',
   noun: 'member',
@@ -19,13 +18,14 @@ const MEMBER: RecordKind<Member, MemberRecord> = {
 };
 
 updateMutation(MEMBER, {
+  names: ['updateMember', 'UpdateMemberInput', 'UpdateMemberPayload', 'UpdateMemberResult'],
   description: "Changes a member's level in the organization.",
-  fields: { level: ['Int', 'The new level: 1 member, 8 admin, 15 owner (making someone owner transfers ownership).'] },
+  fields: { level: ['level', 'Int', 'The new level: 1 member, 8 admin, 15 owner (making someone owner transfers ownership).'] },
   send: (rest, at, body) => rest.updateMember(at.parentId, at.pathId, body),
 });
 
 deleteMutation(MEMBER, {
-  name: 'removeMember',
+  names: ['removeMember', 'RemoveMemberInput', 'RemoveMemberPayload', 'RemoveMemberResult'],
   description: 'Removes a member from the organization (or, given your own membership, leaves it).',
   send: (rest, at) => rest.removeMember(at.parentId, at.pathId),
 });

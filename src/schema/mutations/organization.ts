@@ -1,12 +1,11 @@
 // createOrganization, updateOrganization, deleteOrganization (seed 4.1).
-import type { OrganizationRecord } from '../../loaders/records.ts';
-import type { Organization } from '../../rest/types.ts';
+import type { OrganizationRecord } from '../../loaders/tagged-records.ts';
+import type { Organization } from '../../wire/rest-types.ts';
 import { OrganizationRef } from '../refs.ts';
-import type { InputSpec } from './input.ts';
-import { createMutation, deleteMutation, type RecordKind, updateMutation } from './records.ts';
+import type { RestInputTable } from '../rest-fields.ts';
+import { createMutation, deleteMutation, type RecordKind, updateMutation } from './record-mutations.ts';
 
-export const ORGANIZATION: RecordKind<Organization, OrganizationRecord> = {
-  typeName: 'Organization',
+const ORGANIZATION: RecordKind<Organization, OrganizationRecord> = {
   ref: OrganizationRef,
   field: 'organization',
   noun: 'organization',
@@ -14,25 +13,28 @@ export const ORGANIZATION: RecordKind<Organization, OrganizationRecord> = {
   loader: (context) => context.loaders.organizations,
 };
 
-const FIELDS: InputSpec = {
-  name: ['String', 'Display name (the minimal create example gives only this).'],
-  is_member_join_email_enabled: ['Boolean', 'Whether members get an e-mail when someone joins.'],
-  enforce_2fa: ['Boolean', 'Whether members must use two-factor authentication.'],
+const FIELDS: RestInputTable = {
+  name: ['name', 'String', 'Display name (the minimal create example gives only this).'],
+  isMemberJoinEmailEnabled: ['is_member_join_email_enabled', 'Boolean', 'Whether members get an e-mail when someone joins.'],
+  enforce2fa: ['enforce_2fa', 'Boolean', 'Whether members must use two-factor authentication.'],
 };
 
 createMutation(ORGANIZATION, {
+  names: ['createOrganization', 'CreateOrganizationInput', 'CreateOrganizationPayload', 'CreateOrganizationResult'],
   description: "Creates an organization; the caller's user becomes its owner.",
   fields: FIELDS,
   send: (rest, _parentId, body) => rest.createOrganization(body),
 });
 
 updateMutation(ORGANIZATION, {
+  names: ['updateOrganization', 'UpdateOrganizationInput', 'UpdateOrganizationPayload', 'UpdateOrganizationResult'],
   description: 'Changes an organization.',
   fields: FIELDS,
   send: (rest, at, body) => rest.updateOrganization(at.pathId, body),
 });
 
 deleteMutation(ORGANIZATION, {
+  names: ['deleteOrganization', 'DeleteOrganizationInput', 'DeleteOrganizationPayload', 'DeleteOrganizationResult'],
   description: 'Deletes an organization and everything in it.',
   send: (rest, at) => rest.deleteOrganization(at.pathId),
 });

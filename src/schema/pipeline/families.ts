@@ -1,40 +1,18 @@
-// The three pipeline families: a node type each, their list and lookup on Organization, and the
-// seed's extra GET operations as fields.
+// The three pipeline families (seed 4.6): a node type each, implementing PipelineItem, with the seed's
+// per-item GETs as fields, and its Connection and Edge types. Organization's lists, lookups and
+// family-wide GETs of them are declared with Organization's other fields (src/schema/organization.ts).
 import type { ObjectRef } from '@pothos/core';
-import type { PipelineItemRecord } from '../../loaders/records.ts';
+import type { PipelineItemRecord } from '../../loaders/tagged-records.ts';
 import type { RestClient } from '../../rest/client.ts';
-import type { PipelineFamily } from '../../rest/types.ts';
-import { builder } from '../builder.ts';
-import { nodeType } from '../node-type.ts';
-import { listFields } from '../connection-types.ts';
-import { requiresScope } from '../naming.ts';
+import type { PipelineFamily } from '../../wire/rest-types.ts';
+import type { BuilderTypes } from '../builder.ts';
 import { registerNode, retrieveCall } from '../node-registry.ts';
-import {
-  OrganizationRef,
-  PipelineDestinationRef,
-  PipelineFrontendAppRef,
-  PipelineImportAppRef,
-  PipelineItemRef,
-} from '../refs.ts';
+import { nodeType } from '../node-type.ts';
+import { PipelineDestinationRef, PipelineFrontendAppRef, PipelineImportAppRef, PipelineItemRef } from '../refs.ts';
+import { connectionTypes } from '../rest-list-fields.ts';
+import { requiresScope } from '../scopes.ts';
 
 const READ = requiresScope('plugin:read');
-
-export interface Family {
-  family: PipelineFamily;
-  typeName: 'PipelineDestination' | 'PipelineFrontendApp' | 'PipelineImportApp';
-  ref: ObjectRef<any, PipelineItemRecord>;
-  /** Organization field prefix, e.g. `pipelineDestinations`. */
-  plural: string;
-  what: string;
-  /** Destinations and frontend apps also have source/update_source/upgrade and org-level GETs. */
-  hasExtras: boolean;
-}
-
-export const FAMILIES: Family[] = [
-  { family: 'pipeline_destinations', typeName: 'PipelineDestination', ref: PipelineDestinationRef, plural: 'pipelineDestinations', what: 'destination', hasExtras: true },
-  { family: 'pipeline_frontend_apps', typeName: 'PipelineFrontendApp', ref: PipelineFrontendAppRef, plural: 'pipelineFrontendApps', what: 'frontend app', hasExtras: true },
-  { family: 'pipeline_import_apps', typeName: 'PipelineImportApp', ref: PipelineImportAppRef, plural: 'pipelineImportApps', what: 'import app', hasExtras: false },
-];
 
 /** The live service wraps check_for_updates' record as `{"plugin": record}`; the seed sends the record. */
 function unwrapPlugin(body: unknown): PipelineItemRecord | null {
@@ -42,19 +20,15 @@ function unwrapPlugin(body: unknown): PipelineItemRecord | null {
   return (body as PipelineItemRecord | null) ?? null;
 }
 
-/** The org-level extra GETs of destinations and frontend apps, by field suffix. */
-const ORG_EXTRAS: [suffix: string, description: string, get: (rest: RestClient, family: PipelineFamily, orgId: string) => Promise<unknown>][] = [
-  ['Activity', 'Recent activity of the family (as the REST API sends it).', (rest, f, org) => rest.getPipelineFamilyActivity(f, org)],
-  [
-    'ExportsUnsubscribeConfigs',
-    'Export unsubscribe configurations (as the REST API sends them).',
-    (rest, f, org) => rest.getPipelineFamilyExportsUnsubscribeConfigs(f, org),
-  ],
-  ['Repository', 'Plugins available from the repository (as the REST API sends them).', (rest, f, org) => rest.getPipelineFamilyRepository(f, org)],
-  ['Unused', 'Plugins installed but not used (as the REST API sends them).', (rest, f, org) => rest.getPipelineFamilyUnused(f, org)],
-];
+interface FamilyOptions {
+  family: PipelineFamily;
+  /** For descriptions, e.g. `destination`. */
+  what: string;
+  /** Destinations and frontend apps have a `source`; import apps do not. */
+  hasSource: boolean;
+}
 
-for (const { family, typeName, ref, plural, what, hasExtras } of FAMILIES) {
+function pipelineItemType(ref: ObjectRef<BuilderTypes, PipelineItemRecord>, { family, what, hasSource }: FamilyOptions): void {
   nodeType(ref, {
     description: `A pipeline ${what}. ${READ}`,
     interfaces: [PipelineItemRef],
@@ -72,7 +46,7 @@ for (const { family, typeName, ref, plural, what, hasExtras } of FAMILIES) {
           return record && Object.assign(record, { $type: item.$type, $org: item.$org, $family: family });
         },
       }),
-      ...(hasExtras && {
+      ...(hasSource && {
         source: t.field({
           type: 'JSON',
           description: `The plugin's source, as the REST API sends it. ${READ}`,
@@ -86,38 +60,61 @@ for (const { family, typeName, ref, plural, what, hasExtras } of FAMILIES) {
     }),
   });
 
-  registerNode(typeName, {
+  registerNode(ref.name, {
     shape: ['uuid', 'int'],
-    call: ([orgId, id]) => retrieveCall(typeName, orgId as string, id as string),
+    call: ([orgId, id]) => retrieveCall(ref.name, orgId as string, id as string),
     load: ([orgId, id], context) => context.loaders.pipeline[family].byId(orgId as string, id as string),
   });
+}
 
-  listFields(OrganizationRef, {
-    ref,
-    typeName,
-    listField: plural,
-    lookupField: plural.slice(0, -1),
-    lookupIdType: 'Int',
-    what: `pipeline ${what}s`,
-    parentNoun: 'organization',
-    scope: READ,
-    parentId: (org) => org.id,
-    loader: (context) => context.loaders.pipeline[family],
-  });
+pipelineItemType(PipelineDestinationRef, { family: 'pipeline_destinations', what: 'destination', hasSource: true });
+pipelineItemType(PipelineFrontendAppRef, { family: 'pipeline_frontend_apps', what: 'frontend app', hasSource: true });
+pipelineItemType(PipelineImportAppRef, { family: 'pipeline_import_apps', what: 'import app', hasSource: false });
 
-  if (hasExtras) {
-    builder.objectFields(OrganizationRef, (t) =>
-      Object.fromEntries(
-        ORG_EXTRAS.map(([suffix, description, get]) => [
-          `${plural}${suffix}`,
-          t.field({
-            type: 'JSON',
-            description: `${description} ${READ}`,
-            extensions: { fanOut: 'call' },
-            resolve: (org, _args, context) => context.loaders.once(`${suffix}:${family}:${org.id}`, (rest) => get(rest, family, org.id)),
-          }),
-        ]),
-      ),
-    );
-  }
+export const PipelineDestinationConnection = connectionTypes(PipelineDestinationRef, {
+  connection: 'PipelineDestinationConnection',
+  edge: 'PipelineDestinationEdge',
+  what: 'pipeline destinations',
+});
+export const PipelineFrontendAppConnection = connectionTypes(PipelineFrontendAppRef, {
+  connection: 'PipelineFrontendAppConnection',
+  edge: 'PipelineFrontendAppEdge',
+  what: 'pipeline frontend apps',
+});
+export const PipelineImportAppConnection = connectionTypes(PipelineImportAppRef, {
+  connection: 'PipelineImportAppConnection',
+  edge: 'PipelineImportAppEdge',
+  what: 'pipeline import apps',
+});
+
+/**
+ * The family-wide GETs of destinations and frontend apps (seed 4.6: activity,
+ * exports_unsubscribe_configs, repository, unused) as JSON fields of the organization, passed through
+ * as the REST API sends them and made once per request; its type file places them under their names.
+ */
+export function pipelineFamilyGetFields<Org extends { id: string }>(
+  t: PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, Org>,
+  family: PipelineFamily,
+) {
+  const get = (description: string, call: (rest: RestClient, orgId: string) => Promise<unknown>) =>
+    t.field({
+      type: 'JSON',
+      description: `${description} ${READ}`,
+      extensions: { fanOut: 'call' },
+      resolve: (org, _args, context, info) => context.loaders.once(`${info.fieldName}:${org.id}`, (rest) => call(rest, org.id)),
+    });
+  return {
+    activity: get('Recent activity of the family (as the REST API sends it).', (rest, orgId) =>
+      rest.getPipelineFamilyActivity(family, orgId),
+    ),
+    exportsUnsubscribeConfigs: get('Export unsubscribe configurations (as the REST API sends them).', (rest, orgId) =>
+      rest.getPipelineFamilyExportsUnsubscribeConfigs(family, orgId),
+    ),
+    repository: get('Plugins available from the repository (as the REST API sends them).', (rest, orgId) =>
+      rest.getPipelineFamilyRepository(family, orgId),
+    ),
+    unused: get('Plugins installed but not used (as the REST API sends them).', (rest, orgId) =>
+      rest.getPipelineFamilyUnused(family, orgId),
+    ),
+  };
 }

@@ -1,9 +1,9 @@
 // The PipelineItem interface: the record shape the three pipeline families share (seed 2.8).
-import type { PipelineItemRecord } from '../../loaders/records.ts';
+import type { PipelineItemRecord } from '../../loaders/tagged-records.ts';
 import { builder } from '../builder.ts';
-import { requiresScope } from '../naming.ts';
 import { PipelineItemRef } from '../refs.ts';
 import { restFields } from '../rest-fields.ts';
+import { requiresScope } from '../scopes.ts';
 
 builder.interfaceType(PipelineItemRef, {
   description: `A plugin-style pipeline item: a destination, a frontend app or an import app. ${requiresScope('plugin:read')}`,
@@ -11,20 +11,20 @@ builder.interfaceType(PipelineItemRef, {
   fields: (t) => ({
     databaseId: t.field({ type: 'Int', nullable: false, description: 'The REST `id`.', resolve: (item) => item.id }),
     ...restFields<PipelineItemRecord>(t, {
-      plugin_type: ['String', 'How the plugin is installed, e.g. `local`, `custom`, `repository`, `source`, `inline`.'],
-      name: ['String', 'Name.'],
-      description: ['String', 'What the item does.'],
-      url: ['String', 'Where the plugin comes from.'],
-      icon: ['String', 'Icon URL.'],
-      config_schema: ['JSON', 'The settings the plugin takes.'],
-      tag: ['String', 'The installed version tag.'],
-      latest_tag: ['String', 'The newest version tag known.'],
-      is_global: ['Boolean', 'Whether the item is available to every organization.'],
-      organization_id: ['UUID', 'The REST id of the owning organization.'],
-      organization_name: ['String', 'Name of the owning organization.'],
-      capabilities: ['JSON', 'What the plugin can do.'],
-      metrics: ['JSON', 'Metrics the plugin reports.'],
-      public_jobs: ['JSON', 'Jobs the plugin exposes.'],
+      pluginType: ['plugin_type', 'String', 'How the plugin is installed, e.g. `local`, `custom`, `repository`, `source`, `inline`.'],
+      name: ['name', 'String', 'Name.'],
+      description: ['description', 'String', 'What the item does.'],
+      url: ['url', 'String', 'Where the plugin comes from.'],
+      icon: ['icon', 'String', 'Icon URL.'],
+      configSchema: ['config_schema', 'JSON', 'The settings the plugin takes.'],
+      tag: ['tag', 'String', 'The installed version tag.'],
+      latestTag: ['latest_tag', 'String', 'The newest version tag known.'],
+      isGlobal: ['is_global', 'Boolean', 'Whether the item is available to every organization.'],
+      organizationId: ['organization_id', 'UUID', 'The REST id of the owning organization.'],
+      organizationName: ['organization_name', 'String', 'Name of the owning organization.'],
+      capabilities: ['capabilities', 'JSON', 'What the plugin can do.'],
+      metrics: ['metrics', 'JSON', 'Metrics the plugin reports.'],
+      publicJobs: ['public_jobs', 'JSON', 'Jobs the plugin exposes.'],
     }),
   }),
 });

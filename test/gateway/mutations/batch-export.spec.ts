@@ -3,20 +3,11 @@
 import { describe, expect, it } from 'vitest';
 import type { ReferenceApi } from '../../../src/reference-api/index.ts';
 import type { Harness } from '../../support/harness.ts';
-import {
-  deleteCase,
-  describeMutations,
-  freshOrg,
-  globalId,
-  mutate,
-  type MutationCase,
-  orgId,
-  SHAPES,
-  UNKNOWN_UUID,
-  useHarness,
-} from './support.ts';
+import { UNKNOWN_UUID } from '../../support/ids.ts';
+import { deleteCase, describeMutations, freshOrg, globalId, type MutationCase, mutate, orgId, SHAPES, useHarness } from './support.ts';
 
-const SELECTION = 'batchExport { id databaseId name model interval paused lastPausedAt startAt endAt hogqlQuery destination { type config } latestRuns { status dataIntervalStart dataIntervalEnd } }';
+const SELECTION =
+  'batchExport { id databaseId name model interval paused lastPausedAt startAt endAt hogqlQuery destination { type config } latestRuns { status dataIntervalStart dataIntervalEnd } }';
 
 function freshExport(api: ReferenceApi, fields: { paused?: boolean } = {}) {
   const org = freshOrg(api);
@@ -95,7 +86,12 @@ const cases: MutationCase[] = [
         path,
         body: { name: 'Renamed', hogql_query: null, destination: { config: { prefix: 'x/' } } },
         check: ({ batchExport }) => {
-          expect(batchExport).toMatchObject({ id, name: 'Renamed', hogqlQuery: null, destination: { type: 'S3', config: { prefix: 'x/' } } });
+          expect(batchExport).toMatchObject({
+            id,
+            name: 'Renamed',
+            hogqlQuery: null,
+            destination: { type: 'S3', config: { prefix: 'x/' } },
+          });
           expect(record.name).toBe('Renamed');
         },
       };
@@ -132,7 +128,11 @@ const cases: MutationCase[] = [
           // The upstream stores the interval with microseconds.
           const stored = { dataIntervalStart: '2026-04-01T00:00:00.000000Z', dataIntervalEnd: '2026-04-02T00:00:00.000000Z' };
           const [run] = record.latest_runs;
-          expect(run).toMatchObject({ status: 'Starting', data_interval_start: stored.dataIntervalStart, data_interval_end: stored.dataIntervalEnd });
+          expect(run).toMatchObject({
+            status: 'Starting',
+            data_interval_start: stored.dataIntervalStart,
+            data_interval_end: stored.dataIntervalEnd,
+          });
           expect(batchExport.latestRuns[0]).toEqual({ status: 'Starting', ...stored });
           // Only the live answer names the backfill; the seed's answer is the export itself.
           expect(backfillId).toBe(live ? run?.id : null);
@@ -176,6 +176,10 @@ describe.each(SHAPES)('batch export actions in one operation ($shape)', ({ liveS
     const lastPausedAt = '2026-01-01T00:00:00Z';
     record.last_paused_at = lastPausedAt;
     const run = await mutate(h, 'pauseBatchExport', { id }, { selection: 'batchExport { paused lastPausedAt }' });
-    expect(run.result).toEqual({ __typename: 'PauseBatchExportPayload', clientMutationId: null, batchExport: { paused: true, lastPausedAt } });
+    expect(run.result).toEqual({
+      __typename: 'PauseBatchExportPayload',
+      clientMutationId: null,
+      batchExport: { paused: true, lastPausedAt },
+    });
   });
 });

@@ -7,14 +7,37 @@ import { schema } from '../../../src/schema/index.ts';
 import { freshOrg, mutate, orgId, useHarness } from './support.ts';
 
 const MUTATIONS = [
-  'createOrganization', 'updateOrganization', 'deleteOrganization',
-  'createBatchExport', 'updateBatchExport', 'deleteBatchExport', 'pauseBatchExport', 'unpauseBatchExport', 'backfillBatchExport',
-  'createDomain', 'updateDomain', 'deleteDomain', 'verifyDomain',
-  'createInvite', 'deleteInvite', 'bulkCreateInvites',
-  'updateMember', 'removeMember',
-  ...['PipelineDestination', 'PipelineFrontendApp'].flatMap((t) => [`create${t}`, `update${t}`, `delete${t}`, `update${t}Source`, `upgrade${t}`]),
-  'createPipelineImportApp', 'updatePipelineImportApp', 'deletePipelineImportApp',
-  'createSurvey', 'updateSurvey', 'deleteSurvey',
+  'createOrganization',
+  'updateOrganization',
+  'deleteOrganization',
+  'createBatchExport',
+  'updateBatchExport',
+  'deleteBatchExport',
+  'pauseBatchExport',
+  'unpauseBatchExport',
+  'backfillBatchExport',
+  'createDomain',
+  'updateDomain',
+  'deleteDomain',
+  'verifyDomain',
+  'createInvite',
+  'deleteInvite',
+  'bulkCreateInvites',
+  'updateMember',
+  'removeMember',
+  ...['PipelineDestination', 'PipelineFrontendApp'].flatMap((t) => [
+    `create${t}`,
+    `update${t}`,
+    `delete${t}`,
+    `update${t}Source`,
+    `upgrade${t}`,
+  ]),
+  'createPipelineImportApp',
+  'updatePipelineImportApp',
+  'deletePipelineImportApp',
+  'createSurvey',
+  'updateSurvey',
+  'deleteSurvey',
 ];
 
 const SCOPE_OF: Record<string, string> = {
@@ -42,8 +65,12 @@ describe('the Mutation type', () => {
     expect(String(field.type)).toBe(`${Name}Result!`);
     const union = getNamedType(field.type);
     if (!isUnionType(union)) throw new Error('not a union');
-    const members = union.getTypes().map((t) => t.name).sort();
-    const expected = name === 'createOrganization' ? [`${Name}Payload`, 'ValidationError'] : [`${Name}Payload`, 'NotFoundError', 'ValidationError'];
+    const members = union
+      .getTypes()
+      .map((t) => t.name)
+      .sort();
+    const expected =
+      name === 'createOrganization' ? [`${Name}Payload`, 'ValidationError'] : [`${Name}Payload`, 'NotFoundError', 'ValidationError'];
     expect(members).toEqual(expected.sort());
     const payload = schema.getType(`${Name}Payload`);
     const input = schema.getType(`${Name}Input`);

@@ -2,16 +2,8 @@
 import { expect } from 'vitest';
 import type { ReferenceApi } from '../../../src/reference-api/index.ts';
 import type { Harness } from '../../support/harness.ts';
-import {
-  deleteCase,
-  describeMutations,
-  freshOrg,
-  globalId,
-  type MutationCase,
-  orgId,
-  UNKNOWN_UUID,
-  unique,
-} from './support.ts';
+import { UNKNOWN_UUID } from '../../support/ids.ts';
+import { deleteCase, describeMutations, freshOrg, globalId, type MutationCase, orgId, unique } from './support.ts';
 
 const SELECTION = 'domain { id databaseId domain isVerified verifiedAt jitProvisioningEnabled ssoEnforcement samlEntityId samlAcsUrl }';
 
@@ -67,7 +59,11 @@ const cases: MutationCase[] = [
         },
       };
     },
-    invalid: (h) => ({ input: { id: freshDomain(h.api).id, ssoEnforcement: 'carrier-pigeon' }, field: 'ssoEnforcement', code: 'invalid_choice' }),
+    invalid: (h) => ({
+      input: { id: freshDomain(h.api).id, ssoEnforcement: 'carrier-pigeon' },
+      field: 'ssoEnforcement',
+      code: 'invalid_choice',
+    }),
     missing: missingDomain,
     wrongType,
     patch: { value: ['samlX509Cert', '-----BEGIN CERTIFICATE-----', 'saml_x509_cert'], nulled: ['samlEntityId', 'saml_entity_id'] },
@@ -100,7 +96,11 @@ const cases: MutationCase[] = [
         },
       };
     },
-    invalid: (h) => ({ input: { id: freshDomain(h.api, { verified_at: '2026-01-01T00:00:00Z' }).id }, field: null, code: 'already_verified' }),
+    invalid: (h) => ({
+      input: { id: freshDomain(h.api, { verified_at: '2026-01-01T00:00:00Z' }).id },
+      field: null,
+      code: 'already_verified',
+    }),
     missing: missingDomain,
     wrongType,
   },

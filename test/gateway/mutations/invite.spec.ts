@@ -3,16 +3,16 @@
 // the array of all of them.
 import { describe, expect, it } from 'vitest';
 import type { ReferenceApi } from '../../../src/reference-api/index.ts';
+import { UNKNOWN_UUID } from '../../support/ids.ts';
 import {
   deleteCase,
   describeMutations,
   freshOrg,
   globalId,
-  mutate,
   type MutationCase,
+  mutate,
   orgId,
   SHAPES,
-  UNKNOWN_UUID,
   unique,
   useHarness,
 } from './support.ts';
@@ -42,13 +42,23 @@ const cases: MutationCase[] = [
         path: `/api/organizations/${org.id}/invites/`,
         body: { target_email: targetEmail, first_name: 'Nia', level: 8, message: null },
         check: ({ invite }) => {
-          expect(invite).toMatchObject({ targetEmail, firstName: 'Nia', level: 8, message: null, createdBy: { email: 'demo@example.com' } });
+          expect(invite).toMatchObject({
+            targetEmail,
+            firstName: 'Nia',
+            level: 8,
+            message: null,
+            createdBy: { email: 'demo@example.com' },
+          });
           expect(invite.id).toBe(globalId('Invite', org.id, invite.databaseId));
           expect(h.api.store.invites.get(invite.databaseId)?.target_email).toBe(targetEmail);
         },
       };
     },
-    invalid: (h) => ({ input: { organizationId: orgId(freshOrg(h.api)), targetEmail: email(), level: 3 }, field: 'level', code: 'invalid_choice' }),
+    invalid: (h) => ({
+      input: { organizationId: orgId(freshOrg(h.api)), targetEmail: email(), level: 3 },
+      field: 'level',
+      code: 'invalid_choice',
+    }),
     missing: () => ({ organizationId: globalId('Organization', UNKNOWN_UUID), targetEmail: email() }),
     wrongType: () => ({ organizationId: globalId('Project', '1'), targetEmail: email() }),
   },
@@ -72,11 +82,20 @@ const cases: MutationCase[] = [
       const org = freshOrg(h.api);
       const [first, second] = [email(), email()];
       return {
-        input: { organizationId: orgId(org), invites: [{ targetEmail: first, firstName: 'Ann' }, { targetEmail: second, level: 8 }] },
+        input: {
+          organizationId: orgId(org),
+          invites: [
+            { targetEmail: first, firstName: 'Ann' },
+            { targetEmail: second, level: 8 },
+          ],
+        },
         method: 'POST',
         path: `/api/organizations/${org.id}/invites/bulk/`,
         // One JSON array, each invite with only the fields given.
-        body: [{ target_email: first, first_name: 'Ann' }, { target_email: second, level: 8 }],
+        body: [
+          { target_email: first, first_name: 'Ann' },
+          { target_email: second, level: 8 },
+        ],
         check: ({ invites }) => {
           expect(invites).toMatchObject([
             { targetEmail: first, firstName: 'Ann', level: 1 },
@@ -109,7 +128,12 @@ describe.each(SHAPES)('bulkCreateInvites ($shape)', ({ liveShapes }) => {
     const h = harness();
     const org = freshOrg(h.api);
     const targetEmail = email();
-    const run = await mutate(h, 'bulkCreateInvites', { organizationId: orgId(org), invites: [{ targetEmail }] }, { selection: BULK_SELECTION });
+    const run = await mutate(
+      h,
+      'bulkCreateInvites',
+      { organizationId: orgId(org), invites: [{ targetEmail }] },
+      { selection: BULK_SELECTION },
+    );
     expect(run.result.invites).toMatchObject([{ targetEmail }]);
     expect(run.calls).toHaveLength(1);
   });

@@ -3,15 +3,8 @@
 import { expect } from 'vitest';
 import type { ReferenceApi } from '../../../src/reference-api/index.ts';
 import type { Harness } from '../../support/harness.ts';
-import {
-  deleteCase,
-  describeMutations,
-  freshOrg,
-  globalId,
-  type MutationCase,
-  UNKNOWN_UUID,
-  unique,
-} from './support.ts';
+import { UNKNOWN_UUID } from '../../support/ids.ts';
+import { deleteCase, describeMutations, freshOrg, globalId, type MutationCase, unique } from './support.ts';
 
 function freshMember(api: ReferenceApi) {
   const org = freshOrg(api);

@@ -1,15 +1,7 @@
 // createOrganization, updateOrganization, deleteOrganization against the reference API.
 import { expect } from 'vitest';
-import {
-  deleteCase,
-  describeMutations,
-  freshOrg,
-  globalId,
-  type MutationCase,
-  orgId,
-  UNKNOWN_UUID,
-  unique,
-} from './support.ts';
+import { UNKNOWN_UUID } from '../../support/ids.ts';
+import { deleteCase, describeMutations, freshOrg, globalId, type MutationCase, orgId, unique } from './support.ts';
 
 const SELECTION = 'organization { id databaseId name isMemberJoinEmailEnabled enforce2fa membershipLevel }';
 
@@ -52,7 +44,11 @@ const cases: MutationCase[] = [
         },
       };
     },
-    invalid: (h) => ({ input: { id: orgId(freshOrg(h.api)), isMemberJoinEmailEnabled: null }, field: 'isMemberJoinEmailEnabled', code: 'null' }),
+    invalid: (h) => ({
+      input: { id: orgId(freshOrg(h.api)), isMemberJoinEmailEnabled: null },
+      field: 'isMemberJoinEmailEnabled',
+      code: 'null',
+    }),
     missing: () => ({ id: globalId('Organization', UNKNOWN_UUID) }),
     wrongType: () => ({ id: globalId('Project', '1') }),
     patch: { value: ['isMemberJoinEmailEnabled', false, 'is_member_join_email_enabled'], nulled: ['enforce2fa', 'enforce_2fa'] },

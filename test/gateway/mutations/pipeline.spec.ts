@@ -3,20 +3,26 @@
 // answers source files, not the item: the gateway reads the item again.
 import { expect } from 'vitest';
 import type { ReferenceApi } from '../../../src/reference-api/index.ts';
-import type { PipelineFamily } from '../../../src/rest/types.ts';
+import type { PipelineFamily } from '../../../src/wire/rest-types.ts';
 import type { Harness } from '../../support/harness.ts';
-import {
-  deleteCase,
-  describeMutations,
-  freshOrg,
-  globalId,
-  type MutationCase,
-  orgId,
-} from './support.ts';
+import { UNKNOWN_UUID } from '../../support/ids.ts';
+import { deleteCase, describeMutations, freshOrg, globalId, type MutationCase, orgId } from './support.ts';
 
 const FAMILIES: { family: PipelineFamily; type: string; field: string; other: string; hasExtras: boolean }[] = [
-  { family: 'pipeline_destinations', type: 'PipelineDestination', field: 'pipelineDestination', other: 'PipelineFrontendApp', hasExtras: true },
-  { family: 'pipeline_frontend_apps', type: 'PipelineFrontendApp', field: 'pipelineFrontendApp', other: 'PipelineImportApp', hasExtras: true },
+  {
+    family: 'pipeline_destinations',
+    type: 'PipelineDestination',
+    field: 'pipelineDestination',
+    other: 'PipelineFrontendApp',
+    hasExtras: true,
+  },
+  {
+    family: 'pipeline_frontend_apps',
+    type: 'PipelineFrontendApp',
+    field: 'pipelineFrontendApp',
+    other: 'PipelineImportApp',
+    hasExtras: true,
+  },
   { family: 'pipeline_import_apps', type: 'PipelineImportApp', field: 'pipelineImportApp', other: 'PipelineDestination', hasExtras: false },
 ];
 
@@ -33,7 +39,11 @@ function familyCases({ family, type, field, other, hasExtras }: (typeof FAMILIES
   const missing = (h: Harness) => ({ id: globalId(type, freshOrg(h.api).id, UNKNOWN_ITEM) });
   // Another family's id is another type: rejected before any call.
   const wrongType = (h: Harness) => ({ id: globalId(other, freshOrg(h.api).id, 1) });
-  const badPluginType = (h: Harness) => ({ input: { id: freshItem(h.api).id, pluginType: 'weird' }, field: 'pluginType', code: 'invalid_choice' });
+  const badPluginType = (h: Harness) => ({
+    input: { id: freshItem(h.api).id, pluginType: 'weird' },
+    field: 'pluginType',
+    code: 'invalid_choice',
+  });
 
   const cases: MutationCase[] = [
     {
@@ -56,8 +66,12 @@ function familyCases({ family, type, field, other, hasExtras }: (typeof FAMILIES
           },
         };
       },
-      invalid: (h) => ({ input: { organizationId: orgId(freshOrg(h.api)), pluginType: 'weird' }, field: 'pluginType', code: 'invalid_choice' }),
-      missing: () => ({ organizationId: globalId('Organization', '00000000-0000-4000-8000-000000000000'), pluginType: 'local' }),
+      invalid: (h) => ({
+        input: { organizationId: orgId(freshOrg(h.api)), pluginType: 'weird' },
+        field: 'pluginType',
+        code: 'invalid_choice',
+      }),
+      missing: () => ({ organizationId: globalId('Organization', UNKNOWN_UUID), pluginType: 'local' }),
       wrongType: (h) => ({ organizationId: freshItem(h.api).id, pluginType: 'local' }),
     },
     {

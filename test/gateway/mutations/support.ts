@@ -2,17 +2,16 @@
 // run with the upstream calls it caused, and the checks every mutation gets (a table per record type
 // drives them): the REST call and payload, ValidationError, NotFoundError, scope denial, bad ids.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { ReferenceApi } from '../../../src/reference-api/index.ts';
-import type { StoredOrganization } from '../../../src/reference-api/records.ts';
 import { createGateway, type Gateway } from '../../../src/gateway.ts';
+import type { ReferenceApi } from '../../../src/reference-api/index.ts';
+import type { StoredOrganization } from '../../../src/reference-api/stored-records.ts';
 import { globalId } from '../../../src/schema/global-id.ts';
 import { type FakeUpstream, sendJson, startFakeUpstream } from '../../support/fake-upstream.ts';
 import { type Harness, startHarness } from '../../support/harness.ts';
 
 export { globalId };
 
-export const UNKNOWN_UUID = '00000000-0000-4000-8000-000000000000';
-export const DEMO_USER_ID = 1;
+const DEMO_USER_ID = 1;
 
 /** Both answer shapes of the reference API's action endpoints. */
 export const SHAPES = [
@@ -39,19 +38,12 @@ export function projectIdOf(api: ReferenceApi, org: StoredOrganization): string 
 
 export const orgId = (org: StoredOrganization) => globalId('Organization', org.id);
 
-/** An organization the demo user is not a member of (the upstream answers 404 for it). */
-export function outsiderOrg(api: ReferenceApi): StoredOrganization {
-  const org = [...api.store.organizations.values()].find((o) => o.name === 'Elsewhere Inc');
-  if (!org) throw new Error('demo data without Elsewhere Inc');
-  return org;
-}
-
 // ---- running one mutation -------------------------------------------------------------------------
 
 const capitalize = (name: string) => name.charAt(0).toUpperCase() + name.slice(1);
 
 /** The mutation with every member of its result union selected. */
-export function mutationDocument(name: string, selection: string, notFound = true): string {
+function mutationDocument(name: string, selection: string, notFound = true): string {
   const type = capitalize(name);
   return `mutation Run($input: ${type}Input!) {
     ${name}(input: $input) {
@@ -63,9 +55,9 @@ export function mutationDocument(name: string, selection: string, notFound = tru
   }`;
 }
 
-export type UpstreamCall = Awaited<ReturnType<Harness['runCounting']>>['calls'][number];
+type UpstreamCall = Awaited<ReturnType<Harness['runCounting']>>['calls'][number];
 
-export interface MutationRun {
+interface MutationRun {
   status: number;
   /** The mutation field's value (null when it failed as a GraphQL error). */
   result: any;
@@ -81,23 +73,27 @@ export async function mutate(
   input: object,
   { selection = '', key, notFound = true }: { selection?: string; key?: string | null; notFound?: boolean } = {},
 ): Promise<MutationRun> {
-  const run = await h.runCounting<any, { input: object }>(mutationDocument(name, selection, notFound), { input }, key === undefined ? {} : { key });
+  const run = await h.runCounting<any, { input: object }>(
+    mutationDocument(name, selection, notFound),
+    { input },
+    key === undefined ? {} : { key },
+  );
   const result = (run.data as Record<string, unknown> | null | undefined)?.[name] ?? null;
   return { status: run.status, result, errors: run.errors, calls: run.calls, writes: run.calls.filter((c) => c.method !== 'GET') };
 }
 
-export function expectValidationError(run: MutationRun, field: string | null, code: string): void {
+function expectValidationError(run: MutationRun, field: string | null, code: string): void {
   expect(run.errors).toBeUndefined();
   expect(run.result).toMatchObject({ __typename: 'ValidationError', field, code });
   expect(run.result.message).toEqual(expect.any(String));
 }
 
-export function expectNotFoundError(run: MutationRun): void {
+function expectNotFoundError(run: MutationRun): void {
   expect(run.errors).toBeUndefined();
   expect(run.result).toEqual({ __typename: 'NotFoundError', message: expect.any(String) });
 }
 
-export function expectGraphQLError(run: MutationRun, code: string, message?: RegExp | string): void {
+function expectGraphQLError(run: MutationRun, code: string, message?: RegExp | string): void {
   expect(run.result).toBeNull();
   expect(run.errors?.[0]?.extensions?.code).toBe(code);
   if (message !== undefined) expect(run.errors?.[0]?.message).toMatch(message);
@@ -257,7 +253,10 @@ export function describeMutations(cases: MutationCase[]): void {
       }
 
       if (c.patch) {
-        const { value: [field, value, restField], nulled: [nulledField, nulledRestField] } = c.patch;
+        const {
+          value: [field, value, restField],
+          nulled: [nulledField, nulledRestField],
+        } = c.patch;
         it('PATCH: sends a given value, sends null as null, and leaves out what the input leaves out', async () => {
           const h = harness();
           const { input } = c.arrange(h, liveShapes);
@@ -313,7 +312,12 @@ function describeFakeUpstreamErrors(cases: MutationCase[]): void {
       );
       const { result, errors } = await runOnFake(c, (c.missing as NonNullable<MutationCase['missing']>)(harness()));
       expect(errors).toBeUndefined();
-      expect(result).toEqual({ __typename: 'ValidationError', message: 'Not allowed now.', field: 'someField.inner', code: 'invalid_input' });
+      expect(result).toEqual({
+        __typename: 'ValidationError',
+        message: 'Not allowed now.',
+        field: 'someField.inner',
+        code: 'invalid_input',
+      });
     });
 
     it.each(covered)('$name: 404 -> NotFoundError', async (c) => {

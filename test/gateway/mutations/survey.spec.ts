@@ -2,17 +2,8 @@
 import { expect } from 'vitest';
 import type { ReferenceApi } from '../../../src/reference-api/index.ts';
 import type { Harness } from '../../support/harness.ts';
-import {
-  deleteCase,
-  describeMutations,
-  freshOrg,
-  globalId,
-  type MutationCase,
-  orgId,
-  projectIdOf,
-  UNKNOWN_UUID,
-  unique,
-} from './support.ts';
+import { UNKNOWN_UUID } from '../../support/ids.ts';
+import { deleteCase, describeMutations, freshOrg, globalId, type MutationCase, orgId, projectIdOf, unique } from './support.ts';
 
 const SELECTION = 'survey { id databaseId name type questions startDate endDate archived responsesLimit linkedFlagId }';
 
@@ -41,7 +32,14 @@ const cases: MutationCase[] = [
       const { projectId, id: project } = freshProject(h.api);
       const questions = [{ type: 'open', question: 'Why?' }];
       return {
-        input: { projectId: project, name: 'Why survey', type: 'popover', questions, startDate: '2026-05-01T00:00:00Z', iterationStartDates: [] },
+        input: {
+          projectId: project,
+          name: 'Why survey',
+          type: 'popover',
+          questions,
+          startDate: '2026-05-01T00:00:00Z',
+          iterationStartDates: [],
+        },
         method: 'POST',
         path: `/api/projects/${projectId}/surveys/`,
         body: { name: 'Why survey', type: 'popover', questions, start_date: '2026-05-01T00:00:00Z', iteration_start_dates: [] },

@@ -1,12 +1,16 @@
-// The mutations every record type shares, generated from a description of the record: create,
-// update and delete, and actions (pause, verify, upgrade, ...) that answer the record or not.
+// The mutations every record type shares, built from a description of the record: create, update
+// and delete, and actions (pause, verify, upgrade, ...) that answer the record or not. Each call
+// names its mutation in full (MutationNames); the input fields come from a REST input table, and the
+// REST body is built from the fields the caller gave (src/schema/rest-fields.ts).
 import type { ObjectRef } from '@pothos/core';
 import type { GatewayContext } from '../../context.ts';
 import type { ResourceLoader } from '../../loaders/resource-loader.ts';
 import type { RestBody, RestClient } from '../../rest/client.ts';
+import type { BuilderTypes } from '../builder.ts';
 import { globalId } from '../global-id.ts';
-import { defineMutation } from './define.ts';
-import { idParts, type InputSpec, restBody, restInputFields } from './input.ts';
+import { inputIdParts } from '../node-registry.ts';
+import { type RestInputTable, restBody, restInputFields } from '../rest-fields.ts';
+import { defineMutation, type MutationNames } from './define.ts';
 
 /** Where a record lives upstream. */
 export interface Address {
@@ -19,10 +23,9 @@ export interface Address {
 }
 
 export interface RecordKind<Raw, R extends Raw> {
-  /** The GraphQL type, e.g. `BatchExport`. */
-  typeName: string;
-  ref: ObjectRef<any, R>;
-  /** The payload field: the type name in camelCase. */
+  /** The record's GraphQL type: its name is what the input's global ids must be of. */
+  ref: ObjectRef<BuilderTypes, R>;
+  /** The payload field that carries the record, e.g. `batchExport`. */
   field: string;
   /** For descriptions, e.g. `batch export`. */
   noun: string;
@@ -39,24 +42,23 @@ export interface RecordKind<Raw, R extends Raw> {
   afterWrite?(context: GatewayContext, at: Address): void;
 }
 
+type PayloadFieldBuilder<Payload> = PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, Payload>;
+type InputFieldBuilder = PothosSchemaTypes.InputFieldBuilder<BuilderTypes, 'InputObject'>;
+
 /** The record's payload field, filled from `{ record }`. */
-function recordOutput<R>(kind: RecordKind<any, R>, description: string) {
-  return (t: any) => ({
-    [kind.field]: t.field({ type: kind.ref, nullable: false, description, resolve: (payload: { record: R }) => payload.record }),
-  });
+function recordOutput<Raw, R extends Raw>(t: PayloadFieldBuilder<{ record: R }>, kind: RecordKind<Raw, R>, description: string) {
+  // Pothos cannot work out the resolver's return shape for a generic record type.
+  return { [kind.field]: t.field({ type: kind.ref, nullable: false, description, resolve: (payload) => payload.record as never }) };
 }
 
-function defaultAddress(kind: RecordKind<any, any>, parts: string[]): Address {
-  const [parentId, id] = (kind.parent ? parts : ['', ...parts]) as [string, string];
-  return { parentId, id, pathId: id };
+function locate<Raw, R extends Raw>(kind: RecordKind<Raw, R>, id: string | number) {
+  const parts = inputIdParts(id, 'id', kind.ref.name);
+  if (kind.address) return { parts, at: kind.address(parts) };
+  const [parentId, recordId] = (kind.parent ? parts : ['', ...parts]) as [string, string];
+  return { parts, at: { parentId, id: recordId, pathId: recordId } };
 }
 
-function locate(kind: RecordKind<any, any>, id: string | number) {
-  const parts = idParts(id, 'id', kind.typeName);
-  return { parts, at: kind.address ? kind.address(parts) : defaultAddress(kind, parts) };
-}
-
-const idField = (kind: RecordKind<any, any>) => (t: any) =>
+const idField = <Raw, R extends Raw>(t: InputFieldBuilder, kind: RecordKind<Raw, R>) =>
   t.id({ required: true, description: `The global id of the ${kind.noun} (its \`id\` field).` });
 
 const missing = (noun: string) => `No ${noun} with this id exists for this key.`;
@@ -68,15 +70,16 @@ function remember<Raw, R extends Raw>(kind: RecordKind<Raw, R>, context: Gateway
   return tagged;
 }
 
-export interface CreateOptions<Raw> {
+interface CreateOptions<Raw> {
+  names: MutationNames;
   description: string;
-  fields: InputSpec;
+  fields: RestInputTable;
   send(rest: RestClient, parentId: string, body: RestBody): Promise<Raw>;
 }
 
 export function createMutation<Raw, R extends Raw>(kind: RecordKind<Raw, R>, options: CreateOptions<Raw>): void {
   const { parent } = kind;
-  defineMutation(`create${kind.typeName}`, {
+  defineMutation(options.names, {
     description: options.description,
     scope: kind.scope,
     notFound: parent ? missing(parent.noun) : null,
@@ -86,11 +89,11 @@ export function createMutation<Raw, R extends Raw>(kind: RecordKind<Raw, R>, opt
       }),
       ...restInputFields(t, options.fields),
     }),
-    payloadDescription: `The ${kind.noun} \`create${kind.typeName}\` created.`,
-    outputFields: recordOutput(kind, `The new ${kind.noun}.`),
+    payloadDescription: `The ${kind.noun} \`${options.names[0]}\` created.`,
+    outputFields: (t: PayloadFieldBuilder<{ record: R }>) => recordOutput(t, kind, `The new ${kind.noun}.`),
     resolve: async (input, context) => {
       const given = input as Record<string, string>;
-      const parentId = parent ? (idParts(given[parent.inputField] as string, parent.inputField, parent.typeName)[0] as string) : '';
+      const parentId = parent ? (inputIdParts(given[parent.inputField] as string, parent.inputField, parent.typeName)[0] as string) : '';
       const body = restBody(input, options.fields);
       const raw = await options.send(context.rest(), parentId, body);
       return { record: remember(kind, context, { parentId, id: '', pathId: '' }, raw) };
@@ -98,23 +101,23 @@ export function createMutation<Raw, R extends Raw>(kind: RecordKind<Raw, R>, opt
   });
 }
 
-export interface UpdateOptions<Raw> {
-  name?: string;
+interface UpdateOptions<Raw> {
+  names: MutationNames;
   description: string;
-  fields: InputSpec;
+  fields: RestInputTable;
   send(rest: RestClient, at: Address, body: RestBody): Promise<Raw>;
 }
 
 /** PATCH: only the fields given are sent (`null` included). */
 export function updateMutation<Raw, R extends Raw>(kind: RecordKind<Raw, R>, options: UpdateOptions<Raw>): void {
-  const name = options.name ?? `update${kind.typeName}`;
-  defineMutation(name, {
+  const [name] = options.names;
+  defineMutation(options.names, {
     description: `${options.description} Fields left out are left unchanged; \`null\` is sent as \`null\`.`,
     scope: kind.scope,
     notFound: missing(kind.noun),
-    inputFields: (t) => ({ id: idField(kind)(t), ...restInputFields(t, options.fields) }),
+    inputFields: (t) => ({ id: idField(t, kind), ...restInputFields(t, options.fields) }),
     payloadDescription: `The ${kind.noun} as \`${name}\` left it.`,
-    outputFields: recordOutput(kind, `The ${kind.noun} after the change.`),
+    outputFields: (t: PayloadFieldBuilder<{ record: R }>) => recordOutput(t, kind, `The ${kind.noun} after the change.`),
     resolve: async (input, context) => {
       const { at } = locate(kind, input.id as string);
       const raw = await options.send(context.rest(), at, restBody(input, options.fields));
@@ -123,25 +126,25 @@ export function updateMutation<Raw, R extends Raw>(kind: RecordKind<Raw, R>, opt
   });
 }
 
-export interface DeleteOptions {
-  name?: string;
+interface DeleteOptions {
+  names: MutationNames;
   description: string;
   send(rest: RestClient, at: Address): Promise<void>;
 }
 
 export function deleteMutation<Raw, R extends Raw>(kind: RecordKind<Raw, R>, options: DeleteOptions): void {
-  const name = options.name ?? `delete${kind.typeName}`;
-  defineMutation(name, {
+  const [name] = options.names;
+  defineMutation(options.names, {
     description: options.description,
     scope: kind.scope,
     notFound: missing(kind.noun),
-    inputFields: (t) => ({ id: idField(kind)(t) }),
+    inputFields: (t) => ({ id: idField(t, kind) }),
     resolve: async (input, context) => {
       const { parts, at } = locate(kind, input.id as string);
       await options.send(context.rest(), at);
       kind.loader(context).forget(at.parentId, at.id);
       kind.afterWrite?.(context, at);
-      return { deletedId: globalId(kind.typeName, ...parts) };
+      return { deletedId: globalId(kind.ref.name, ...parts) };
     },
     payloadDescription: `What \`${name}\` removed.`,
     outputFields: (t) => ({
@@ -150,14 +153,20 @@ export function deleteMutation<Raw, R extends Raw>(kind: RecordKind<Raw, R>, opt
   });
 }
 
-export interface ActionOptions<Answer> {
-  name: string;
+/** What an action's payload fields read: the record, and the upstream's own answer. */
+interface ActionPayload<R> {
+  record: R;
+  answer: unknown;
+}
+
+interface ActionOptions<Answer, R> {
+  names: MutationNames;
   description: string;
   /** Body fields the action takes besides `id` (none: no body is sent). */
-  fields?: InputSpec;
+  fields?: RestInputTable;
   send(rest: RestClient, at: Address, body: RestBody | undefined): Promise<Answer>;
   /** Extra payload fields read from the upstream's answer (e.g. `backfillId`). */
-  answerFields?: (t: any) => Record<string, unknown>;
+  answerFields?: (t: PayloadFieldBuilder<ActionPayload<R>>) => Record<string, ReturnType<PayloadFieldBuilder<ActionPayload<R>>['field']>>;
 }
 
 /**
@@ -165,17 +174,21 @@ export interface ActionOptions<Answer> {
  * (`{"paused": true}`, `{"backfill_id": ...}`, source files): then the record is re-read, so the
  * payload always carries it.
  */
-export function actionMutation<Raw, R extends Raw, Answer>(kind: RecordKind<Raw, R>, options: ActionOptions<Answer>): void {
+export function actionMutation<Raw, R extends Raw, Answer>(kind: RecordKind<Raw, R>, options: ActionOptions<Answer, R>): void {
   const { fields } = options;
+  const [name] = options.names;
   const reread = kind.retrieve ? ` When the upstream's answer does not carry the ${kind.noun}, it is read again.` : '';
-  defineMutation(options.name, {
+  defineMutation(options.names, {
     description: `${options.description}${reread}`,
     scope: kind.scope,
     notFound: missing(kind.noun),
-    inputFields: (t) => ({ id: idField(kind)(t), ...(fields && restInputFields(t, fields)) }),
-    payloadDescription: `The ${kind.noun} after \`${options.name}\`.`,
-    outputFields: (t) => ({ ...recordOutput(kind, `The ${kind.noun} after the action.`)(t), ...options.answerFields?.(t) }),
-    resolve: async (input, context) => {
+    inputFields: (t) => ({ id: idField(t, kind), ...(fields && restInputFields(t, fields)) }),
+    payloadDescription: `The ${kind.noun} after \`${name}\`.`,
+    outputFields: (t: PayloadFieldBuilder<ActionPayload<R>>) => ({
+      ...recordOutput(t, kind, `The ${kind.noun} after the action.`),
+      ...options.answerFields?.(t),
+    }),
+    resolve: async (input, context): Promise<ActionPayload<R>> => {
       const { at } = locate(kind, input.id as string);
       const rest = context.rest();
       const answer = await options.send(rest, at, fields && restBody(input, fields));
@@ -186,13 +199,13 @@ export function actionMutation<Raw, R extends Raw, Answer>(kind: RecordKind<Raw,
 }
 
 /** The answer when it is the record itself (an object with the record's `id`). */
-export function recordIn<Raw>(answer: unknown, at: Address): Raw | null {
+function recordIn<Raw>(answer: unknown, at: Address): Raw | null {
   const isRecord =
     typeof answer === 'object' && answer !== null && !Array.isArray(answer) && String((answer as { id?: unknown }).id) === at.id;
   return isRecord ? (answer as Raw) : null;
 }
 
-function rereadOrFail<Raw>(kind: RecordKind<Raw, any>, rest: RestClient, at: Address): Promise<Raw> {
-  if (!kind.retrieve) throw new Error(`${kind.typeName} has no REST retrieve to re-read it with.`);
+function rereadOrFail<Raw, R extends Raw>(kind: RecordKind<Raw, R>, rest: RestClient, at: Address): Promise<Raw> {
+  if (!kind.retrieve) throw new Error(`${kind.ref.name} has no REST retrieve to re-read it with.`);
   return kind.retrieve(rest, at);
 }

@@ -3,9 +3,9 @@
 // log the original before converting if you need it.
 import { type ASTNode, GraphQLError } from 'graphql';
 import { InvalidPathSegmentError } from './rest/paths.ts';
-import { InvalidKeyError, UpstreamError } from './rest/upstream-error.ts';
+import { CallBudgetExceededError, InvalidKeyError, UpstreamError } from './rest/upstream-error.ts';
 
-export type ErrorCode =
+type ErrorCode =
   | 'UNAUTHENTICATED'
   | 'FORBIDDEN'
   | 'NOT_FOUND'
@@ -34,6 +34,7 @@ export function toGraphQLError(error: unknown): GraphQLError {
   if (error instanceof UpstreamError) return fromUpstream(error);
   if (error instanceof InvalidPathSegmentError) return gatewayError('BAD_USER_INPUT', error.message);
   if (error instanceof InvalidKeyError) return gatewayError('UNAUTHENTICATED', error.message);
+  if (error instanceof CallBudgetExceededError) return gatewayError('QUERY_TOO_COMPLEX', error.message, { budget: error.budget });
   return new GraphQLError('Unexpected error.', { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
 }
 
@@ -92,7 +93,8 @@ function describeStatus({ status = 0, detail, retryAfterSeconds }: UpstreamError
   if (status === 403) return ['FORBIDDEN', detail || 'The API key is not allowed to do this.'];
   if (status === 404) return ['NOT_FOUND', 'Not found.'];
   if (status === 429) {
-    const when = retryAfterSeconds === undefined ? '' : ` Retry after ${retryAfterSeconds} ${retryAfterSeconds === 1 ? 'second' : 'seconds'}.`;
+    const when =
+      retryAfterSeconds === undefined ? '' : ` Retry after ${retryAfterSeconds} ${retryAfterSeconds === 1 ? 'second' : 'seconds'}.`;
     return ['RATE_LIMITED', `The upstream service is rate limiting this key.${when}`];
   }
   // 400/422: the upstream rejected values that came from the caller's arguments; mutations turn

@@ -1,11 +1,11 @@
 // Metrics of the upstream cache, the upstream budget and the shared store, in the gateway's registry.
 // Labels are route templates only, bounded like every other label; nothing names a key or a tag.
 import { Counter, Gauge, type Registry } from 'prom-client';
+import { boundedLabel, type LabelBounds } from '../observability/bounded-label.ts';
+import { safeRoute } from '../observability/routes.ts';
 import type { CacheEvents } from '../upstream-cache/index.ts';
-import { boundedLabel, type LabelBounds } from './bounded-label.ts';
-import { safeRoute } from './routes.ts';
 
-export interface CacheMetrics extends CacheEvents {
+interface CacheMetrics extends CacheEvents {
   budgetRefused(): void;
   storeFailed(): void;
   storeAvailable(up: boolean): void;
@@ -36,9 +36,15 @@ export function createCacheMetrics(registry: Registry, bounds: LabelBounds): Cac
   return {
     hit: byRoute('gateway_cache_hits_total', 'Upstream GETs answered from the cache, by route template.'),
     miss: byRoute('gateway_cache_misses_total', 'Upstream GETs the cache had no valid answer for, by route template.'),
-    coalesced: byRoute('gateway_cache_coalesced_total', 'Upstream GETs that waited for an identical call of another request instead of making their own.'),
+    coalesced: byRoute(
+      'gateway_cache_coalesced_total',
+      'Upstream GETs that waited for an identical call of another request instead of making their own.',
+    ),
     stored: byRoute('gateway_cache_stores_total', 'Upstream answers written to the cache, by route template.'),
-    invalidated: byRoute('gateway_cache_invalidations_total', 'Writes that made the cached answers their route can change stale, by the write’s route template.'),
+    invalidated: byRoute(
+      'gateway_cache_invalidations_total',
+      'Writes that made the cached answers their route can change stale, by the write’s route template.',
+    ),
     budgetRefused: () => refusals.inc(),
     storeFailed: () => failures.inc(),
     storeAvailable: (isUp) => up.set(isUp ? 1 : 0),

@@ -2,7 +2,6 @@
 // NotFoundError in the mutation's result union; every other failure stays a GraphQL error.
 import { UpstreamError } from '../../rest/upstream-error.ts';
 import { builder } from '../builder.ts';
-import { camelCase } from '../naming.ts';
 
 /** The upstream rejected a value of the input (REST 400). */
 export class ValidationError extends Error {
@@ -27,7 +26,8 @@ builder.objectType(ValidationError, {
   fields: (t) => ({
     message: t.exposeString('message', { nullable: false, description: "The upstream's explanation (its `detail`)." }),
     field: t.exposeString('field', {
-      description: 'The input field at fault: the camelCase of the REST `attr` (nested REST attrs `a__b` become `a.b`); null when the whole input is at fault.',
+      description:
+        'The input field at fault: the camelCase of the REST `attr` (nested REST attrs `a__b` become `a.b`); null when the whole input is at fault.',
     }),
     code: t.exposeString('code', { description: 'The REST error `code` as sent, e.g. `required`, `blank`, `invalid_choice`, `unique`.' }),
   }),
@@ -41,8 +41,16 @@ builder.objectType(NotFoundError, {
   }),
 });
 
+/**
+ * The contract's camelCase of a REST field: `created_at` -> `createdAt`; a letter after a digit stays
+ * lower case (`enforce_2fa` -> `enforce2fa`, `is_2fa_enabled` -> `is2faEnabled`).
+ */
+function camelCase(restName: string): string {
+  return restName.replace(/_+([a-z0-9])/g, (_, next: string) => next.toUpperCase());
+}
+
 /** The REST `attr` as an input path: `target_email` -> `targetEmail`, `destination__type` -> `destination.type`. */
-export function inputFieldOf(attr: string | null | undefined): string | null {
+function inputFieldOf(attr: string | null | undefined): string | null {
   return attr ? attr.split('__').map(camelCase).join('.') : null;
 }
 

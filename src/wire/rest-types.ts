@@ -1,5 +1,6 @@
-// The REST interface's records, as the seed (section 2) describes them. Shared by the gateway's
-// REST client and the bundled reference implementation, so both speak the same wire shapes.
+// The REST interface's wire types: its records as the seed (section 2) describes them, the list
+// envelope, error bodies and action answers. Both the gateway's REST client and the bundled reference
+// implementation import them, so both speak the same wire shapes; this module imports nothing.
 
 /** 2.1: the envelope every list operation answers with. */
 export interface Page<T> {

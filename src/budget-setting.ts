@@ -20,7 +20,9 @@ export function parseUpstreamBudget(text: string): BudgetWindow[] {
     const per = match?.[2]?.toLowerCase() as BudgetUnit | undefined;
     const limit = Number(match?.[1]);
     if (!match || per === undefined || !Object.hasOwn(BUDGET_UNITS, per) || limit < 1 || limit > MAX_LIMIT) {
-      throw new Error(`each part must be <calls>/<second|minute|hour|day> with 1 to ${MAX_LIMIT} calls, like 480/minute (got "${part.trim()}").`);
+      throw new Error(
+        `each part must be <calls>/<second|minute|hour|day> with 1 to ${MAX_LIMIT} calls, like 480/minute (got "${part.trim()}").`,
+      );
     }
     return { limit, per, windowMs: BUDGET_UNITS[per] };
   });

@@ -3,18 +3,19 @@
 // per-key upstream budget (src/budget, UPSTREAM_BUDGET), with their metrics. With neither setting,
 // nothing is built and requests take the plain path.
 import type { Plugin } from 'graphql-yoga';
-import type { BudgetWindow } from './budget/budget-setting.ts';
-import { upstreamBudgetPlugin } from './budget/budget-plugin.ts';
-import { createUpstreamBudget } from './budget/upstream-budget.ts';
-import { createCacheMetrics } from './observability/cache-metrics.ts';
-import type { LabelBounds } from './observability/bounded-label.ts';
-import type { Logger } from './observability/logger.ts';
 import type { Registry } from 'prom-client';
-import type { UpstreamTransport } from './rest/transport.ts';
-import { type CacheSettings, openStores } from './store/index.ts';
-import { createUpstreamCache } from './upstream-cache/index.ts';
+import { upstreamBudgetPlugin } from '../budget/budget-plugin.ts';
+import { createUpstreamBudget } from '../budget/upstream-budget.ts';
+import type { BudgetWindow } from '../budget-setting.ts';
+import { type CacheSettings, DEFAULTS } from '../config.ts';
+import type { LabelBounds } from '../observability/bounded-label.ts';
+import type { Logger } from '../observability/logger.ts';
+import type { UpstreamTransport } from '../rest/transport.ts';
+import { openStores } from '../store/index.ts';
+import { createUpstreamCache } from '../upstream-cache/index.ts';
+import { createCacheMetrics } from './metrics.ts';
 
-export interface UpstreamEconomyOptions {
+interface UpstreamEconomyOptions {
   cache?: CacheSettings;
   upstreamBudget?: readonly BudgetWindow[];
   logger: Logger;
@@ -22,7 +23,7 @@ export interface UpstreamEconomyOptions {
   labelBounds: LabelBounds;
 }
 
-export interface UpstreamEconomy {
+interface UpstreamEconomy {
   /** The transport one request's calls go through (the cache's when it is on). */
   transportFor(request: Request, base: UpstreamTransport): UpstreamTransport;
   /** For the fan-out plugin: the budget reserves each operation's estimate. */
@@ -39,10 +40,14 @@ export function createUpstreamEconomy(options: UpstreamEconomyOptions): Upstream
   const metrics = createCacheMetrics(options.registry, options.labelBounds);
   const stores = openStores(options.cache, options.logger, { onFailure: metrics.storeFailed, onChange: metrics.storeAvailable });
   metrics.storeAvailable(stores.shared.available);
-  const cache = options.cache && createUpstreamCache({ store: stores.shared, ttlMs: options.cache.ttlMs ?? 5000, events: metrics });
+  const cache =
+    options.cache && createUpstreamCache({ store: stores.shared, ttlMs: options.cache.ttlMs ?? DEFAULTS.CACHE_TTL_MS, events: metrics });
   const budget =
     options.upstreamBudget &&
-    upstreamBudgetPlugin(createUpstreamBudget({ windows: options.upstreamBudget, store: stores.shared, fallback: stores.local }), metrics.budgetRefused);
+    upstreamBudgetPlugin(
+      createUpstreamBudget({ windows: options.upstreamBudget, store: stores.shared, fallback: stores.local }),
+      metrics.budgetRefused,
+    );
   return {
     transportFor: (request, base) => (cache ? cache.transportFor(request, base) : base),
     onEstimate: budget ? budget.onEstimate : undefined,

@@ -1,19 +1,7 @@
-// What the store keeps. Close to the wire shapes of ../rest/types.ts, plus the links (organization,
+// What the store keeps. Close to the wire shapes of ../wire/rest-types.ts, plus the links (organization,
 // team, user ids) and internal state the wire shapes leave out; computed fields (membership_level,
 // is_expired, has_saml, embedded users and flags) are filled in by serializers.ts at read time.
-import type {
-  BatchExport,
-  BatchExportRun,
-  Domain,
-  FeatureFlag,
-  Invite,
-  PipelineFamily,
-  PipelineItem,
-  Survey,
-  User,
-} from '../rest/types.ts';
-
-export type { BatchExportRun };
+import type { BatchExport, Domain, FeatureFlag, Invite, PipelineFamily, PipelineItem, Survey, User } from '../wire/rest-types.ts';
 
 export interface StoredUser extends User {
   is_2fa_enabled: boolean;

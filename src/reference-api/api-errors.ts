@@ -1,5 +1,5 @@
 // The live service's error bodies (drf-exceptions-hog): one error, `{type, code, detail, attr}`.
-import type { RestErrorBody } from '../rest/types.ts';
+import type { RestErrorBody } from '../wire/rest-types.ts';
 
 export class ApiError extends Error {
   constructor(

@@ -9,7 +9,7 @@ import type {
   PipelineFamily,
   PipelineItem,
   Survey,
-} from '../rest/types.ts';
+} from '../wire/rest-types.ts';
 
 // `$type` is the GraphQL type name: the Node and PipelineItem interfaces resolve by it.
 export type OrganizationRecord = Organization & { $type: 'Organization' };
@@ -18,7 +18,6 @@ export type BatchExportRunRecord = BatchExportRun & { $type: 'BatchExportRun'; $
 export type DomainRecord = Domain & { $type: 'Domain'; $org: string };
 export type InviteRecord = Invite & { $type: 'Invite'; $org: string };
 export type MemberRecord = Member & { $type: 'Member'; $org: string };
-export type PipelineItemTypename = 'PipelineDestination' | 'PipelineFrontendApp' | 'PipelineImportApp';
 export type PipelineItemRecord = PipelineItem & { $type: PipelineItemTypename; $org: string; $family: PipelineFamily };
 export type SurveyRecord = Survey & { $type: 'Survey'; $project: string };
 
@@ -29,11 +28,13 @@ export interface ProjectRecord {
   name: string | null;
 }
 
-export const PIPELINE_TYPENAMES: Record<PipelineFamily, PipelineItemTypename> = {
+/** The GraphQL type of each pipeline family's items: the one place the pairing is written (src/schema/refs.ts names the types by it). */
+export const PIPELINE_TYPENAMES = {
   pipeline_destinations: 'PipelineDestination',
   pipeline_frontend_apps: 'PipelineFrontendApp',
   pipeline_import_apps: 'PipelineImportApp',
-};
+} as const satisfies Record<PipelineFamily, string>;
+type PipelineItemTypename = (typeof PIPELINE_TYPENAMES)[PipelineFamily];
 
 /** Tags a run of an export (runs have no REST endpoint of their own: they come with the export). */
 export function tagRun(run: BatchExportRun, exportRecord: BatchExportRecord): BatchExportRunRecord {
