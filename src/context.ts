@@ -19,6 +19,13 @@ export interface GatewayContext {
   upstreamCalls: readonly UpstreamCall[];
   /** Its calls started and not finished yet (the upstream budget counts them too). */
   upstreamCallsInFlight(): number;
+  /** Whether one of its writes may have reached the upstream, or is still on its way (idempotent mutations). */
+  upstreamWriteMayHaveBeenSent(): boolean;
+  /**
+   * From now on its upstream calls ignore the caller's disconnect (its deadline still holds): an
+   * idempotent mutation keeps its real outcome for the retry. Before its first upstream call.
+   */
+  outliveCaller(): void;
 }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -60,6 +67,7 @@ export function createContext(
   const key = bearerKey(request.headers.get('authorization'));
   const requestTransport = createRequestTransport(transport, limits);
   let client: RestClient | undefined;
+  let outlivesCaller = false;
   const rest = () => {
     if (key === null) throw gatewayError('UNAUTHENTICATED', 'This field needs an `Authorization: Bearer <personal API key>` header.');
     // The deadline counts from the request's arrival, not from its first upstream call; the
@@ -68,7 +76,7 @@ export function createContext(
       client = createRestClient(requestTransport, {
         key,
         requestId,
-        signal: disconnectSignal(request),
+        signal: outlivesCaller ? undefined : disconnectSignal(request),
         deadlineAt: receivedAt + limits.deadlineMs,
       });
     }
@@ -81,6 +89,10 @@ export function createContext(
     loaders: createLoaders(rest, limits.maxLookupScanPages),
     upstreamCalls: requestTransport.calls,
     upstreamCallsInFlight: () => requestTransport.inFlight,
+    upstreamWriteMayHaveBeenSent: () => requestTransport.mayHaveWritten(),
+    outliveCaller() {
+      outlivesCaller = true;
+    },
   };
 }
 

@@ -35,6 +35,8 @@ interface RequestTransport extends UpstreamTransport {
   readonly calls: UpstreamCall[];
   /** Calls started and not finished yet. */
   readonly inFlight: number;
+  /** Whether a write (any call but a GET) may have reached the upstream, or is still on its way. */
+  mayHaveWritten(): boolean;
 }
 
 export function createRequestTransport(base: UpstreamTransport, options: RequestTransportOptions): RequestTransport {
@@ -42,6 +44,7 @@ export function createRequestTransport(base: UpstreamTransport, options: Request
   const calls: UpstreamCall[] = [];
   let started = 0;
   let inFlight = 0;
+  let writesInFlight = 0;
 
   const record = (req: UpstreamRequest, startedAt: number, result: Partial<UpstreamCall>) => {
     const call: UpstreamCall = {
@@ -62,10 +65,13 @@ export function createRequestTransport(base: UpstreamTransport, options: Request
     get inFlight() {
       return inFlight;
     },
+    mayHaveWritten: () => writesInFlight > 0 || calls.some((call) => call.method !== 'GET' && call.sent),
     request<T>(req: UpstreamRequest): Promise<UpstreamResponse<T>> {
       started += 1;
       if (started > options.maxCalls) return Promise.reject(new CallBudgetExceededError(options.maxCalls));
       inFlight += 1;
+      const write = req.method !== 'GET';
+      if (write) writesInFlight += 1;
       return limit(async () => {
         const startedAt = performance.now();
         try {
@@ -84,6 +90,7 @@ export function createRequestTransport(base: UpstreamTransport, options: Request
           throw error;
         } finally {
           inFlight -= 1;
+          if (write) writesInFlight -= 1;
         }
       });
     },

@@ -33,6 +33,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   'upstream-cache': ['rest', 'store'],
   budget: ['budget-setting', 'context', 'graphql-errors', 'store', 'upstream-cache'],
   'upstream-economy': ['budget', 'budget-setting', 'config', 'observability', 'rest', 'store', 'upstream-cache'],
+  // Idempotent mutations: remembered in the store, under the cache's caller tags.
+  idempotency: ['config', 'context', 'graphql-errors', 'store', 'upstream-cache'],
   // The reference implementation shares the wire types with the client, and nothing else.
   'reference-api': ['wire'],
   gateway: [
@@ -43,6 +45,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     'graphiql',
     'graphql-errors',
     'http',
+    'idempotency',
     'limits',
     'observability',
     'persisted',
