@@ -41,7 +41,11 @@ export function idempotencyPlugin(options: IdempotencyOptions): Plugin {
   const claims = new WeakMap<Request, Claim>();
   const replays = new WeakMap<Request, Extract<IdempotencyRecord, { state: 'done' }>>();
   let ownStore: SharedStore | undefined;
-  const storeOf = () => options.store ?? (ownStore ??= createMemoryStore({ idempotencyMaxEntries: options.maxEntries }));
+  const storeOf = (): SharedStore => {
+    if (options.store) return options.store;
+    ownStore ??= createMemoryStore({ idempotencyMaxEntries: options.maxEntries });
+    return ownStore;
+  };
   const count = (outcome: Parameters<IdempotencyEvents['request']>[0]) => options.events?.request(outcome);
 
   return {

@@ -9,7 +9,7 @@ export const CREATE_DOMAIN = `mutation CreateDomain($input: CreateDomainInput!) 
 
 export const ORGANIZATIONS = '{ organizations { totalCount } }';
 
-export interface Posted {
+interface Posted {
   status: number;
   headers: Headers;
   /** The body exactly as sent. */
