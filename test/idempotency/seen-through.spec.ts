@@ -52,7 +52,10 @@ async function setUp(options: Partial<GatewayOptions> & { writeMs?: number; port
   };
   upstream.handle(async (req, res) => {
     if (req.method === 'GET') return sendJson(res, 200, { count: 0, next: null, previous: null, results: [] });
-    res.on('close', () => (res.writableFinished ? (setup.answered += 1) : (setup.cut += 1)));
+    res.on('close', () => {
+      if (res.writableFinished) setup.answered += 1;
+      else setup.cut += 1;
+    });
     await sleep(options.writeMs ?? 0);
     if (options.answer) return options.answer(res);
     sendJson(res, 201, { id: DOMAIN_ID, domain: JSON.parse(req.body).domain });
