@@ -25,12 +25,16 @@ let urls: string[];
 let served: ServedGateway[];
 /** How long the fake takes to answer a write. */
 let writeMs = 0;
+/** While set, writes are answered only once it resolves. */
+let held: Promise<void> | undefined;
 let created = 0;
 
 beforeAll(async () => {
   [upstream, redis] = await Promise.all([startFakeUpstream(), startRedisServer()]);
   upstream.handle(answer);
-  const options = { upstreamUrl: upstream.url, cache: { store: redis.url, ttlMs: 60_000 } };
+  // A generous store timeout: on a loaded test machine a 100 ms one sets Redis aside (503s), which
+  // the outage test below covers on purpose.
+  const options = { upstreamUrl: upstream.url, cache: { store: redis.url, ttlMs: 60_000, timeoutMs: 2000 } };
   instances = [testGateway(options), testGateway(options)];
   await Promise.all(instances.map((instance) => untilStoreReachable(instance)));
   served = await Promise.all(instances.map((instance) => serveOverHttp(instance.gateway)));
@@ -46,6 +50,7 @@ afterAll(async () => {
 
 async function answer(req: RecordedRequest, res: ServerResponse): Promise<void> {
   if (req.method === 'GET') return sendJson(res, 200, { count: 0, next: null, previous: null, results: [] });
+  await held;
   await sleep(writeMs);
   created += 1;
   sendJson(res, 201, { id: `0190d1f2-0000-7000-8000-${String(created).padStart(12, '0')}`, domain: JSON.parse(req.body).domain });
@@ -76,7 +81,10 @@ describe('two instances on one Redis', () => {
   });
 
   it('a concurrent duplicate gets 409 on the same and on the other instance; another payload gets 422; no upstream call', async () => {
-    writeMs = 400;
+    let release!: () => void;
+    held = new Promise<void>((resolve) => {
+      release = resolve;
+    });
     try {
       const first = post(urls[0] as string, { key: KEY, idempotencyKey: 'busy-1', variables: variables('busy.example') });
       await expect.poll(() => writesOf('busy.example').length).toBe(1);
@@ -89,9 +97,11 @@ describe('two instances on one Redis', () => {
         expect(reused.status).toBe(422);
         expect(reused.body.errors?.[0]?.extensions).toEqual({ code: 'IDEMPOTENCY_KEY_REUSED' });
       }
-      await first;
+      release();
+      expect((await first).body.data.createDomain.__typename).toBe('CreateDomainPayload');
     } finally {
-      writeMs = 0;
+      release();
+      held = undefined;
     }
     expect(writesOf('busy.example')).toHaveLength(1);
     expect(writesOf('elsewhere.example')).toHaveLength(0);

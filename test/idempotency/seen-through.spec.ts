@@ -30,6 +30,8 @@ interface Setup {
   answered: number;
   cut: number;
   writes(): number;
+  /** Holds every write's answer until the function it returns is called. */
+  holdWrites(): () => void;
 }
 
 /** The fake answers a write after `writeMs` with the created domain; reads at once with an empty page. */
@@ -49,13 +51,22 @@ async function setUp(options: Partial<GatewayOptions> & { writeMs?: number; port
     answered: 0,
     cut: 0,
     writes: () => upstream.requests.filter((request) => request.method !== 'GET').length,
+    holdWrites() {
+      let release!: () => void;
+      held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      return release;
+    },
   };
+  let held: Promise<void> | undefined;
   upstream.handle(async (req, res) => {
     if (req.method === 'GET') return sendJson(res, 200, { count: 0, next: null, previous: null, results: [] });
     res.on('close', () => {
       if (res.writableFinished) setup.answered += 1;
       else setup.cut += 1;
     });
+    await held;
     await sleep(options.writeMs ?? 0);
     if (options.answer) return options.answer(res);
     sendJson(res, 201, { id: DOMAIN_ID, domain: JSON.parse(req.body).domain });
@@ -76,13 +87,15 @@ async function retryUntilSettled(url: string, idempotencyKey: string, domain?: s
 
 describe('a duplicate while the first request runs', () => {
   it('gets 409 IDEMPOTENCY_CONFLICT with Retry-After: 1 and no upstream call; after it ends, its response', async () => {
-    const s = await setUp({ writeMs: 400 });
+    const s = await setUp();
+    const release = s.holdWrites();
     const first = post(s.url, { key: KEY, idempotencyKey: 'slow-1', variables: variables() });
     await expect.poll(() => s.writes()).toBe(1);
     const duplicate = await post(s.url, { key: KEY, idempotencyKey: 'slow-1', variables: variables() });
     expect(duplicate.status).toBe(409);
     expect(duplicate.headers.get('retry-after')).toBe('1');
     expect(duplicate.body.errors?.[0]?.extensions).toEqual({ code: 'IDEMPOTENCY_CONFLICT' });
+    release();
     const done = await first;
     expect(done.body.data.createDomain).toEqual({
       __typename: 'CreateDomainPayload',
@@ -204,10 +217,12 @@ describe('bounds', () => {
 
 describe('metrics', () => {
   it('count requests by outcome', async () => {
-    const s = await setUp({ writeMs: 200 });
+    const s = await setUp();
+    const release = s.holdWrites();
     const first = post(s.url, { key: KEY, idempotencyKey: 'm-1', variables: variables() });
     await expect.poll(() => s.writes()).toBe(1);
     await post(s.url, { key: KEY, idempotencyKey: 'm-1', variables: variables() });
+    release();
     await first;
     await post(s.url, { key: KEY, idempotencyKey: 'm-1', variables: variables() });
     await post(s.url, { key: KEY, idempotencyKey: 'm-1', variables: variables('other.example') });
