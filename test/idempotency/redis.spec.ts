@@ -12,7 +12,7 @@ import { forbiddenForms, type TestGateway, testGateway, untilStoreReachable } fr
 import { type FakeUpstream, type RecordedRequest, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 import { type ServedGateway, serveOverHttp } from '../support/http-server.ts';
 import { type RedisServer, startRedisServer } from '../support/redis-server.ts';
-import { domainInput, ORGANIZATIONS, post } from './support.ts';
+import { domainInput, ORGANIZATIONS, post, retryUntilSettled } from './support.ts';
 
 const ORG = '0190d1f2-0000-7000-8000-00000000beef';
 const KEY = 'phx_idempotency_redis_key';
@@ -59,15 +59,6 @@ async function answer(req: RecordedRequest, res: ServerResponse): Promise<void> 
 const writesOf = (domain: string) =>
   upstream.requests.filter((request) => request.method === 'POST' && JSON.parse(request.body).domain === domain);
 const variables = (domain: string) => domainInput(ORG, domain);
-
-/** A retry as a client makes it: again after each 409 for a running request. */
-async function retryUntilSettled(url: string, idempotencyKey: string, domain: string) {
-  for (;;) {
-    const retry = await post(url, { key: KEY, idempotencyKey, variables: variables(domain) });
-    if (retry.status !== 409 || retry.headers.get('retry-after') === null) return retry;
-    await sleep(25);
-  }
-}
 
 describe('two instances on one Redis', () => {
   it('a retry on the other instance replays the first response byte for byte, with no upstream call', async () => {
@@ -120,7 +111,11 @@ describe('two instances on one Redis', () => {
       await expect.poll(() => writesOf('gone.example').length).toBe(1);
       caller.abort();
       await expect(first).rejects.toThrow();
-      const retry = await retryUntilSettled(urls[1] as string, 'gone-1', 'gone.example');
+      const retry = await retryUntilSettled(urls[1] as string, {
+        key: KEY,
+        idempotencyKey: 'gone-1',
+        variables: variables('gone.example'),
+      });
       expect(retry.headers.get('idempotent-replayed')).toBe('true');
       expect(retry.body.data.createDomain).toEqual({
         __typename: 'CreateDomainPayload',
@@ -182,7 +177,11 @@ describe('two instances on one Redis', () => {
           }
           for (const k of keys.keys()) {
             const domain = `p${run}-${k}.example`;
-            const settled = await retryUntilSettled(urls[k % 2] as string, `prop-${run}-${k}`, domain);
+            const settled = await retryUntilSettled(urls[k % 2] as string, {
+              key: KEY,
+              idempotencyKey: `prop-${run}-${k}`,
+              variables: variables(domain),
+            });
             expect(writesOf(domain)).toHaveLength(1);
             expect(settled.body.data.createDomain.domain.domain).toBe(domain);
             // Every answer for this key that was not a 409 is the same response.

@@ -7,10 +7,11 @@ import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway.ts';
+import { globalId } from '../../src/schema/global-id.ts';
 import { captureLogger } from '../ops/support.ts';
 import { dropMidResponse, type FakeUpstream, refusedUrl, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 import { serveOverHttp } from '../support/http-server.ts';
-import { domainInput, ORGANIZATIONS, post } from './support.ts';
+import { domainInput, ORGANIZATIONS, post, retryUntilSettled } from './support.ts';
 
 const ORG = '0190d1f2-0000-7000-8000-00000000abcd';
 const DOMAIN_ID = '0190d1f2-0000-7000-8000-0000000d0e01';
@@ -76,15 +77,6 @@ async function setUp(options: Partial<GatewayOptions> & { writeMs?: number; port
 
 const variables = (domain = 'acme.example') => domainInput(ORG, domain);
 
-/** Retries until the first request's claim is settled (a 409 meanwhile), as a client would. */
-async function retryUntilSettled(url: string, idempotencyKey: string, domain?: string) {
-  for (;;) {
-    const retry = await post(url, { key: KEY, idempotencyKey, variables: variables(domain) });
-    if (retry.status !== 409 || retry.body.errors?.[0]?.extensions?.reason) return retry;
-    await sleep(50);
-  }
-}
-
 describe('a duplicate while the first request runs', () => {
   it('gets 409 IDEMPOTENCY_CONFLICT with Retry-After: 1 and no upstream call; after it ends, its response', async () => {
     const s = await setUp();
@@ -116,7 +108,7 @@ describe('a write once sent is seen through', () => {
     await expect.poll(() => s.writes()).toBe(1);
     caller.abort();
     await expect(first).rejects.toThrow();
-    const retry = await retryUntilSettled(s.url, 'gone-1');
+    const retry = await retryUntilSettled(s.url, { key: KEY, idempotencyKey: 'gone-1', variables: variables() });
     expect(retry.status).toBe(200);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(retry.body.data.createDomain).toEqual({
@@ -124,6 +116,36 @@ describe('a write once sent is seen through', () => {
       domain: { id: expect.any(String), domain: 'acme.example' },
     });
     expect({ writes: s.writes(), answered: s.answered, cut: s.cut }).toEqual({ writes: 1, answered: 1, cut: 0 });
+  });
+
+  it('and so is the re-read its payload needs: the retry gets the whole payload, not the caller’s abort', async () => {
+    const s = await setUp();
+    const exportId = '0190d1f2-0000-7000-8000-0000000e0001';
+    const exportPath = `/api/organizations/${ORG}/batch_exports/${exportId}/`;
+    const caller = new AbortController();
+    // The live service answers a pause with `{"paused": true}`: the gateway reads the export back.
+    s.upstream.handle(async (req, res) => {
+      if (req.method === 'POST') {
+        caller.abort(); // the caller leaves while the write is on the wire
+        await sleep(200);
+        return sendJson(res, 200, { paused: true });
+      }
+      await sleep(100);
+      sendJson(res, 200, { id: exportId, name: 'Nightly', paused: true });
+    });
+    const query = `mutation Pause($id: ID!) { pauseBatchExport(input: { id: $id }) {
+      __typename ... on PauseBatchExportPayload { batchExport { name paused } } } }`;
+    const variables = { id: globalId('BatchExport', ORG, exportId) };
+    await expect(post(s.url, { key: KEY, idempotencyKey: 'reread-1', query, variables, signal: caller.signal })).rejects.toThrow();
+    const retry = await retryUntilSettled(s.url, { key: KEY, idempotencyKey: 'reread-1', query, variables });
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.body).toEqual({
+      data: { pauseBatchExport: { __typename: 'PauseBatchExportPayload', batchExport: { name: 'Nightly', paused: true } } },
+    });
+    expect(s.upstream.requests.map((request) => `${request.method} ${request.path}`)).toEqual([
+      `POST ${exportPath}pause/`,
+      `GET ${exportPath}`,
+    ]);
   });
 
   it('without the header too: the caller leaving no longer cuts a sent write', async () => {
@@ -138,12 +160,12 @@ describe('a write once sent is seen through', () => {
   });
 
   it('past the request deadline: the write gets its answer; a read is still cut at the deadline', async () => {
-    const s = await setUp({ writeMs: 400, requestDeadlineMs: 150 });
+    const s = await setUp({ writeMs: 900, requestDeadlineMs: 300 });
     const write = await post(s.url, { key: KEY, variables: variables() });
     expect(write.body.data.createDomain.__typename).toBe('CreateDomainPayload');
     expect(s.cut).toBe(0);
     s.upstream.handle(async (_req, res) => {
-      await sleep(400);
+      await sleep(900);
       sendJson(res, 200, { count: 0, next: null, previous: null, results: [] });
     });
     const read = await post(s.url, { key: KEY, query: ORGANIZATIONS });

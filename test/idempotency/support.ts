@@ -1,5 +1,6 @@
 // Shared by the idempotency specs: a createDomain mutation posted with an Idempotency-Key, over
 // HTTP (fetch, so a caller can go away mid-request) or through yoga.fetch, read back as text.
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Gateway } from '../../src/gateway.ts';
 import { globalId } from '../../src/schema/global-id.ts';
 
@@ -45,3 +46,12 @@ export async function post(target: string | Gateway, options: PostOptions): Prom
 export const domainInput = (organization: string, domain: string) => ({
   input: { organizationId: globalId('Organization', organization), domain },
 });
+
+/** A retry as a client makes it: again after each 409 that says the first request is still running (Retry-After). */
+export async function retryUntilSettled(target: string | Gateway, options: PostOptions): Promise<Posted> {
+  for (;;) {
+    const retry = await post(target, options);
+    if (retry.status !== 409 || retry.headers.get('retry-after') === null) return retry;
+    await sleep(25);
+  }
+}
