@@ -141,11 +141,10 @@ describe('a request refused before any write leaves nothing behind', () => {
   it.each([
     ['no key (UNAUTHENTICATED)', { key: undefined }],
     ['a malformed global id (BAD_USER_INPUT)', { variables: { input: { organizationId: 'not-an-id', domain: 'x.example' } } }],
-    ['a key the upstream refuses (UNAUTHENTICATED from a 401)', { key: 'phx_not_a_real_key' }],
   ])('%s: the same key then runs another payload', async (_name, refused) => {
     const idempotencyKey = `refused-${++counter}`;
     const first = await post(h.url, { key: h.api.keys.demo, idempotencyKey, variables: domainInput(org, newDomain()), ...refused });
-    expect(first.body.errors?.[0]?.extensions?.code).toMatch(/UNAUTHENTICATED|BAD_USER_INPUT/);
+    expect(first.body.errors?.[0]?.extensions?.code).toMatch(/^(UNAUTHENTICATED|BAD_USER_INPUT)$/);
     const before = writes().length;
     const next = await post(h.url, { key: h.api.keys.demo, idempotencyKey, variables: domainInput(org, newDomain()) });
     expect(next.status).toBe(200);

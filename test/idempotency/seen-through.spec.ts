@@ -189,6 +189,22 @@ describe('what a sent write means, on each side', () => {
     expect(upstream.requests.map((request) => JSON.parse(request.body).domain)).toEqual(['two.example']);
   });
 
+  it('refused by a limit after the key was claimed (the fan-out budget): the claim is released, the key runs another request', async () => {
+    const s = await setUp({ maxUpstreamCalls: 2 }); // one mutation field is estimated at 2 calls (its write and a re-read)
+    const twice = `mutation Twice($a: CreateDomainInput!, $b: CreateDomainInput!) {
+      a: createDomain(input: $a) { __typename } b: createDomain(input: $b) { __typename } }`;
+    const refused = await post(s.url, {
+      key: KEY,
+      idempotencyKey: 'limit-1',
+      query: twice,
+      variables: { a: variables('a.example').input, b: variables('b.example').input },
+    });
+    expect(refused.body.errors?.[0]?.extensions?.code).toBe('QUERY_TOO_COMPLEX');
+    const next = await post(s.url, { key: KEY, idempotencyKey: 'limit-1', variables: variables('c.example') });
+    expect(next.body.data.createDomain.domain.domain).toBe('c.example');
+    expect(s.upstream.requests.map((request) => JSON.parse(request.body).domain)).toEqual(['c.example']);
+  });
+
   it('a timeout after it went out may be a write: the timeout is remembered and replayed, never sent again', async () => {
     const s = await setUp({ writeMs: 1000, upstreamTimeoutMs: 200 });
     const first = await post(s.url, { key: KEY, idempotencyKey: 'timeout-1', variables: variables() });
