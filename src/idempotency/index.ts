@@ -5,7 +5,7 @@
 // key and request gets that response again, byte for byte; any other use of the key is refused
 // without an upstream call. Without the header this plugin reads one header and does nothing else.
 import { createHash } from 'node:crypto';
-import { getOperationAST } from 'graphql';
+import { type GraphQLError, getOperationAST } from 'graphql';
 import type { Plugin, YogaInitialContext } from 'graphql-yoga';
 import type { IdempotencySettings } from '../config.ts';
 import { bearerKey, type GatewayContext } from '../context.ts';
@@ -15,7 +15,7 @@ import { callerTag } from '../upstream-cache/caller-tag.ts';
 import { requestFingerprint } from './fingerprint.ts';
 import { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from './idempotency-key.ts';
 import { decodeRecord, encodeRecord, type IdempotencyRecord } from './idempotency-record.ts';
-import type { IdempotencyEvents } from './metrics.ts';
+import type { IdempotencyEvents, IdempotencyOutcome } from './metrics.ts';
 import { keyReused, malformedKey, outcomeNotKept, stillRunning, storeUnavailable } from './refusals.ts';
 
 export { createIdempotencyMetrics } from './metrics.ts';
@@ -46,7 +46,7 @@ export function idempotencyPlugin(options: IdempotencyOptions): Plugin {
     ownStore ??= createMemoryStore({ idempotencyMaxEntries: options.maxEntries });
     return ownStore;
   };
-  const count = (outcome: Parameters<IdempotencyEvents['request']>[0]) => options.events?.request(outcome);
+  const count = (outcome: IdempotencyOutcome) => options.events?.request(outcome);
 
   return {
     async onExecute({ args, setResultAndStopExecution }) {
@@ -54,7 +54,7 @@ export function idempotencyPlugin(options: IdempotencyOptions): Plugin {
       const { request } = context;
       const header = request.method === 'POST' ? request.headers.get(IDEMPOTENCY_KEY_HEADER) : null;
       if (header === null || getOperationAST(args.document, args.operationName)?.operation !== 'mutation') return;
-      const refuse = (error: ReturnType<typeof malformedKey>, outcome: Parameters<typeof count>[0]) => {
+      const refuse = (error: GraphQLError, outcome: IdempotencyOutcome) => {
         count(outcome);
         setResultAndStopExecution({ errors: [error] });
       };
@@ -87,7 +87,7 @@ export function idempotencyPlugin(options: IdempotencyOptions): Plugin {
         return unavailable();
       }
       if (existing === null) {
-        count('ran');
+        count('claimed');
         context.outliveCaller();
         claims.set(request, claim);
         return;

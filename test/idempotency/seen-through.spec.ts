@@ -266,7 +266,7 @@ describe('metrics', () => {
     await post(s.url, { key: KEY, idempotencyKey: 'm-1', variables: variables('other.example') });
     await post(s.url, { key: KEY, idempotencyKey: 'm 1', variables: variables() });
     const text = await s.gateway.metrics.registry.metrics();
-    for (const outcome of ['ran', 'replayed', 'conflict', 'key_reused', 'malformed'])
+    for (const outcome of ['claimed', 'replayed', 'conflict', 'key_reused', 'malformed'])
       expect(text).toContain(`gateway_idempotent_requests_total{outcome="${outcome}"} 1`);
     expect(text).toContain('gateway_idempotency_store_failures_total 0');
     expect(text).not.toContain(KEY);
