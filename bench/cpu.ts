@@ -1,8 +1,11 @@
 // `npm run bench:cpu`: the gateway's own CPU time per dashboard, in one process through
 // `yoga.fetch` (no HTTP server, no autocannon), against the fake upstream in a child process.
 // Quick and steady enough to compare one change with the next; `npm run bench` is the real measure.
+// CACHE and UPSTREAM_BUDGET (and their settings) apply as they do to `npm start`, e.g.
+// `CACHE=memory npm run bench:cpu` measures dashboards served from the cache.
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { loadConfig } from '../src/config.ts';
 import { createGateway } from '../src/gateway.ts';
 import { createLogger } from '../src/observability/logger.ts';
 import { startScript } from './lib/processes.ts';
@@ -14,8 +17,11 @@ const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 20);
 
 const upstream = await startScript('bench/fake-upstream.ts', ['--key', KEY]);
 // Logs at info to a temporary file, as production logs, instead of flooding this script's output.
+const { cache, upstreamBudget } = loadConfig();
 const gateway = createGateway({
   upstreamUrl: upstream.url,
+  cache,
+  upstreamBudget,
   logger: createLogger({ logFile: join(tmpdir(), `bench-cpu-${process.pid}.log`) }),
 });
 const body = JSON.stringify({ query: DASHBOARD });
@@ -49,6 +55,7 @@ console.log(
   JSON.stringify({
     queries,
     concurrency,
+    cache: cache?.store ?? 'off',
     cpuMsPerQuery: Math.round(((used.user + used.system) / 1000 / queries) * 100) / 100,
     queriesPerSecond: Math.round(queries / (wallMs / 1000)),
     rssMb: Math.round(process.memoryUsage().rss / 1e6),

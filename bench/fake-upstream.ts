@@ -1,12 +1,13 @@
 // A fast fake of the REST upstream (node:http): serves the benchmark dataset in the REST shapes the
 // gateway reads, with an optional fixed delay and injected faults, and counts what it is sent.
-//   tsx bench/fake-upstream.ts --key <key> [--port 0] [--delay-ms 0] [--fault-rate 0] [--slow-ms 1500] [--seed 1]
+//   tsx bench/fake-upstream.ts --key <key> [--key <another key> ...] [--port 0] [--delay-ms 0] [--fault-rate 0] [--slow-ms 1500] [--seed 1]
 // prints one JSON line {"url": ...} once listening. Control endpoints (not under /api):
 //   GET /__bench/stats[?ids=1]  counters since the last reset (with calls and writes per x-request-id)
 //   POST /__bench/reset         zero the counters
 //   POST /__bench/config        {"delayMs", "faultRate", "faultKinds", "slowMs", "dripIntervalMs", "seed"}
-// Writes: POST .../batch_exports/:id/pause/ and .../unpause/ answer the export (the chaos run's
-// mutations); every write is counted per x-request-id, so a write sent twice shows.
+// Every key sees the same data. Writes: POST .../batch_exports/:id/pause/ and .../unpause/ set the
+// export's `paused` and answer it (the chaos run's and the polled dashboard's mutations); every write
+// is counted per x-request-id, so a write sent twice shows.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
@@ -60,8 +61,8 @@ export interface UpstreamBehaviour {
 }
 
 export interface FakeUpstreamOptions extends Partial<UpstreamBehaviour> {
-  /** The bearer key every call must carry (`Authorization: Bearer <key>`); others get a 401. */
-  key: string;
+  /** The bearer keys a call may carry (`Authorization: Bearer <key>`); others get a 401. */
+  keys: readonly string[];
   port?: number;
   host?: string;
 }
@@ -69,7 +70,7 @@ export interface FakeUpstreamOptions extends Partial<UpstreamBehaviour> {
 export interface UpstreamStats {
   /** Requests to /api since the last reset. */
   calls: number;
-  /** Of those, the ones without exactly `Authorization: Bearer <key>`. */
+  /** Of those, the ones without exactly `Authorization: Bearer <one of the keys>`. */
   badAuth: number;
   byRoute: Record<string, number>;
   byStatus: Record<string, number>;
@@ -109,11 +110,11 @@ export async function startFakeUpstream(options: FakeUpstreamOptions) {
     seed: options.seed ?? 1,
   };
   let random: Random = seededRandom(behaviour.seed);
-  const expectedAuth = `Bearer ${options.key}`;
+  const expectedAuth = new Set(options.keys.map((key) => `Bearer ${key}`));
   let stats = emptyStats();
   let perRequestId = new Map<string, number>();
   let writesPerRequestId = new Map<string, number>();
-  // The data never changes, so each distinct URL is rendered once.
+  // Each distinct URL is rendered once, until a write changes its organization.
   const answers = new Map<string, Answer>();
   let baseUrl = '';
 
@@ -127,7 +128,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions) {
     const requestId = headerValue(req.headers['x-request-id']);
     perRequestId.set(requestId, (perRequestId.get(requestId) ?? 0) + 1);
 
-    if (req.headers.authorization !== expectedAuth) {
+    if (!expectedAuth.has(req.headers.authorization ?? '')) {
       stats.badAuth += 1;
       return finish(res, {
         status: 401,
@@ -145,6 +146,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions) {
       if (writes === 2) stats.requestIdsWithRepeatedWrites += 1;
       answer = req.method === 'POST' ? renderAction(dataset, url) : methodNotAllowed(req.method ?? '');
       req.resume(); // the actions ignore their body
+      if (answer.status === 200) forgetOrganization(url);
     }
     stats.byRoute[answer.route] = (stats.byRoute[answer.route] ?? 0) + 1;
 
@@ -158,6 +160,12 @@ export async function startFakeUpstream(options: FakeUpstreamOptions) {
     else finish(res, answer);
   });
   server.keepAliveTimeout = 65_000;
+
+  /** Drops the rendered answers of the organization a write changed. */
+  function forgetOrganization(url: string): void {
+    const prefix = url.split('/').slice(0, 4).join('/');
+    for (const cached of answers.keys()) if (cached.startsWith(`${prefix}/`)) answers.delete(cached);
+  }
 
   function rendered(url: string): Answer {
     const answer = render(dataset, baseUrl, url);
@@ -330,7 +338,7 @@ const methodNotAllowed = (method: string): Answer => ({
   body: errorBody('invalid_request', 'method_not_allowed', `Method "${method}" not allowed.`),
 });
 
-/** POST .../batch_exports/:id/pause/ or unpause/: the export as the seed answers it, `paused` set. */
+/** POST .../batch_exports/:id/pause/ or unpause/: sets the export's `paused` and answers it, as the seed does. */
 function renderAction(dataset: Dataset, url: string): Answer {
   const parts = (url.split('?')[0] ?? '').split('/').filter(Boolean).map(decodeURIComponent);
   const [api, organizations, orgId, batchExports, exportId, action] = parts;
@@ -338,11 +346,8 @@ function renderAction(dataset: Dataset, url: string): Answer {
   if (action !== 'pause' && action !== 'unpause') return notFound();
   const record = dataset.lists.get(orgId ?? '')?.batch_exports.find((r) => r.id === exportId);
   if (!record) return notFound();
-  return {
-    status: 200,
-    route: `/api/organizations/:id/batch_exports/:id/${action}/`,
-    body: json({ ...record, paused: action === 'pause' }),
-  };
+  (record as { paused?: boolean }).paused = action === 'pause';
+  return { status: 200, route: `/api/organizations/:id/batch_exports/:id/${action}/`, body: json(record) };
 }
 
 function headerValue(value: string | string[] | undefined): string {
@@ -415,7 +420,7 @@ function positive(raw: string | null, fallback: number): number {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const { values } = parseArgs({
     options: {
-      key: { type: 'string' },
+      key: { type: 'string', multiple: true },
       port: { type: 'string', default: '0' },
       'delay-ms': { type: 'string', default: '0' },
       'fault-rate': { type: 'string', default: '0' },
@@ -423,9 +428,9 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       seed: { type: 'string', default: '1' },
     },
   });
-  if (!values.key) throw new Error('--key is required');
+  if (!values.key?.length) throw new Error('--key is required');
   const upstream = await startFakeUpstream({
-    key: values.key,
+    keys: values.key,
     port: Number(values.port),
     delayMs: Number(values['delay-ms']),
     faultRate: Number(values['fault-rate']),

@@ -1,10 +1,12 @@
 // Issue 7's benchmark: the gateway against its floor, a plain client making the same 21 REST calls.
 // Both run in their own process over the same fake upstream and are driven the same way by
 // autocannon, in alternating rounds, for every cell of connections × upstream delay; then the
-// three-level latency check. See bench/README.md for the method and the targets.
-//   npm run bench                 # 10 and 50 connections × 0 and 5 ms, 3 rounds × 10 s per side, three-level check
-//   npm run bench -- --quick      # a short smoke run (1 round × 2 s, 1 s warm-up)
+// three-level latency check. Then issue 14's polled dashboard (bench/polled.ts). See
+// bench/README.md for the method and the targets.
+//   npm run bench                 # 10 and 50 connections × 0 and 5 ms, 3 rounds × 10 s per side, three-level check; polled dashboard
+//   npm run bench -- --quick      # a short smoke run (1 round × 2 s, 1 s warm-up; 10 s per polled mode)
 //   npm run bench -- --rounds 5 --round-sec 15 --connections 50 --delays 0
+//   npm run bench -- --only polled      # (or --only dashboard) one part alone
 // Flags also read BENCH_ROUNDS, BENCH_ROUND_SEC, BENCH_WARMUP_SEC, BENCH_CONNECTIONS_LIST, BENCH_DELAYS, ...
 // Exit code 1 when a correctness check fails (answer differs from the floor's, a call without the
 // key, a crash); a missed performance target only fails the run with --strict.
@@ -21,6 +23,7 @@ import { type Child, cpuSeconds, productionNodeArgs, REPO_ROOT, RssSampler, star
 import { DASHBOARD, DASHBOARD_CALLS, globalId, graphqlBody, THREE_LEVEL, THREE_LEVEL_CALLS } from './lib/queries.ts';
 import { fileStamp, fixed, markdownTable, max, median, min, spread, table } from './lib/stats.ts';
 import { callsPerAnsweredQuery, upstreamControl } from './lib/upstream-control.ts';
+import { runPolled } from './polled.ts';
 
 const TARGETS = {
   callsPerDashboard: DASHBOARD_CALLS,
@@ -34,19 +37,45 @@ const TARGETS = {
   maxThreeLevelMs: 3 * 50 + 15,
 };
 
-const { quick, numbers, lists, booleans } = readFlags(
+const { quick, numbers, lists, booleans, strings } = readFlags(
   {
     rounds: { env: 'BENCH_ROUNDS', default: 3, quick: 1 },
     'round-sec': { env: 'BENCH_ROUND_SEC', default: 10, quick: 2 },
     'warmup-sec': { env: 'BENCH_WARMUP_SEC', default: 3, quick: 1 },
     'three-level-sec': { env: 'BENCH_THREE_LEVEL_SEC', default: 10, quick: 2 },
+    'polled-sec': { env: 'BENCH_POLLED_SEC', default: 60, quick: 10 },
+    'polled-clients': { env: 'BENCH_POLLED_CLIENTS', default: 20 },
+    'polled-keys': { env: 'BENCH_POLLED_KEYS', default: 4 },
+    'hit-sec': { env: 'BENCH_HIT_SEC', default: 10, quick: 2 },
+    'hit-connections': { env: 'BENCH_HIT_CONNECTIONS', default: 10 },
   },
   {
     connections: { env: 'BENCH_CONNECTIONS_LIST', default: [10, 50] },
     delays: { env: 'BENCH_DELAYS', default: [0, 5] },
+    'hit-delays': { env: 'BENCH_HIT_DELAYS', default: [0, 5, 50] },
   },
   ['strict', 'keep-log'],
+  ['only'],
 );
+const only = strings.only;
+if (only !== undefined && only !== 'dashboard' && only !== 'polled') throw new Error('--only takes `dashboard` or `polled`.');
+const polled = () =>
+  runPolled({
+    quick,
+    durationSec: numbers['polled-sec'],
+    clients: numbers['polled-clients'],
+    keys: numbers['polled-keys'],
+    pollMs: 1000,
+    writeMs: 5000,
+    hitSec: numbers['hit-sec'],
+    hitConnections: numbers['hit-connections'],
+    hitDelays: lists['hit-delays'],
+  });
+if (only === 'polled') {
+  const polledFailures = await polled();
+  if (polledFailures.length > 0) console.error(`\nFAILED:\n- ${polledFailures.join('\n- ')}`);
+  process.exit(polledFailures.length > 0 ? 1 : 0);
+}
 const rounds = Math.max(1, Math.round(numbers.rounds));
 const roundSec = numbers['round-sec'];
 const warmupSec = numbers['warmup-sec'];
@@ -387,6 +416,7 @@ writeFileSync(
 writeFileSync(`${base}.md`, markdown);
 console.log(`\nresults: ${relative(REPO_ROOT, `${base}.json`)}; table for bench/README.md: ${relative(REPO_ROOT, `${base}.md`)}`);
 
+if (only !== 'dashboard') failures.push(...(await polled()));
 if (booleans['keep-log'] || failures.length > 0) console.log(`gateway log: ${logFile}`);
 else rmSync(logFile, { force: true });
 const missed = targets.filter((t) => t.met === false);

@@ -2,6 +2,7 @@
 // is written once, in DEFAULTS; createGateway, the transport, the limits and the HTTP and logging
 // modules fall back on the same values, and docs/configuration.md is checked against them
 // (test/ops/configuration-docs.spec.ts).
+import { type BudgetWindow, parseUpstreamBudget } from './budget-setting.ts';
 import { type OperationManifest, readOperationManifest } from './persisted/manifest.ts';
 
 /** Every setting's default, by its environment variable (unset ones are `undefined`). */
@@ -44,6 +45,13 @@ export const DEFAULTS = {
   METRICS_MAX_LABEL_VALUES: 200,
   DEBUG_UPSTREAM_CALLS: true,
   PERSISTED_OPERATIONS: undefined,
+  CACHE: undefined,
+  CACHE_TTL_MS: 5000,
+  CACHE_SECRET: undefined,
+  CACHE_TIMEOUT_MS: 100,
+  CACHE_MAX_ENTRIES: 10_000,
+  CACHE_MAX_BYTES: 64 * 1024 * 1024,
+  UPSTREAM_BUDGET: undefined,
 } as const;
 
 type Setting = keyof typeof DEFAULTS;
@@ -59,6 +67,22 @@ export interface ServerSettings {
   keepAliveTimeoutMs: number;
   /** Open client connections at once; past it new ones are closed as they arrive. @default DEFAULTS.MAX_CONNECTIONS */
   maxConnections: number;
+}
+
+/** The cache of upstream answers and the store it lives in (src/store, src/upstream-cache). */
+export interface CacheSettings {
+  /** `memory` (this instance), or a Redis URL (`redis://host:port/db`) shared by every instance on it. */
+  store: string;
+  /** How long an upstream answer is used. @default DEFAULTS.CACHE_TTL_MS */
+  ttlMs?: number;
+  /** The secret caller tags are HMACs under. @default DEFAULTS.CACHE_SECRET: generated once and kept in the store (memory: per process) */
+  secret?: string;
+  /** How long one Redis operation may take before the store is bypassed. @default DEFAULTS.CACHE_TIMEOUT_MS */
+  timeoutMs?: number;
+  /** Answers kept in memory at most. @default DEFAULTS.CACHE_MAX_ENTRIES */
+  maxEntries?: number;
+  /** Characters (about bytes) of answers kept in memory at most. @default DEFAULTS.CACHE_MAX_BYTES */
+  maxBytes?: number;
 }
 
 interface GatewayConfig {
@@ -129,6 +153,13 @@ interface GatewayConfig {
    * operation, and automatic persisted queries. @default DEFAULTS.PERSISTED_OPERATIONS
    */
   persistedOperations: OperationManifest | undefined;
+  /**
+   * CACHE: `memory` or a Redis URL, with CACHE_TTL_MS, CACHE_SECRET, CACHE_TIMEOUT_MS,
+   * CACHE_MAX_ENTRIES and CACHE_MAX_BYTES. @default DEFAULTS.CACHE: nothing is cached across requests
+   */
+  cache: CacheSettings | undefined;
+  /** UPSTREAM_BUDGET, e.g. `480/minute,4800/hour`: upstream calls per key and window. @default DEFAULTS.UPSTREAM_BUDGET: no budget */
+  upstreamBudget: BudgetWindow[] | undefined;
   /** The HTTP server's own bounds on its callers' connections. */
   server: ServerSettings;
   circuitBreaker: {
@@ -181,6 +212,8 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     metricsEnabled: boolean(env, 'METRICS_ENABLED'),
     debugUpstreamCalls: boolean(env, 'DEBUG_UPSTREAM_CALLS'),
     persistedOperations: persistedOperations(env.PERSISTED_OPERATIONS),
+    cache: cacheSettings(env),
+    upstreamBudget: upstreamBudget(env.UPSTREAM_BUDGET),
     server: serverSettings(env),
     circuitBreaker: {
       errorThresholdPercentage: integer(env, 'CIRCUIT_BREAKER_ERROR_PERCENT', 1, 100),
@@ -247,6 +280,49 @@ function serverSettings(env: Env): ServerSettings {
     );
   }
   return settings;
+}
+
+/** CACHE_SECRET: long enough that the tags it makes cannot be matched to guessed keys by guessing it. */
+const MIN_CACHE_SECRET_LENGTH = 16;
+
+function cacheSettings(env: Env): CacheSettings | undefined {
+  const store = env.CACHE?.trim();
+  if (!store) return undefined;
+  if (store !== 'memory' && !isRedisUrl(store)) {
+    throw new ConfigError('CACHE must be `memory` or a Redis URL like redis://host:6379/0 (rediss:// for TLS).');
+  }
+  const secret = env.CACHE_SECRET;
+  if (secret !== undefined && secret !== '' && secret.length < MIN_CACHE_SECRET_LENGTH) {
+    throw new ConfigError(`CACHE_SECRET must be at least ${MIN_CACHE_SECRET_LENGTH} characters long.`);
+  }
+  return {
+    store,
+    // At most an hour: a Redis generation outlives every answer that read it by far (src/store/redis-store.ts).
+    ttlMs: integer(env, 'CACHE_TTL_MS', 1, 3_600_000),
+    secret: secret || undefined,
+    timeoutMs: integer(env, 'CACHE_TIMEOUT_MS', 1, 10_000),
+    maxEntries: integer(env, 'CACHE_MAX_ENTRIES', 1, 10_000_000),
+    maxBytes: integer(env, 'CACHE_MAX_BYTES', 1024, 64 * 1024 * 1024 * 1024),
+  };
+}
+
+/** A Redis URL, never echoed in the error: it may hold a password. */
+function isRedisUrl(text: string): boolean {
+  try {
+    const url = new URL(text);
+    return ['redis:', 'rediss:'].includes(url.protocol) && url.hostname !== '' && /^\/?\d*$/.test(url.pathname) && !url.search && !url.hash;
+  } catch {
+    return false;
+  }
+}
+
+function upstreamBudget(raw: string | undefined): BudgetWindow[] | undefined {
+  if (!raw?.trim()) return undefined;
+  try {
+    return parseUpstreamBudget(raw);
+  } catch (error) {
+    throw new ConfigError(`UPSTREAM_BUDGET: ${(error as Error).message}`);
+  }
 }
 
 function persistedOperations(file: string | undefined): OperationManifest | undefined {

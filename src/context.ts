@@ -17,6 +17,8 @@ export interface GatewayContext {
   loaders: Loaders;
   /** The upstream calls this request made so far (logs, metrics, the debug extension). */
   upstreamCalls: readonly UpstreamCall[];
+  /** Its calls started and not finished yet (the upstream budget counts them too). */
+  upstreamCallsInFlight(): number;
 }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -78,6 +80,7 @@ export function createContext(
     rest,
     loaders: createLoaders(rest, limits.maxLookupScanPages),
     upstreamCalls: requestTransport.calls,
+    upstreamCallsInFlight: () => requestTransport.inFlight,
   };
 }
 

@@ -4,7 +4,8 @@
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import { type ExecutionResult, GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
-import { DEFAULTS } from './config.ts';
+import type { BudgetWindow } from './budget-setting.ts';
+import { type CacheSettings, DEFAULTS } from './config.ts';
 import { type Arrival, createContext, type GatewayContext, type RequestLimits, requestIdOf } from './context.ts';
 import { EXAMPLE_QUERY } from './example-query.ts';
 import { createLocalGraphiQL } from './graphiql/index.ts';
@@ -24,9 +25,11 @@ import type { UpstreamCall } from './rest/request-transport.ts';
 import { createUpstreamTransport, type UpstreamTransport } from './rest/transport.ts';
 import { leafSerializers } from './schema/leaf-serializers.ts';
 import { subgraphSchema as schema } from './schema/subgraph.ts'; // the public schema plus _service and _entities
+import { createUpstreamEconomy } from './upstream-economy/index.ts';
 
 /** Logging, metrics, readiness, CORS and CSRF settings: see src/observability and src/http. */
-type OperationsOptions = Omit<ObservabilityOptions, 'transport' | 'requestIdOf'> & Omit<HttpOptions, 'transport' | 'upstreamUrl'>;
+type OperationsOptions = Omit<ObservabilityOptions, 'transport' | 'requestIdOf'> &
+  Omit<HttpOptions, 'transport' | 'upstreamUrl' | 'cacheStore'>;
 
 export interface GatewayOptions extends OperationsOptions {
   upstreamUrl: string;
@@ -58,6 +61,10 @@ export interface GatewayOptions extends OperationsOptions {
   demoKey?: string;
   /** Run only these operations, by id (PERSISTED_OPERATIONS). @default undefined: any operation, and APQ */
   persistedOperations?: OperationManifest;
+  /** Caches upstream GET answers across requests (CACHE and its settings). @default undefined: nothing is cached */
+  cache?: CacheSettings;
+  /** Upstream calls each key may make per window (UPSTREAM_BUDGET). @default undefined: no budget */
+  upstreamBudget?: readonly BudgetWindow[];
   /** A transport to use instead of building one (tests). */
   transport?: UpstreamTransport;
   /** Told of every finished upstream call, after the metrics. */
@@ -89,7 +96,13 @@ export function createGateway(options: GatewayOptions): Gateway {
   );
   const arrivals = new WeakMap<Request, Arrival>();
   const observability = createObservability({ ...options, transport, requestIdOf: (request) => arrivals.get(request)?.requestId });
-  const http = createHttpSurface({ ...options, transport });
+  const economy = createUpstreamEconomy({
+    ...options,
+    logger: observability.logger,
+    registry: observability.metrics.registry,
+    labelBounds: { maxLength: 200, maxValues: options.metricsMaxLabelValues ?? DEFAULTS.METRICS_MAX_LABEL_VALUES },
+  });
+  const http = createHttpSurface({ ...options, transport, cacheStore: economy?.storeReport });
   const limits: RequestLimits = {
     maxCalls: options.maxUpstreamCalls ?? DEFAULTS.MAX_UPSTREAM_CALLS,
     concurrency: options.upstreamConcurrencyPerRequest ?? DEFAULTS.UPSTREAM_CONCURRENCY_PER_REQUEST,
@@ -112,7 +125,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     landingPage: false,
     logging: observability.yogaLogger,
     cors: http.cors,
-    context: ({ request }) => createContext(transport, request, limits, arrivals.get(request)),
+    context: ({ request }) =>
+      createContext(economy ? economy.transportFor(request, transport) : transport, request, limits, arrivals.get(request)),
     maskedErrors: { maskError: callerFacingError },
     renderGraphiQL: graphiql.render,
     graphiql: graphiql.options,
@@ -140,7 +154,9 @@ export function createGateway(options: GatewayOptions): Gateway {
       ...queryLimitPlugins({ ...DEFAULT_QUERY_LIMITS, ...options.queryLimits }),
       // Before the fan-out estimate: it reads the variables.
       jsonDepthPlugin(maxJsonDepth),
-      fanOutBudgetPlugin(limits.maxCalls, limits.maxLookupScanPages),
+      fanOutBudgetPlugin(limits.maxCalls, limits.maxLookupScanPages, economy?.onEstimate),
+      // After the estimate: the upstream budget reserves it.
+      ...(economy?.plugins ?? []),
     ],
   });
 
@@ -153,6 +169,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     close: async () => {
       await transport.close();
       await http.close();
+      await economy?.close();
     },
   };
 }

@@ -18,11 +18,14 @@ export function readFlags<N extends Record<string, NumberFlag>, L extends Record
   numbersSpec: N,
   listsSpec: L = {} as L,
   booleanNames: string[] = [],
+  /** Flags taking one word, e.g. `--only polled`; undefined when not given. */
+  stringNames: string[] = [],
 ) {
   const { values: parsed } = parseArgs({
     options: {
       quick: { type: 'boolean', default: false },
       ...Object.fromEntries(booleanNames.map((name) => [name, { type: 'boolean' as const, default: false }])),
+      ...Object.fromEntries(stringNames.map((name) => [name, { type: 'string' as const }])),
       ...Object.fromEntries([...Object.keys(numbersSpec), ...Object.keys(listsSpec)].map((name) => [name, { type: 'string' as const }])),
     },
   });
@@ -53,5 +56,9 @@ export function readFlags<N extends Record<string, NumberFlag>, L extends Record
         : text.split(',').map((part) => number(name, part, flag.env));
   }
   const booleans = Object.fromEntries(booleanNames.map((name) => [name, values[name] === true])) as Record<string, boolean>;
-  return { quick, numbers, lists, booleans };
+  const strings = Object.fromEntries(stringNames.map((name) => [name, values[name] as string | undefined])) as Record<
+    string,
+    string | undefined
+  >;
+  return { quick, numbers, lists, booleans, strings };
 }

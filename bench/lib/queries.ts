@@ -15,6 +15,10 @@ export const THREE_LEVEL = `query ThreeLevels { organizations(first: 5) { nodes 
 export const PAUSE_BATCH_EXPORT = `mutation Pause($id: ID!) { pauseBatchExport(input: { id: $id }) {
   __typename ... on PauseBatchExportPayload { batchExport { id paused } } ... on NotFoundError { message } } }`;
 
+/** The polled dashboard's other write: unpause, answered like pause. */
+export const UNPAUSE_BATCH_EXPORT = `mutation Unpause($id: ID!) { unpauseBatchExport(input: { id: $id }) {
+  __typename ... on UnpauseBatchExportPayload { batchExport { id paused } } ... on NotFoundError { message } } }`;
+
 /** 1 organizations page, then 4 lists per organization. */
 export const DASHBOARD_CALLS = 1 + 4 * DATASET_SIZES.organizations;
 /** 1 organizations page, then one surveys page per project. */

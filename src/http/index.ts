@@ -3,7 +3,7 @@
 import type { CORSOptions, Plugin } from 'graphql-yoga';
 import type { GuardedTransport } from '../rest/circuit-breaker.ts';
 import { corsOptions, csrfPlugins } from './cors-csrf.ts';
-import { createReadiness } from './readiness.ts';
+import { createReadiness, type ReadinessOptions } from './readiness.ts';
 
 export interface HttpOptions {
   upstreamUrl: string;
@@ -14,6 +14,8 @@ export interface HttpOptions {
   corsOrigins?: '*' | readonly string[];
   /** @default DEFAULTS.CSRF_PREVENTION */
   csrfPrevention?: boolean;
+  /** The shared store's state, reported by /readiness (CACHE). */
+  cacheStore?: ReadinessOptions['cacheStore'];
 }
 
 interface HttpSurface {
@@ -30,6 +32,7 @@ export function createHttpSurface(options: HttpOptions): HttpSurface {
     upstreamUrl: options.upstreamUrl,
     timeoutMs: options.readinessTimeoutMs,
     transport: options.transport,
+    cacheStore: options.cacheStore,
   });
   const closeWhenShuttingDown: Plugin = {
     onResponse({ response }) {

@@ -14,18 +14,26 @@ import type { GuardedTransport } from '../rest/circuit-breaker.ts';
 
 const READINESS_PATH = '/readiness';
 
-interface ReadinessOptions {
+export interface ReadinessOptions {
   /** The REST base URL without `/api`. */
   upstreamUrl: string;
   /** How long the probe waits for the upstream. @default DEFAULTS.READINESS_TIMEOUT_MS */
   timeoutMs?: number;
   transport: Pick<GuardedTransport, 'circuits'>;
+  /** The cache's store (CACHE), reported as information like the upstream: a store that is down never fails readiness. */
+  cacheStore?: () => CacheStoreReport | undefined;
+}
+
+export interface CacheStoreReport {
+  store: 'memory' | 'redis';
+  reachable: boolean;
 }
 
 type ReadinessReport =
   | {
       status: 'ready';
       upstream: { reachable: boolean; reason?: string; circuits: ReturnType<GuardedTransport['circuits']> };
+      cache?: CacheStoreReport;
     }
   | { status: 'unavailable'; reason: string };
 
@@ -79,7 +87,9 @@ export function createReadiness(options: ReadinessOptions): Readiness {
       });
     const reason = lastProbe ? lastProbe.reason : await inFlight;
     const circuits = options.transport.circuits();
-    return { status: 'ready', upstream: reason === undefined ? { reachable: true, circuits } : { reachable: false, reason, circuits } };
+    const upstream = reason === undefined ? { reachable: true, circuits } : { reachable: false, reason, circuits };
+    const cache = options.cacheStore?.();
+    return cache ? { status: 'ready', upstream, cache } : { status: 'ready', upstream };
   }
 
   return {

@@ -11,7 +11,12 @@ import { exceedsDepth } from './json-depth.ts';
 const MAX_ESTIMATES_PER_DOCUMENT = 100;
 const MAX_KEY_LENGTH = 512;
 
-export function fanOutBudgetPlugin(budget: number, maxLookupScanPages: number): Plugin {
+/** `onEstimate`: told each admitted operation's estimate, by its context (the upstream budget reserves it). */
+export function fanOutBudgetPlugin(
+  budget: number,
+  maxLookupScanPages: number,
+  onEstimate?: (context: object, estimate: number) => void,
+): Plugin {
   // Yoga's parser cache hands the same document to every request with the same text, and the
   // estimate depends only on it, the operation name and the variables: a dashboard polled again and
   // again is walked once, not once per request.
@@ -40,7 +45,9 @@ export function fanOutBudgetPlugin(budget: number, maxLookupScanPages: number): 
             ),
           ],
         });
+        return;
       }
+      onEstimate?.(args.contextValue as object, estimate);
     },
   };
 }

@@ -5,7 +5,7 @@ import { truncate } from '../truncate.ts';
 /** The value a bounded label takes once it has seen its maximum number of distinct values. */
 const OTHER_LABEL = 'other';
 
-interface LabelBounds {
+export interface LabelBounds {
   /** Longest label value, in UTF-16 units. */
   maxLength: number;
   /** Distinct values kept; later new values count as `other`. */

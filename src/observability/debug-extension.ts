@@ -1,5 +1,6 @@
 // `x-debug-upstream: 1` adds `extensions.upstreamCalls` to the response: what the request cost
-// upstream. Route templates only: never the key, the host or a concrete URL.
+// upstream, a call answered from the cache or by another request's identical call marked as such.
+// Route templates only: never the key, the host or a concrete URL.
 import type { Plugin } from 'graphql-yoga';
 import type { UpstreamCall } from '../rest/request-transport.ts';
 import { safeRoute } from './routes.ts';
@@ -15,6 +16,8 @@ interface DebuggedCall {
   attempts: number;
   /** `ok`, or the failure kind (`http`, `timeout`, `network`, `circuit-open`, ...). */
   outcome: string;
+  /** `upstream`: this request's own call; `cache`: answered from the cache; `coalesced`: by another request's identical call. */
+  source: 'upstream' | 'cache' | 'coalesced';
 }
 
 export function debugExtensionPlugin(): Plugin {
@@ -36,5 +39,6 @@ function describe(call: UpstreamCall): DebuggedCall {
     durationMs: call.durationMs,
     attempts: call.attempts,
     outcome: call.outcome,
+    source: call.source ?? 'upstream',
   };
 }

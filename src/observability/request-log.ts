@@ -17,9 +17,13 @@ export interface OperationSummary {
   /** The HTTP status of the response. */
   status: number;
   durationMs: number;
+  /** Calls this request made upstream. */
   upstreamCalls: number;
   /** Sends beyond the first (GET retries) over all upstream calls. */
   upstreamRetries: number;
+  /** GETs answered from the cache, and by another request's identical call, instead (CACHE). */
+  cacheHits: number;
+  coalescedCalls: number;
   outcome: 'ok' | 'error';
   /** `extensions.code` of each distinct error in the response, sorted. */
   errorCodes: string[];
@@ -127,8 +131,7 @@ export function requestLogPlugin(options: RequestLogOptions): Plugin {
         operationType: entry.operationType,
         status: response.status,
         durationMs: Math.round((performance.now() - entry.startedAt) * 10) / 10,
-        upstreamCalls: entry.calls.length,
-        upstreamRetries: entry.calls.reduce((sum, call) => sum + call.attempts - 1, 0),
+        ...tally(entry.calls),
         outcome: errorCodes.length === 0 && response.status < 400 ? 'ok' : 'error',
         errorCodes,
       };
@@ -136,6 +139,21 @@ export function requestLogPlugin(options: RequestLogOptions): Plugin {
       options.onSummary?.(summary);
     },
   };
+}
+
+function tally(
+  calls: readonly UpstreamCall[],
+): Pick<OperationSummary, 'upstreamCalls' | 'upstreamRetries' | 'cacheHits' | 'coalescedCalls'> {
+  const counts = { upstreamCalls: 0, upstreamRetries: 0, cacheHits: 0, coalescedCalls: 0 };
+  for (const call of calls) {
+    if (call.source === 'cache') counts.cacheHits += 1;
+    else if (call.source === 'coalesced') counts.coalescedCalls += 1;
+    else {
+      counts.upstreamCalls += 1;
+      counts.upstreamRetries += call.attempts - 1;
+    }
+  }
+  return counts;
 }
 
 /** `extensions.code`, or what kind of failure an error without one is (Yoga's own request errors). */

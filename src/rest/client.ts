@@ -167,6 +167,7 @@ class CallerRestClient implements RestClient {
       requestId: this.caller.requestId,
       signal: this.caller.signal,
       deadlineAt: this.caller.deadlineAt,
+      answerShape: expected,
     });
     if (expected && !expected(response.body)) {
       const { status, attempts, durationMs } = response;

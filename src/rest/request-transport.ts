@@ -3,7 +3,7 @@
 // the debug extension.
 import pLimit from 'p-limit';
 import type { UpstreamRequest, UpstreamResponse, UpstreamTransport } from './transport.ts';
-import { CallBudgetExceededError, UpstreamError } from './upstream-error.ts';
+import { CallBudgetExceededError, mayHaveReachedUpstream, UpstreamError } from './upstream-error.ts';
 
 export interface UpstreamCall {
   method: string;
@@ -16,6 +16,10 @@ export interface UpstreamCall {
   attempts: number;
   /** `ok`, or the failure kind (`http`, `timeout`, `network`, ...). */
   outcome: string;
+  /** Whether it may have reached the upstream (what the upstream budget counts). */
+  sent: boolean;
+  /** Served without an upstream call of this request: from the cache, or by another request's identical call. */
+  source?: 'cache' | 'coalesced';
 }
 
 interface RequestTransportOptions {
@@ -29,12 +33,15 @@ interface RequestTransportOptions {
 
 interface RequestTransport extends UpstreamTransport {
   readonly calls: UpstreamCall[];
+  /** Calls started and not finished yet. */
+  readonly inFlight: number;
 }
 
 export function createRequestTransport(base: UpstreamTransport, options: RequestTransportOptions): RequestTransport {
   const limit = pLimit(options.concurrency);
   const calls: UpstreamCall[] = [];
   let started = 0;
+  let inFlight = 0;
 
   const record = (req: UpstreamRequest, startedAt: number, result: Partial<UpstreamCall>) => {
     const call: UpstreamCall = {
@@ -43,6 +50,7 @@ export function createRequestTransport(base: UpstreamTransport, options: Request
       durationMs: Math.round((performance.now() - startedAt) * 10) / 10,
       attempts: 1,
       outcome: 'ok',
+      sent: true,
       ...result,
     };
     calls.push(call);
@@ -51,19 +59,31 @@ export function createRequestTransport(base: UpstreamTransport, options: Request
 
   return {
     calls,
+    get inFlight() {
+      return inFlight;
+    },
     request<T>(req: UpstreamRequest): Promise<UpstreamResponse<T>> {
       started += 1;
       if (started > options.maxCalls) return Promise.reject(new CallBudgetExceededError(options.maxCalls));
+      inFlight += 1;
       return limit(async () => {
         const startedAt = performance.now();
         try {
           const response = await base.request<T>(req);
-          record(req, startedAt, { status: response.status, attempts: response.attempts });
+          record(req, startedAt, { status: response.status, attempts: response.attempts, source: response.source });
           return response;
         } catch (error) {
           const failure = error instanceof UpstreamError ? error : undefined;
-          record(req, startedAt, { status: failure?.status, attempts: failure?.attempts ?? 1, outcome: failure?.kind ?? 'error' });
+          record(req, startedAt, {
+            status: failure?.status,
+            attempts: failure?.attempts ?? 1,
+            outcome: failure?.kind ?? 'error',
+            sent: mayHaveReachedUpstream(error),
+            source: failure?.source,
+          });
           throw error;
+        } finally {
+          inFlight -= 1;
         }
       });
     },

@@ -67,6 +67,10 @@ export interface UpstreamRequest {
   requestId?: string;
   /** The GraphQL request's abort signal (its client going away). */
   signal?: AbortSignal;
+  /** Whether an answer has the shape the client relies on (its own check): only such answers are cached. */
+  answerShape?: (body: unknown) => boolean;
+  /** Hand back the body's text too (the cache stores it); otherwise it is dropped once parsed. */
+  keepText?: boolean;
   /**
    * When the GraphQL request's upstream budget ends (REQUEST_DEADLINE_MS), as a `performance.now()`
    * time: an attempt in flight ends there too, and a call that starts later sends nothing.
@@ -80,6 +84,10 @@ export interface UpstreamResponse<T = unknown> {
   body: T;
   durationMs: number;
   attempts: number;
+  /** The body as it arrived, when the request asked to keep it. */
+  text?: string;
+  /** Served without an upstream call of this request: from the cache, or by another request's identical call. */
+  source?: 'cache' | 'coalesced';
 }
 
 export interface UpstreamTransport {
@@ -146,8 +154,8 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
       ctx.attempt += 1;
       let error: UpstreamError;
       try {
-        const { status, body } = await send(ctx);
-        return { status, body: body as T, durationMs: elapsed(ctx), attempts: ctx.attempt };
+        const { status, body, text } = await send(ctx);
+        return { status, body: body as T, durationMs: elapsed(ctx), attempts: ctx.attempt, text: req.keepText ? text : undefined };
       } catch (caught) {
         error = toUpstreamError(caught, ctx);
       }
@@ -164,7 +172,7 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
   }
 
   /** One attempt: resolves with a 2xx answer's parsed body, throws UpstreamError for any other answer. */
-  async function send(ctx: CallContext): Promise<{ status: number; body: unknown }> {
+  async function send(ctx: CallContext): Promise<{ status: number; body: unknown; text: string }> {
     const { req, deadline } = ctx;
     // Queued behind the request's other calls until its deadline passed, or the caller left: send nothing.
     const stopped = deadline.abortKind();
@@ -194,7 +202,7 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
     const { status, headers, text } = answer;
     // Location is never read.
     if (status >= 300 && status < 400) throw failure(ctx, { kind: 'redirect', status });
-    if (status >= 200 && status < 300) return { status, body: parseSuccessBody(ctx, status, headers['content-type'], text) };
+    if (status >= 200 && status < 300) return { status, body: parseSuccessBody(ctx, status, headers['content-type'], text), text };
     // Only an error answer is shown to callers: its text is redacted (src/rest/redact.ts) before anything holds it.
     const parsed = parseErrorBody(text, redactorFor(req.key));
     const retryAfterSeconds = parseRetryAfter(headers['retry-after']) ?? (status === 429 ? retryAfterFromDetail(parsed.detail) : undefined);
@@ -267,7 +275,7 @@ function outgoingHeaders(req: UpstreamRequest): Record<string, string> {
   return headers;
 }
 
-function queryString(query: UpstreamRequest['query']): string {
+export function queryString(query: UpstreamRequest['query']): string {
   if (!query) return '';
   // Built by hand rather than with URLSearchParams: one string per call instead of an object and
   // its entries (every list call has `limit` and `offset`). encodeURIComponent escapes a superset

@@ -23,6 +23,8 @@ export interface UpstreamErrorInit {
   queuedMs?: number;
   /** @default 0 */
   wireMs?: number;
+  /** Set when this request only waited for another request's identical call, which failed. */
+  source?: 'coalesced';
 }
 
 export class UpstreamError extends Error {
@@ -55,6 +57,8 @@ export class UpstreamError extends Error {
   readonly queuedMs: number;
   /** Time the attempts spent on the wire, from being written to their end: the upstream's own slowness. */
   readonly wireMs: number;
+  /** `coalesced`: this request did not make the call, it waited for another request's identical one. */
+  readonly source?: 'coalesced';
 
   constructor(init: UpstreamErrorInit) {
     super(`${init.method} ${init.route}: ${describe(init)}`);
@@ -71,6 +75,7 @@ export class UpstreamError extends Error {
     this.sent = init.sent ?? false;
     this.queuedMs = init.queuedMs ?? 0;
     this.wireMs = init.wireMs ?? 0;
+    this.source = init.source;
   }
 }
 

@@ -17,7 +17,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   graphiql: [],
   'protocol-errors': [],
   'example-query': [],
-  config: ['persisted'],
+  'budget-setting': [],
+  config: ['persisted', 'budget-setting'],
   // The REST client and its transport know nothing of GraphQL.
   rest: ['wire', 'config', 'truncate'],
   'graphql-errors': ['rest'],
@@ -27,9 +28,15 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   schema: ['wire', 'rest', 'loaders', 'context', 'graphql-errors', 'limits', 'page-size'],
   observability: ['config', 'rest', 'graphql-errors', 'truncate'],
   http: ['config', 'rest', 'observability'],
+  // What the gateway keeps between requests, and what makes upstream calls count across them.
+  store: ['config', 'observability'],
+  'upstream-cache': ['rest', 'store'],
+  budget: ['budget-setting', 'context', 'graphql-errors', 'store', 'upstream-cache'],
+  'upstream-economy': ['budget', 'budget-setting', 'config', 'observability', 'rest', 'store', 'upstream-cache'],
   // The reference implementation shares the wire types with the client, and nothing else.
   'reference-api': ['wire'],
   gateway: [
+    'budget-setting',
     'config',
     'context',
     'example-query',
@@ -42,6 +49,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     'protocol-errors',
     'rest',
     'schema',
+    'upstream-economy',
   ],
   main: ['config', 'example-query', 'gateway', 'http', 'observability', 'reference-api'],
 };

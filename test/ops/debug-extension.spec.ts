@@ -29,6 +29,7 @@ describe('the debug extension', () => {
       durationMs: expect.any(Number),
       attempts: 1,
       outcome: 'ok',
+      source: 'upstream',
     });
     expect(calls.slice(1).map((call) => call.route)).toEqual([
       '/api/organizations/:organization_id/batch_exports/',

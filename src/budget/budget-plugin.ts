@@ -1,0 +1,73 @@
+// The upstream budget around a request: after the fan-out estimate and before execution, the
+// estimate is reserved, or the request is refused with RATE_LIMITED and no upstream call; when
+// execution ends, the reservation is settled to the calls the request really made (cache hits and
+// waits for another request's call cost nothing). `x-upstream-budget: 1` adds what is left of each
+// window to the response (`extensions.upstreamBudget`).
+import type { Plugin } from 'graphql-yoga';
+import { bearerKey, type GatewayContext } from '../context.ts';
+import { gatewayError } from '../graphql-errors.ts';
+import type { TakeOutcome, UpstreamBudget, WindowReport } from './upstream-budget.ts';
+
+const BUDGET_HEADER = 'x-upstream-budget';
+
+interface BudgetPlugin {
+  plugin: Plugin;
+  /** For the fan-out plugin: the estimate it computed for each admitted operation. */
+  onEstimate(context: object, estimate: number): void;
+}
+
+export function upstreamBudgetPlugin(budget: UpstreamBudget, onRefusal?: () => void): BudgetPlugin {
+  const estimates = new WeakMap<object, number>();
+  const reports = new WeakMap<Request, WindowReport[]>();
+  const wantsReport = (request: Request) => request.headers.get(BUDGET_HEADER)?.trim() === '1';
+
+  const plugin: Plugin = {
+    async onExecute({ args, setResultAndStopExecution }) {
+      const context = args.contextValue as unknown as GatewayContext & { request: Request };
+      const { request } = context;
+      const key = bearerKey(request.headers.get('authorization'));
+      if (key === null) return; // no upstream call will be made
+      const estimate = estimates.get(context) ?? 0;
+      const outcome = await budget.take(key, estimate);
+      reports.set(request, outcome.report);
+      if (!outcome.taken) {
+        onRefusal?.();
+        setResultAndStopExecution({ errors: [refusal(outcome, estimate)] });
+        return;
+      }
+      return {
+        async onExecuteDone() {
+          const settled = budget.settle(outcome.ticket, callsMade(context));
+          if (!wantsReport(request)) return;
+          await settled;
+          reports.set(request, await budget.report(key));
+        },
+      };
+    },
+    async onExecutionResult({ request, result, setResult }) {
+      if (!wantsReport(request) || !result || Symbol.asyncIterator in result) return;
+      const key = bearerKey(request.headers.get('authorization'));
+      if (key === null) return;
+      const upstreamBudget = reports.get(request) ?? (await budget.report(key));
+      setResult({ ...result, extensions: { ...result.extensions, upstreamBudget } });
+    },
+  };
+  return { plugin, onEstimate: (context, estimate) => estimates.set(context, estimate) };
+}
+
+/** The upstream calls the request made: sends that may have reached the upstream, and calls still on their way. */
+function callsMade(context: GatewayContext): number {
+  let made = context.upstreamCallsInFlight();
+  for (const call of context.upstreamCalls) if (!call.source && call.sent) made += call.attempts;
+  return made;
+}
+
+function refusal(outcome: Extract<TakeOutcome, { taken: false }>, estimate: number) {
+  const { retryAfterSeconds: retryAfter, refusing } = outcome;
+  return gatewayError(
+    'RATE_LIMITED',
+    `This key's upstream budget is used up for now: the operation may make ${estimate} upstream calls, and ${refusing.remaining} of ` +
+      `${refusing.limit} per ${refusing.per} are left. Retry after ${retryAfter} ${retryAfter === 1 ? 'second' : 'seconds'}.`,
+    { retryAfter, limit: 'upstreamBudget' },
+  );
+}

@@ -1,0 +1,36 @@
+// The stores a gateway keeps things in between requests (CACHE): Redis, shared by every instance, or
+// this instance's memory; and this instance's memory in any case, which counts the upstream budget
+// while Redis is away.
+import type { CacheSettings } from '../config.ts';
+import type { Logger } from '../observability/logger.ts';
+import { createMemoryStore } from './memory-store.ts';
+import { createRedisStore } from './redis-store.ts';
+import type { SharedStore } from './shared-store.ts';
+
+interface Stores {
+  /** Where answers, generations and budgets live. */
+  shared: SharedStore;
+  /** This instance's memory (the same store when `shared` is memory). */
+  local: SharedStore;
+  close(): Promise<void>;
+}
+
+interface StoreEvents {
+  onFailure?(): void;
+  onChange?(up: boolean): void;
+}
+
+/** `settings` undefined: a memory store for the upstream budget alone. */
+export function openStores(settings: CacheSettings | undefined, logger: Logger, events: StoreEvents = {}): Stores {
+  const local = createMemoryStore({ maxEntries: settings?.maxEntries, maxBytes: settings?.maxBytes, secret: settings?.secret });
+  if (settings === undefined || settings.store === 'memory') return { shared: local, local, close: () => local.close() };
+  const shared = createRedisStore({ url: settings.store, timeoutMs: settings.timeoutMs, secret: settings.secret, logger, ...events });
+  return {
+    shared,
+    local,
+    async close() {
+      await shared.close();
+      await local.close();
+    },
+  };
+}

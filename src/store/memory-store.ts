@@ -1,0 +1,96 @@
+// The store in this instance's memory (CACHE=memory, and the per-instance budget while Redis is
+// away). Cached answers are bounded by count and by size (lru-cache); generations and budget
+// counters are small and bounded by count.
+
+import { randomBytes } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
+import { DEFAULTS } from '../config.ts';
+import type { BudgetWindowAt, BudgetWindowCheck, SharedStore, WindowCounts } from './shared-store.ts';
+
+interface MemoryStoreOptions {
+  /** Cached answers kept at most. @default DEFAULTS.CACHE_MAX_ENTRIES */
+  maxEntries?: number;
+  /** Characters of cached answers (and their ids) kept at most: about bytes, for the ASCII JSON answers usually are. @default DEFAULTS.CACHE_MAX_BYTES */
+  maxBytes?: number;
+  /** The secret caller tags are made with. @default random, per process */
+  secret?: string;
+}
+
+/** Scopes with a generation at once; past it every generation and every cached answer is dropped (see bumpGenerations). */
+const MAX_GENERATIONS = 100_000;
+/** Budget counters (caller tags × window lengths × 2) at once; the least recently used go first. */
+const MAX_BUDGET_COUNTERS = 100_000;
+
+export function createMemoryStore(options: MemoryStoreOptions = {}): SharedStore {
+  const entries = new LRUCache<string, string>({
+    max: options.maxEntries ?? DEFAULTS.CACHE_MAX_ENTRIES,
+    maxSize: options.maxBytes ?? DEFAULTS.CACHE_MAX_BYTES,
+    sizeCalculation: (value, key) => value.length + key.length,
+  });
+  const generations = new Map<string, string>();
+  // Made on first use: a cache without a budget never needs it (lru-cache allocates for `max` up front).
+  let budgetCounters: LRUCache<string, number> | undefined;
+  const budget = () => (budgetCounters ??= new LRUCache<string, number>({ max: MAX_BUDGET_COUNTERS }));
+  const secret = options.secret ?? randomBytes(32).toString('base64url');
+  const entryKey = (tag: string, id: string) => `${tag} ${id}`;
+  const counterKey = (tag: string, window: BudgetWindowAt, index = window.index) => `${tag} ${window.windowMs} ${index}`;
+  const countsOf = (tag: string, window: BudgetWindowAt): WindowCounts => ({
+    current: budget().get(counterKey(tag, window)) ?? 0,
+    previous: budget().get(counterKey(tag, window, window.index - 1)) ?? 0,
+  });
+  const add = (tag: string, window: BudgetWindowAt, delta: number) => {
+    const key = counterKey(tag, window);
+    // Kept while it can still count: through the next window, as that one's previous.
+    budget().set(key, Math.max(0, (budget().get(key) ?? 0) + delta), { ttl: 2 * window.windowMs });
+  };
+
+  return {
+    kind: 'memory',
+    available: true,
+    secret,
+    async readEntries(tag, ids) {
+      return ids.map((id) => entries.get(entryKey(tag, id)) ?? null);
+    },
+    async writeEntries(tag, written, ttlMs) {
+      for (const { id, value } of written) entries.set(entryKey(tag, id), value, { ttl: ttlMs });
+    },
+    async readGenerations(scopes) {
+      return scopes.map((scope) => generations.get(scope) ?? null);
+    },
+    async bumpGenerations(scopes) {
+      // A generation that was forgotten would read as null again, which entries stored before its
+      // first bump also carry: so none is ever forgotten alone. At the bound, all go, with every
+      // answer that could have been checked against them.
+      if (generations.size + scopes.length > MAX_GENERATIONS) {
+        generations.clear();
+        entries.clear();
+      }
+      for (const scope of scopes) generations.set(scope, newGeneration());
+    },
+    async takeBudget(tag, windows, amount) {
+      const counts = windows.map((window) => countsOf(tag, window));
+      const taken = windows.every((window, i) => fits(window, counts[i] as WindowCounts, amount));
+      if (taken) for (const window of windows) add(tag, window, amount);
+      return { taken, counts };
+    },
+    async adjustBudget(tag, windows, delta) {
+      for (const window of windows) add(tag, window, delta);
+    },
+    async readBudget(tag, windows) {
+      return windows.map((window) => countsOf(tag, window));
+    },
+    async close() {
+      entries.clear();
+    },
+  };
+}
+
+/** Whether `amount` more calls keep a window's weighted count within its limit (the Lua in redis-store.ts does the same). */
+export function fits(window: BudgetWindowCheck, counts: WindowCounts, amount: number): boolean {
+  return counts.current + counts.previous * window.previousWeight + amount <= window.limit;
+}
+
+/** A generation no scope had before: random, so one forgotten and made again cannot repeat an old one. */
+export function newGeneration(): string {
+  return randomBytes(9).toString('base64url');
+}

@@ -1,0 +1,200 @@
+// The store on Redis (ioredis), shared by every instance. Nothing waits on it: commands give up after
+// `timeoutMs`, none is queued while the connection is down, and none is retried; a failure marks
+// the store unavailable until a probe succeeds (availability.ts).
+//
+// Keys, laid out for Redis Cluster as well: no command and no pipeline spans two hash tags.
+//   gw:{<caller tag>}:get:<path?query>              a cached answer
+//   gw:{<caller tag>}:budget:<windowMs>:<index>     a budget counter
+//   gw:{gen}:<scope>                                a generation
+//   gw:{secret}                                     the secret caller tags are made with (unless CACHE_SECRET)
+
+import { randomBytes } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { DEFAULTS } from '../config.ts';
+import { type AvailabilityOptions, StoreAvailability } from './availability.ts';
+import { newGeneration } from './memory-store.ts';
+import { type BudgetWindowAt, GLOBAL_SCOPE, type SharedStore, type WindowCounts } from './shared-store.ts';
+
+interface RedisStoreOptions extends Pick<AvailabilityOptions, 'logger' | 'onFailure' | 'onChange'> {
+  /** `redis://[[user]:password@]host:port/db` (or `rediss://`). */
+  url: string;
+  /** How long one operation may take before it is given up. @default DEFAULTS.CACHE_TIMEOUT_MS */
+  timeoutMs?: number;
+  /** The secret caller tags are made with; unset: the one stored in Redis, set there by the first instance. */
+  secret?: string;
+}
+
+/**
+ * How long a generation is kept after its last bump. It must outlive every entry that read the
+ * generation before it (CACHE_TTL_MS, at most an hour, after a lookup at most UPSTREAM_TIMEOUT_MS
+ * earlier): a generation read back as null after that cannot make an old entry valid again.
+ */
+const GENERATION_TTL_MS = 24 * 60 * 60 * 1000;
+/** Bumps kept while the store is away; past it, one bump of every entry's global scope replaces them. */
+const MAX_PENDING_BUMPS = 1000;
+
+const SECRET_KEY = 'gw:{secret}';
+const entryKey = (tag: string, id: string) => `gw:{${tag}}:get:${id}`;
+const generationKey = (scope: string) => `gw:{gen}:${scope}`;
+const budgetKey = (tag: string, window: BudgetWindowAt, index = window.index) => `gw:{${tag}}:budget:${window.windowMs}:${index}`;
+/** A counter is kept while it can still count: through the next window, as that one's previous. */
+const budgetTtlMs = (window: BudgetWindowAt) => 2 * window.windowMs;
+
+// KEYS: each window's current and previous counter. ARGV: the amount, then per window its limit,
+// the previous window's weight and the current counter's time to live. Same rule as memory-store.ts.
+const TAKE_BUDGET = `
+local amount = tonumber(ARGV[1])
+local counts = {}
+local taken = 1
+for i = 1, #KEYS / 2 do
+  local current = tonumber(redis.call('GET', KEYS[2 * i - 1]) or '0')
+  local previous = tonumber(redis.call('GET', KEYS[2 * i]) or '0')
+  counts[2 * i - 1] = current
+  counts[2 * i] = previous
+  if current + previous * tonumber(ARGV[3 * i]) + amount > tonumber(ARGV[3 * i - 1]) then taken = 0 end
+end
+if taken == 1 then
+  for i = 1, #KEYS / 2 do
+    redis.call('INCRBY', KEYS[2 * i - 1], amount)
+    redis.call('PEXPIRE', KEYS[2 * i - 1], ARGV[3 * i + 1])
+  end
+end
+table.insert(counts, 1, taken)
+return counts`;
+
+// KEYS: counters. ARGV: the delta, then each counter's time to live. A negative delta never takes a
+// counter below 0, nor revives one that expired.
+const ADJUST_BUDGET = `
+local delta = tonumber(ARGV[1])
+for i = 1, #KEYS do
+  if delta >= 0 then
+    redis.call('INCRBY', KEYS[i], delta)
+    redis.call('PEXPIRE', KEYS[i], ARGV[i + 1])
+  else
+    local value = tonumber(redis.call('GET', KEYS[i]) or '0')
+    if value > 0 then redis.call('DECRBY', KEYS[i], math.min(value, -delta)) end
+  end
+end
+return 0`;
+
+type ScriptedRedis = Redis & {
+  takeBudget(keyCount: number, ...args: (string | number)[]): Promise<number[]>;
+  adjustBudget(keyCount: number, ...args: (string | number)[]): Promise<number>;
+};
+
+export function createRedisStore(options: RedisStoreOptions): SharedStore {
+  const redis = new Redis(options.url, {
+    commandTimeout: options.timeoutMs ?? DEFAULTS.CACHE_TIMEOUT_MS,
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    // Reconnects in the background for ever, at most every 2 s; requests never wait for it.
+    retryStrategy: (times) => Math.min(100 * times, 2000),
+    connectionName: 'org-graphql-gateway',
+    scripts: { takeBudget: { lua: TAKE_BUDGET }, adjustBudget: { lua: ADJUST_BUDGET } },
+  }) as ScriptedRedis;
+  let secret = options.secret;
+  /** What this instance proposes while no secret is stored; then the stored one, so a Redis restart keeps it. */
+  let proposal = options.secret ?? randomBytes(32).toString('base64url');
+  const pendingBumps = new Set<string>();
+
+  const availability = new StoreAvailability({
+    ...options,
+    name: 'redis',
+    async recover() {
+      await redis.ping();
+      if (!options.secret) {
+        // Every instance proposes; the first one's stays. A store that lost its data (a restart
+        // without persistence) gets this instance's secret again, which the others then adopt.
+        const results = await redis.pipeline().set(SECRET_KEY, proposal, 'NX').get(SECRET_KEY).exec();
+        throwFirstError(results);
+        const stored = results?.[1]?.[1];
+        if (typeof stored !== 'string') throw new Error('the shared secret could not be stored');
+        secret = proposal = stored;
+      }
+      if (pendingBumps.size > 0) {
+        const scopes = [...pendingBumps];
+        await bump(scopes);
+        for (const scope of scopes) pendingBumps.delete(scope);
+      }
+    },
+  });
+  redis.on('ready', () => availability.probe());
+  // ioredis reports connection failures as 'error' events (a process without a listener would crash).
+  redis.on('error', (error: unknown) => availability.lost(error));
+  redis.on('close', () => availability.lost(new Error('connection closed')));
+
+  const run = <T>(operation: () => Promise<T>) => availability.run(operation);
+  const bump = async (scopes: readonly string[]) => {
+    const pipeline = redis.pipeline();
+    for (const scope of scopes) pipeline.set(generationKey(scope), newGeneration(), 'PX', GENERATION_TTL_MS);
+    throwFirstError(await pipeline.exec());
+  };
+
+  return {
+    kind: 'redis',
+    get available() {
+      return availability.up;
+    },
+    get secret() {
+      return availability.up ? secret : undefined;
+    },
+    readEntries(tag, ids) {
+      return run(() => redis.mget(ids.map((id) => entryKey(tag, id))));
+    },
+    writeEntries(tag, entries, ttlMs) {
+      return run(async () => {
+        const pipeline = redis.pipeline();
+        for (const { id, value } of entries) pipeline.set(entryKey(tag, id), value, 'PX', ttlMs);
+        throwFirstError(await pipeline.exec());
+      });
+    },
+    readGenerations(scopes) {
+      return run(() => redis.mget(scopes.map(generationKey)));
+    },
+    async bumpGenerations(scopes) {
+      try {
+        await run(() => bump(scopes));
+      } catch (error) {
+        for (const scope of scopes) pendingBumps.add(scope);
+        if (pendingBumps.size > MAX_PENDING_BUMPS) {
+          pendingBumps.clear();
+          pendingBumps.add(GLOBAL_SCOPE);
+        }
+        throw error;
+      }
+    },
+    takeBudget(tag, windows, amount) {
+      const keys = windows.flatMap((window) => [budgetKey(tag, window), budgetKey(tag, window, window.index - 1)]);
+      const args = windows.flatMap((window) => [window.limit, window.previousWeight, budgetTtlMs(window)]);
+      return run(async () => {
+        const [taken, ...counts] = await redis.takeBudget(keys.length, ...keys, amount, ...args);
+        return {
+          taken: taken === 1,
+          counts: windows.map((_, i) => ({ current: Number(counts[2 * i]), previous: Number(counts[2 * i + 1]) })),
+        };
+      });
+    },
+    adjustBudget(tag, windows, delta) {
+      const keys = windows.map((window) => budgetKey(tag, window));
+      return run(async () => {
+        await redis.adjustBudget(keys.length, ...keys, delta, ...windows.map(budgetTtlMs));
+      });
+    },
+    readBudget(tag, windows) {
+      const keys = windows.flatMap((window) => [budgetKey(tag, window), budgetKey(tag, window, window.index - 1)]);
+      return run(async () => {
+        const values = await redis.mget(keys);
+        return windows.map((_, i): WindowCounts => ({ current: Number(values[2 * i] ?? 0), previous: Number(values[2 * i + 1] ?? 0) }));
+      });
+    },
+    async close() {
+      availability.close();
+      redis.disconnect();
+    },
+  };
+}
+
+/** A pipeline resolves even when some of its commands failed: those count as the store failing. */
+function throwFirstError(results: [Error | null, unknown][] | null): void {
+  for (const [error] of results ?? []) if (error) throw error;
+}

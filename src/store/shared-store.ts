@@ -1,0 +1,66 @@
+// What the upstream cache and the upstream budget keep between requests: cached answers per caller
+// tag, a generation per invalidation scope, budget counters per caller tag, and the secret the
+// caller tags are made with. One interface, two places: this instance's memory (memory-store.ts)
+// or Redis, shared by every instance (redis-store.ts).
+
+/** The generation scope every cached answer depends on: bumping it makes them all stale. */
+export const GLOBAL_SCOPE = 'all';
+
+/** One fixed window of a budget, as seen at one moment (src/budget/sliding-window.ts). */
+export interface BudgetWindowAt {
+  /** The window's length: each length has its own counters. */
+  windowMs: number;
+  /** `floor(now / windowMs)`: the current window; `index - 1` is the previous one. */
+  index: number;
+}
+
+/** A window to take from, with how much it allows now. */
+export interface BudgetWindowCheck extends BudgetWindowAt {
+  limit: number;
+  /** The share of the previous window's count that still counts (1 as the current window starts, 0 as it ends). */
+  previousWeight: number;
+}
+
+/** A window's calls so far: its current fixed window's and its previous one's. */
+export interface WindowCounts {
+  current: number;
+  previous: number;
+}
+
+export interface SharedStore {
+  readonly kind: 'memory' | 'redis';
+  /** Whether operations are being sent at all; while not, each one fails at once (StoreUnavailableError). */
+  readonly available: boolean;
+  /** The secret caller tags are made with, once every instance agrees on it; undefined until then. */
+  readonly secret: string | undefined;
+  /** Cached answers of one caller tag by entry id, in order (null: none), in one round trip. */
+  readEntries(tag: string, ids: readonly string[]): Promise<(string | null)[]>;
+  /** Stores answers of one caller tag for `ttlMs`, in one round trip. */
+  writeEntries(tag: string, entries: readonly { id: string; value: string }[], ttlMs: number): Promise<void>;
+  /** The current generation of each scope, in order (null: never bumped, or forgotten long after every entry that saw it). */
+  readGenerations(scopes: readonly string[]): Promise<(string | null)[]>;
+  /**
+   * Gives each scope a new generation that was never used before, so every entry stored under an
+   * older one stops being valid. When the store cannot be reached, the bump is kept and made as soon
+   * as it is back, before anything else uses it (the promise still rejects).
+   */
+  bumpGenerations(scopes: readonly string[]): Promise<void>;
+  /**
+   * Adds `amount` to the current window of every window if each one's weighted count
+   * (`current + previous × previousWeight`) stays within its limit, atomically; else adds nothing.
+   * `counts` are the counts before.
+   */
+  takeBudget(tag: string, windows: readonly BudgetWindowCheck[], amount: number): Promise<{ taken: boolean; counts: WindowCounts[] }>;
+  /** Adds `delta` to each of these windows' current counters; a negative delta never takes one below 0. */
+  adjustBudget(tag: string, windows: readonly BudgetWindowAt[], delta: number): Promise<void>;
+  readBudget(tag: string, windows: readonly BudgetWindowAt[]): Promise<WindowCounts[]>;
+  close(): Promise<void>;
+}
+
+/** The store is down, slow, or not connected yet: the caller goes on without it. */
+export class StoreUnavailableError extends Error {
+  override readonly name = 'StoreUnavailableError';
+  constructor(reason = 'the shared store is not available') {
+    super(reason);
+  }
+}

@@ -1,0 +1,63 @@
+// Identical GETs of one caller in flight at once, from any requests of this instance, share one
+// upstream call. The call belongs to none of them: it carries no request's signal or deadline, so no
+// waiter's disconnect or deadline cancels it for the others (it runs to UPSTREAM_TIMEOUT_MS), and
+// each waiter stops waiting at its own. A failure reaches every waiter and is not cached.
+import { type CallDeadline, startDeadline, unwatchDeadline, watchDeadline } from '../rest/deadline.ts';
+import type { UpstreamRequest } from '../rest/transport.ts';
+import { UpstreamError } from '../rest/upstream-error.ts';
+
+export class Coalescer<T> {
+  #inFlight = new Map<string, Promise<T>>();
+
+  /** The call in flight for `key`, or a new one that `start` makes; `leader`: this caller started it. */
+  join(key: string, start: () => Promise<T>): { call: Promise<T>; leader: boolean } {
+    const existing = this.#inFlight.get(key);
+    if (existing) return { call: existing, leader: false };
+    const call = start();
+    this.#inFlight.set(key, call);
+    const forget = () => this.#inFlight.delete(key);
+    call.then(forget, forget);
+    return { call, leader: true };
+  }
+}
+
+/**
+ * The shared call's outcome for one waiter, or, once its caller left or its deadline passed, an
+ * UpstreamError of that kind (`sent` for the leader: its call went out and goes on).
+ */
+export function waitFor<T>(call: Promise<T>, req: UpstreamRequest, leader: boolean): Promise<T> {
+  if (!req.signal && req.deadlineAt === undefined) return call;
+  const deadline = startDeadline(Number.POSITIVE_INFINITY, req.signal, req.deadlineAt);
+  const stopped = deadline.abortKind();
+  if (stopped) return Promise.reject(gaveUp(req, stopped, leader));
+  return new Promise<T>((resolve, reject) => {
+    const watched = {
+      deadline,
+      expire() {
+        unwatchDeadline(watched);
+        reject(gaveUp(req, deadline.abortKind() ?? 'timeout', leader));
+      },
+    };
+    watchDeadline(watched);
+    call.then(
+      (value) => {
+        unwatchDeadline(watched);
+        resolve(value);
+      },
+      (error: unknown) => {
+        unwatchDeadline(watched);
+        reject(error);
+      },
+    );
+  });
+}
+
+function gaveUp(req: UpstreamRequest, kind: NonNullable<ReturnType<CallDeadline['abortKind']>>, leader: boolean): UpstreamError {
+  return new UpstreamError({
+    kind,
+    method: req.method,
+    route: req.route ?? req.path,
+    sent: leader,
+    source: leader ? undefined : 'coalesced',
+  });
+}

@@ -1,0 +1,57 @@
+// The cache of upstream GET answers (CACHE=memory or CACHE=redis://…): entries per caller tag
+// (caller-tag.ts), valid while the generations of the scopes they depend on are unchanged
+// (scopes.ts), looked up and written in batches (store-batch.ts); identical calls in flight are
+// shared (coalescer.ts). request-cache.ts is what one request sees.
+import { randomBytes } from 'node:crypto';
+import type { Plugin } from 'graphql-yoga';
+import type { UpstreamTransport } from '../rest/transport.ts';
+import type { SharedStore } from '../store/shared-store.ts';
+import { Coalescer } from './coalescer.ts';
+import { type CacheEvents, type CacheState, RequestCache } from './request-cache.ts';
+import { LookupBatch, WriteBatch } from './store-batch.ts';
+
+export type { CacheEvents } from './request-cache.ts';
+
+interface UpstreamCacheOptions {
+  store: SharedStore;
+  /** How long an answer is used (CACHE_TTL_MS). */
+  ttlMs: number;
+  events?: CacheEvents;
+}
+
+interface UpstreamCache {
+  /** The transport one GraphQL request sees (its calls then go to `base`). */
+  transportFor(request: Request, base: UpstreamTransport): UpstreamTransport;
+  /**
+   * Holds each response until the answers its request fetched are stored (at most CACHE_TIMEOUT_MS),
+   * so the next request, on any instance, finds them.
+   */
+  plugin: Plugin;
+}
+
+export function createUpstreamCache(options: UpstreamCacheOptions): UpstreamCache {
+  const state: CacheState = {
+    store: options.store,
+    lookups: new LookupBatch(options.store),
+    writes: new WriteBatch(options.store, options.ttlMs),
+    calls: new Coalescer(),
+    localSecret: randomBytes(32).toString('base64url'),
+    writeEpoch: 0,
+    events: options.events,
+  };
+  const caches = new WeakMap<Request, RequestCache>();
+  return {
+    transportFor(request, base) {
+      const cache = new RequestCache(base, state);
+      caches.set(request, cache);
+      return cache;
+    },
+    plugin: {
+      onExecute({ args }) {
+        const request = (args.contextValue as { request?: Request }).request;
+        const cache = request && caches.get(request);
+        if (cache) return { onExecuteDone: () => cache.stored() };
+      },
+    },
+  };
+}

@@ -1,0 +1,146 @@
+// The upstream as one GraphQL request sees it with the cache on. A GET is answered from the cache
+// when its caller tag has a valid entry (no upstream call, no budget), else by a call shared with
+// identical GETs in flight, whose 2xx answer is stored. A write (success or failure, once it may have
+// reached the upstream) makes stale every answer its route can change, for every key, before its
+// answer goes back to the resolver: so before the mutation's payload, and before its own re-read.
+import { routeTemplate } from '../rest/paths.ts';
+import { queryString, type UpstreamRequest, type UpstreamResponse, type UpstreamTransport } from '../rest/transport.ts';
+import { mayHaveReachedUpstream, UpstreamError } from '../rest/upstream-error.ts';
+import type { SharedStore } from '../store/shared-store.ts';
+import { callerTag } from './caller-tag.ts';
+import { type Coalescer, waitFor } from './coalescer.ts';
+import { readScopes, writeScopes } from './scopes.ts';
+import { encodeEntry, type LookupBatch, type WriteBatch } from './store-batch.ts';
+
+/** What the cache counts (metrics), by route template. */
+export interface CacheEvents {
+  hit(route: string): void;
+  miss(route: string): void;
+  /** A GET that waited for another request's identical call instead of making its own. */
+  coalesced(route: string): void;
+  stored(route: string): void;
+  /** A write that made the answers its route can change stale. */
+  invalidated(route: string): void;
+}
+
+/** What every request's cache shares: one per gateway. */
+export interface CacheState {
+  store: SharedStore;
+  lookups: LookupBatch;
+  writes: WriteBatch;
+  calls: Coalescer<SharedAnswer>;
+  /** Tags the calls in flight (never the store's: it may not be reachable, or agreed, yet). */
+  localSecret: string;
+  /** Writes this instance made so far: a GET started after a write never joins a call started before it. */
+  writeEpoch: number;
+  events?: CacheEvents;
+}
+
+interface SharedAnswer {
+  response: UpstreamResponse;
+  /** The answer's entry being written, when it is cached. */
+  stored?: Promise<void>;
+}
+
+export class RequestCache implements UpstreamTransport {
+  #tags: { store: string | undefined; local: string } | undefined;
+  /** Entries this request's answers are being written to: the response waits for them. */
+  readonly #stored = new Set<Promise<void>>();
+
+  constructor(
+    private readonly base: UpstreamTransport,
+    private readonly state: CacheState,
+  ) {}
+
+  request<T>(req: UpstreamRequest): Promise<UpstreamResponse<T>> {
+    return (req.method === 'GET' ? this.#read(req) : this.#write(req)) as Promise<UpstreamResponse<T>>;
+  }
+
+  /** Resolves once every answer this request fetched is in the store (or could not be written). */
+  async stored(): Promise<void> {
+    if (this.#stored.size > 0) await Promise.all(this.#stored);
+  }
+
+  async close(): Promise<void> {}
+
+  async #read(req: UpstreamRequest): Promise<UpstreamResponse> {
+    const scopes = readScopes(req.path);
+    if (!scopes) return this.base.request(req);
+    const { state } = this;
+    const route = req.route ?? routeTemplate(req.path);
+    const startedAt = performance.now();
+    const tags = this.#tagsOf(req.key);
+    const id = req.path + queryString(req.query);
+    const lookup = tags.store === undefined ? {} : await state.lookups.lookup(tags.store, id, scopes);
+    if (lookup.text !== undefined) {
+      state.events?.hit(route);
+      return {
+        status: 200,
+        body: JSON.parse(lookup.text),
+        durationMs: Math.round(performance.now() - startedAt),
+        attempts: 0,
+        source: 'cache',
+      };
+    }
+    state.events?.miss(route);
+    // Only calls made with the same generations are shared: one started before a write is not
+    // joined by a read that started after it.
+    const key = `${tags.local} ${state.writeEpoch} ${lookup.generations ?? ''} ${id}`;
+    const { call, leader } = state.calls.join(key, () => this.#fetch(req, tags.store, id, lookup.generations, route));
+    if (!leader) state.events?.coalesced(route);
+    let answer: SharedAnswer;
+    try {
+      answer = await waitFor(call, req, leader);
+    } catch (error) {
+      throw leader || !(error instanceof UpstreamError) || error.source ? error : new UpstreamError({ ...error, source: 'coalesced' });
+    }
+    if (answer.stored) this.#stored.add(answer.stored);
+    const { response } = answer;
+    // Every other waiter parses its own copy: records are tagged in place by each request's loaders.
+    return leader ? response : { ...response, body: response.text ? JSON.parse(response.text) : undefined, source: 'coalesced' };
+  }
+
+  /** The shared call: without the leader's signal or deadline, so no waiter can cancel it for the others. */
+  async #fetch(
+    req: UpstreamRequest,
+    storeTag: string | undefined,
+    id: string,
+    generations: string | undefined,
+    route: string,
+  ): Promise<SharedAnswer> {
+    const response = await this.base.request({ ...req, signal: undefined, deadlineAt: undefined, keepText: true });
+    // Checked before any waiter gets the body: an answer the client would refuse is not cached.
+    if (storeTag === undefined || generations === undefined || !response.text || !(req.answerShape?.(response.body) ?? true))
+      return { response };
+    this.state.events?.stored(route);
+    return { response, stored: this.state.writes.write(storeTag, id, encodeEntry(generations, response.text)) };
+  }
+
+  async #write(req: UpstreamRequest): Promise<UpstreamResponse> {
+    try {
+      const response = await this.base.request(req);
+      await this.#invalidate(req);
+      return response;
+    } catch (error) {
+      if (mayHaveReachedUpstream(error)) await this.#invalidate(req);
+      throw error;
+    }
+  }
+
+  async #invalidate(req: UpstreamRequest): Promise<void> {
+    this.state.writeEpoch += 1;
+    this.state.events?.invalidated(req.route ?? routeTemplate(req.path));
+    // An unreachable store keeps the bump and makes it once it is back (src/store/redis-store.ts).
+    await this.state.store.bumpGenerations(writeScopes(req.method, req.path)).catch(() => undefined);
+  }
+
+  /** Made once per request, from its key (every call of a request carries the same one). */
+  #tagsOf(key: string): { store: string | undefined; local: string } {
+    if (!this.#tags) {
+      const { secret, kind } = this.state.store;
+      const store = secret === undefined ? undefined : callerTag(secret, key);
+      this.#tags = { store, local: kind === 'memory' && store !== undefined ? store : callerTag(this.state.localSecret, key) };
+    }
+    return this.#tags;
+  }
+}

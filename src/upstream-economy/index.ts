@@ -1,0 +1,58 @@
+// What makes upstream calls count across requests, wired once per gateway from its settings: the
+// stores (src/store), the cache of GET answers with coalescing (src/upstream-cache, CACHE) and the
+// per-key upstream budget (src/budget, UPSTREAM_BUDGET), with their metrics. With neither setting,
+// nothing is built and requests take the plain path.
+import type { Plugin } from 'graphql-yoga';
+import type { Registry } from 'prom-client';
+import { upstreamBudgetPlugin } from '../budget/budget-plugin.ts';
+import { createUpstreamBudget } from '../budget/upstream-budget.ts';
+import type { BudgetWindow } from '../budget-setting.ts';
+import { type CacheSettings, DEFAULTS } from '../config.ts';
+import type { LabelBounds } from '../observability/bounded-label.ts';
+import type { Logger } from '../observability/logger.ts';
+import type { UpstreamTransport } from '../rest/transport.ts';
+import { openStores } from '../store/index.ts';
+import { createUpstreamCache } from '../upstream-cache/index.ts';
+import { createCacheMetrics } from './metrics.ts';
+
+interface UpstreamEconomyOptions {
+  cache?: CacheSettings;
+  upstreamBudget?: readonly BudgetWindow[];
+  logger: Logger;
+  registry: Registry;
+  labelBounds: LabelBounds;
+}
+
+interface UpstreamEconomy {
+  /** The transport one request's calls go through (the cache's when it is on). */
+  transportFor(request: Request, base: UpstreamTransport): UpstreamTransport;
+  /** For the fan-out plugin: the budget reserves each operation's estimate. */
+  onEstimate?(context: object, estimate: number): void;
+  /** After the fan-out plugin. */
+  plugins: Plugin[];
+  /** For /readiness: the shared store, when there is one. */
+  storeReport(): { store: 'memory' | 'redis'; reachable: boolean } | undefined;
+  close(): Promise<void>;
+}
+
+export function createUpstreamEconomy(options: UpstreamEconomyOptions): UpstreamEconomy | undefined {
+  if (!options.cache && !options.upstreamBudget) return undefined;
+  const metrics = createCacheMetrics(options.registry, options.labelBounds);
+  const stores = openStores(options.cache, options.logger, { onFailure: metrics.storeFailed, onChange: metrics.storeAvailable });
+  metrics.storeAvailable(stores.shared.available);
+  const cache =
+    options.cache && createUpstreamCache({ store: stores.shared, ttlMs: options.cache.ttlMs ?? DEFAULTS.CACHE_TTL_MS, events: metrics });
+  const budget =
+    options.upstreamBudget &&
+    upstreamBudgetPlugin(
+      createUpstreamBudget({ windows: options.upstreamBudget, store: stores.shared, fallback: stores.local }),
+      metrics.budgetRefused,
+    );
+  return {
+    transportFor: (request, base) => (cache ? cache.transportFor(request, base) : base),
+    onEstimate: budget ? budget.onEstimate : undefined,
+    plugins: [...(budget ? [budget.plugin] : []), ...(cache ? [cache.plugin] : [])],
+    storeReport: () => (options.cache ? { store: stores.shared.kind, reachable: stores.shared.available } : undefined),
+    close: () => stores.close(),
+  };
+}

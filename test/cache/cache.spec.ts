@@ -1,0 +1,245 @@
+// The cache of upstream GET answers in this instance's memory (CACHE=memory), through the gateway:
+// hits cost no upstream call, writes make stale what they can change (for every key) and nothing
+// else, errors and non-2xx answers are never cached, and identical GETs in flight share one call
+// that no waiter's disconnect or deadline cancels for the others.
+import type { ServerResponse } from 'node:http';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
+import { type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
+import { sources, type TestGateway, testGateway } from './support.ts';
+
+const MEMORY = { store: 'memory', ttlMs: 60_000 };
+const EXPORTS = `query Exports($org: UUID!) { organization(databaseId: $org) { batchExports(first: 5) { nodes { id paused } } } }`;
+const DOMAINS = `query Domains($org: UUID!) { organization(databaseId: $org) { domains { totalCount nodes { domain } } } }`;
+const DASHBOARD = `{ organizations(first: 2) { nodes { name batchExports(first: 5) { nodes { name paused } } domains { nodes { domain } }
+  members { nodes { user { email } } } projects { surveys(first: 5) { nodes { name } } } } } }`;
+
+describe('against the reference API', () => {
+  let api: ReferenceApi;
+  let target: TestGateway;
+  let hedgehog: string;
+  let prickly: string;
+
+  beforeAll(async () => {
+    api = await startReferenceApi({ liveShapes: true });
+    target = testGateway({ upstreamUrl: api.url, cache: MEMORY });
+    const orgs = api.store.organizationsOf(1);
+    hedgehog = orgs.find((org) => org.name === 'Hedgehog Analytics')?.id as string;
+    prickly = orgs.find((org) => org.name === 'Prickly Labs')?.id as string;
+  });
+  afterAll(async () => {
+    await target?.gateway.close();
+    await api?.close();
+  });
+
+  /** Runs an operation and returns its response with the upstream requests it alone caused. */
+  async function counting(query: string, key: string | undefined, variables?: unknown) {
+    const start = api.requests.length;
+    const response = await target.post(query, key, { variables });
+    return { ...response, upstream: api.requests.slice(start).filter((request) => request.headers.authorization) };
+  }
+
+  it('answers a repeated query from the cache: no upstream call, the same data, hits shown as such', async () => {
+    const first = await counting(DASHBOARD, api.keys.demo);
+    expect(first.body.errors).toBeUndefined();
+    expect(first.upstream.length).toBe(10); // 1 + 3 lists per organization + 1 per project
+    const second = await counting(DASHBOARD, api.keys.demo);
+    expect(second.upstream).toEqual([]);
+    expect(second.body.data).toEqual(first.body.data);
+    expect(sources(second.body)).toEqual(Array(10).fill('cache'));
+    expect(target.log.requestLines().at(-1)).toMatchObject({ upstreamCalls: 0, cacheHits: 10, coalescedCalls: 0 });
+    const { body: metrics } = await target.gateway.metrics.render();
+    expect(metrics).toMatch(/^gateway_cache_hits_total\{route="\/api\/organizations\/:organization_id\/batch_exports\/"\} [1-9]/m);
+    // Hits are not upstream calls.
+    expect(metrics).toMatch(/^gateway_upstream_requests_total\{method="GET",route="\/api\/organizations\/",status="200"\} 1$/m);
+  });
+
+  it('a write makes stale what it can change, for every key, and nothing else', async () => {
+    for (const key of [api.keys.demo, api.keys.member]) await counting(EXPORTS, key, { org: hedgehog });
+    await counting(EXPORTS, api.keys.demo, { org: prickly });
+    const before = await counting(EXPORTS, api.keys.member, { org: hedgehog });
+    expect(before.upstream).toEqual([]);
+
+    const exportId = before.body.data.organization.batchExports.nodes[0].id;
+    await target.post(`mutation($id: ID!) { pauseBatchExport(input: { id: $id }) { __typename } }`, api.keys.demo, {
+      variables: { id: exportId },
+    });
+
+    const demo = await counting(EXPORTS, api.keys.demo, { org: hedgehog });
+    const member = await counting(EXPORTS, api.keys.member, { org: hedgehog });
+    const other = await counting(EXPORTS, api.keys.demo, { org: prickly });
+    expect([demo, member].map((response) => response.upstream.length)).toEqual([2, 2]);
+    expect(member.body.data.organization.batchExports.nodes[0]).toEqual({ id: exportId, paused: true });
+    expect(other.upstream).toEqual([]);
+  });
+
+  it('a write the upstream refused still makes stale (it reached the upstream); one refused before sending does not', async () => {
+    await counting(DOMAINS, api.keys.demo, { org: hedgehog });
+    const organizationId = Buffer.from(`Organization:${hedgehog}`).toString('base64');
+    const invalid = await target.post(
+      `mutation($org: ID!) { createDomain(input: { organizationId: $org, domain: "NOT A DOMAIN" }) { __typename } }`,
+      api.keys.demo,
+      {
+        variables: { org: organizationId },
+      },
+    );
+    expect(invalid.body.data.createDomain.__typename).toBe('ValidationError');
+    expect((await counting(DOMAINS, api.keys.demo, { org: hedgehog })).upstream).toHaveLength(2);
+
+    const malformed = await counting(
+      `mutation { createDomain(input: { organizationId: "not-a-global-id", domain: "x.example" }) { __typename } }`,
+      api.keys.demo,
+    );
+    expect(malformed.body.errors?.[0].extensions.code).toBe('BAD_USER_INPUT');
+    expect(malformed.upstream).toEqual([]);
+    expect((await counting(DOMAINS, api.keys.demo, { org: hedgehog })).upstream).toEqual([]);
+  });
+
+  it("a mutation's own re-read is never served from the cache", async () => {
+    const exportRecord = api.store.batchExportsOf(hedgehog).find((record) => !record.paused);
+    const id = Buffer.from(`BatchExport:${hedgehog}:${exportRecord?.id}`).toString('base64');
+    const lookup = `query($id: ID!) { node(id: $id) { ... on BatchExport { paused } } }`;
+    await counting(lookup, api.keys.demo, { id });
+    expect((await counting(lookup, api.keys.demo, { id })).upstream).toEqual([]);
+    // liveShapes: pause answers {"paused": true}, so the payload's record is read again.
+    const paused = await counting(
+      `mutation($id: ID!) { pauseBatchExport(input: { id: $id }) { ... on PauseBatchExportPayload { batchExport { paused } } } }`,
+      api.keys.demo,
+      { id },
+    );
+    expect(paused.upstream.map((request) => `${request.method} ${request.path}`)).toEqual([
+      `POST /api/organizations/${hedgehog}/batch_exports/${exportRecord?.id}/pause/`,
+      `GET /api/organizations/${hedgehog}/batch_exports/${exportRecord?.id}/`,
+    ]);
+    expect(paused.body.data.pauseBatchExport.batchExport.paused).toBe(true);
+    expect((await counting(lookup, api.keys.demo, { id })).body.data.node.paused).toBe(true);
+  });
+
+  it('deleting an organization makes every answer stale (its projects are not named by the route)', async () => {
+    const surveys = `{ project(databaseId: "1") { surveys { totalCount } } }`;
+    await counting(surveys, api.keys.demo);
+    expect((await counting(surveys, api.keys.demo)).upstream).toEqual([]);
+    const created = await target.post(
+      `mutation { createOrganization(input: { name: "Short-lived" }) { ... on CreateOrganizationPayload { organization { id } } } }`,
+      api.keys.demo,
+    );
+    const id = created.body.data.createOrganization.organization.id;
+    await target.post(`mutation($id: ID!) { deleteOrganization(input: { id: $id }) { __typename } }`, api.keys.demo, { variables: { id } });
+    expect((await counting(surveys, api.keys.demo)).upstream).toHaveLength(1);
+  });
+
+  it('never caches what names @current (the same record as another id)', async () => {
+    const current = `{ project(databaseId: "@current") { surveys { totalCount } } }`;
+    expect((await counting(current, api.keys.demo)).upstream).toHaveLength(1);
+    expect((await counting(current, api.keys.demo)).upstream).toHaveLength(1);
+  });
+});
+
+describe('against a recording upstream', () => {
+  let fake: FakeUpstream;
+  let target: TestGateway;
+  const ORGS = '{ organizations(first: 1) { nodes { name } } }';
+  const page = (name: string) => ({
+    count: 1,
+    next: null,
+    previous: null,
+    results: [{ id: '0a6f2b1e-8c2d-4c1f-9d1e-5b7a3c2d1e0f', name }],
+  });
+
+  beforeAll(async () => {
+    fake = await startFakeUpstream();
+    target = testGateway({ upstreamUrl: fake.url, cache: MEMORY, requestDeadlineMs: 300 });
+  });
+  afterAll(async () => {
+    await target?.gateway.close();
+    await fake?.close();
+  });
+
+  const callsTo = (path: string) => fake.requests.filter((request) => request.path === path).length;
+
+  it.each([
+    ['a 500', (res: ServerResponse) => sendJson(res, 500, { detail: 'boom' })],
+    ['a 429', (res: ServerResponse) => sendJson(res, 429, { detail: 'slow down' }, { 'retry-after': '1' })],
+    ['a 403', (res: ServerResponse) => sendJson(res, 403, { detail: 'no' })],
+    ['an answer of the wrong shape', (res: ServerResponse) => sendJson(res, 200, { count: 1, results: 'x' })],
+  ])('does not cache %s: the next request asks again', async (_name, fail) => {
+    const key = `phx_errors_${_name.replace(/\W/g, '_')}`;
+    const before = fake.requests.length;
+    fake.handle((_req, res) => fail(res));
+    expect((await target.post(ORGS, key)).body.errors?.[0].extensions.code).toBeTruthy();
+    fake.handle((_req, res) => sendJson(res, 200, page('Recovered')));
+    expect((await target.post(ORGS, key)).body.data.organizations.nodes).toEqual([{ name: 'Recovered' }]);
+    expect(sources((await target.post(ORGS, key)).body)).toEqual(['cache']);
+    expect(fake.requests.length - before).toBe(2);
+  });
+
+  it('shares one upstream call among identical GETs of one key in flight at once; other keys make their own', async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    fake.handle(async (_req, res) => {
+      await released;
+      sendJson(res, 200, page('Shared'));
+    });
+    const before = callsTo('/api/organizations/');
+    const waiting = [...Array(5)].map(() => target.post(ORGS, 'phx_coalesced'));
+    const other = target.post(ORGS, 'phx_coalesced_other');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    release();
+    const answers = await Promise.all(waiting);
+    expect(answers.map((answer) => answer.body.data.organizations.nodes)).toEqual(Array(5).fill([{ name: 'Shared' }]));
+    expect(answers.flatMap((answer) => sources(answer.body)).sort()).toEqual([
+      'coalesced',
+      'coalesced',
+      'coalesced',
+      'coalesced',
+      'upstream',
+    ]);
+    expect((await other).body.data.organizations.nodes).toEqual([{ name: 'Shared' }]);
+    expect(callsTo('/api/organizations/') - before).toBe(2);
+    expect(
+      target.log
+        .requestLines()
+        .slice(-6)
+        .map((line) => line.coalescedCalls)
+        .sort(),
+    ).toEqual([0, 0, 1, 1, 1, 1]);
+  });
+
+  it("is not cancelled by its leader's disconnect, nor by a waiter's deadline; the others get the answer", async () => {
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let finished = false;
+    fake.handle(async (_req, res) => {
+      await released;
+      res.on('finish', () => (finished = true));
+      sendJson(res, 200, page('Survivor'));
+    });
+    const before = callsTo('/api/organizations/');
+    const leaving = new AbortController();
+    const leader = Promise.resolve(
+      target.gateway.yoga.fetch('http://gateway.test/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer phx_survivor' },
+        body: JSON.stringify({ query: ORGS }),
+        signal: leaving.signal,
+      }),
+    ).catch((error: unknown) => error);
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    // The leader's client goes away while its call is held.
+    leaving.abort();
+    await leader;
+    // This one joins, then its 300 ms deadline passes while the call is still held.
+    const timedOut = await target.post(ORGS, 'phx_survivor');
+    expect(timedOut.body.errors?.[0].extensions.code).toBe('UPSTREAM_TIMEOUT');
+    expect(sources(timedOut.body)).toEqual(['coalesced']);
+    // The call is still in flight: a later identical GET joins it and gets its answer.
+    const joined = target.post(ORGS, 'phx_survivor');
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    release();
+    const answer = await joined;
+    expect(answer.body.data.organizations.nodes).toEqual([{ name: 'Survivor' }]);
+    expect(sources(answer.body)).toEqual(['coalesced']);
+    expect(callsTo('/api/organizations/') - before).toBe(1);
+    expect(finished).toBe(true);
+  });
+});
