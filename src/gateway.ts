@@ -25,8 +25,8 @@ import type { UpstreamCall } from './rest/request-transport.ts';
 import { createUpstreamTransport, type UpstreamTransport } from './rest/transport.ts';
 import { leafSerializers } from './schema/leaf-serializers.ts';
 import { subgraphSchema as schema } from './schema/subgraph.ts'; // the public schema plus _service and _entities
-import { changesOnlyPlugin } from './subscriptions/changes-only.ts';
 import { createSubscriptionHub } from './subscriptions/hub.ts';
+import { subscriptionPlugins } from './subscriptions/plugins.ts';
 import type { PollRunner } from './subscriptions/watched.ts';
 import { createUpstreamEconomy } from './upstream-economy/index.ts';
 
@@ -179,7 +179,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       fanOutBudgetPlugin(limits.maxCalls, limits.maxLookupScanPages, economy?.onEstimate),
       // After the estimate: the upstream budget reserves it.
       ...(economy?.plugins ?? []),
-      changesOnlyPlugin(),
+      ...subscriptionPlugins(),
     ],
   });
 

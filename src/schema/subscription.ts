@@ -1,7 +1,8 @@
 // Subscription (contract: Subscriptions): each field watches one record, or the first page of an
 // organization's members, through a poll this instance shares between the subscribers of the same
 // key (src/subscriptions). The first event is the current state; later ones come when the
-// subscriber's selected data changed (src/subscriptions/changes-only.ts).
+// subscriber's selected data changed (src/subscriptions/plugins.ts).
+import { type FieldNode, type GraphQLField, type GraphQLResolveInfo, getArgumentValues } from 'graphql';
 import type { MemberRecord } from '../loaders/tagged-records.ts';
 import { DEFAULT_PAGE_SIZE } from '../page-size.ts';
 import { buildPath } from '../rest/paths.ts';
@@ -24,16 +25,25 @@ function recordOf<T>(event: PollEvent<T>): T {
 }
 
 /** The REST ids a subscription argument's global id carries; BAD_USER_INPUT (no upstream call) when it is not one of `typename`. */
-const idParts = (id: string | number, argName: string, typename: string) =>
+const idParts = (id: unknown, argName: string, typename: string) =>
   parseNodeId(String(id), argName, [typename]).parts as [string, ...string[]];
+
+/**
+ * The field's arguments as `subscribe` should get them: graphql-jit (11.2) hands it the operation's
+ * variables instead, so they are read here from the field node, as graphql-js does.
+ */
+function subscribeArguments(info: GraphQLResolveInfo): Record<string, unknown> {
+  const field = info.parentType.getFields()[info.fieldName] as GraphQLField<unknown, unknown>;
+  return getArgumentValues(field, info.fieldNodes[0] as FieldNode, info.variableValues);
+}
 
 builder.subscriptionField('batchExport', (t) =>
   t.field({
     type: BatchExportRef,
     description: `A batch export and its \`latestRuns\`. ${POLLED} ${requiresScope('batch_export:read')}`,
     args: { id: t.arg.id({ required: true, description: 'The global id of the batch export.' }) },
-    subscribe: (_root, { id }, context) => {
-      const [orgId, exportId] = idParts(id, 'id', 'BatchExport');
+    subscribe: (_root, _args, context, info) => {
+      const [orgId, exportId] = idParts(subscribeArguments(info).id, 'id', 'BatchExport');
       return context.watch({
         key: `batchExport ${orgId} ${exportId}`,
         path: buildPath('/api/organizations/:organization_id/batch_exports/:id/', { organization_id: orgId, id: exportId as string }),
@@ -49,8 +59,8 @@ builder.subscriptionField('domain', (t) =>
     type: DomainRef,
     description: `A domain of an organization, e.g. until it is verified. ${POLLED} ${requiresScope('organization:read')}`,
     args: { id: t.arg.id({ required: true, description: 'The global id of the domain.' }) },
-    subscribe: (_root, { id }, context) => {
-      const [orgId, domainId] = idParts(id, 'id', 'Domain');
+    subscribe: (_root, _args, context, info) => {
+      const [orgId, domainId] = idParts(subscribeArguments(info).id, 'id', 'Domain');
       return context.watch({
         key: `domain ${orgId} ${domainId}`,
         path: buildPath('/api/organizations/:organization_id/domains/:id/', { organization_id: orgId, id: domainId as string }),
@@ -77,9 +87,10 @@ builder.subscriptionField('organizationMembers', (t) =>
       organizationId: t.arg.id({ required: true, description: 'The global id of the organization.' }),
       first: t.arg.int({ description: `The size of the first page (0-100; ${DEFAULT_PAGE_SIZE} when not given).` }),
     },
-    subscribe: (_root, { organizationId, first }, context) => {
+    subscribe: (_root, _args, context, info) => {
+      const { organizationId, first } = subscribeArguments(info);
       const [orgId] = idParts(organizationId, 'organizationId', 'Organization');
-      const size = checkSize(first, 'first') ?? DEFAULT_PAGE_SIZE;
+      const size = checkSize(first as number | null | undefined, 'first') ?? DEFAULT_PAGE_SIZE;
       return context.watch<MembersPage>({
         key: `organizationMembers ${orgId} ${size}`,
         path: buildPath('/api/organizations/:organization_id/members/', { organization_id: orgId }),

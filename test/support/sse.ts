@@ -1,7 +1,6 @@
-// A GraphQL-over-SSE client for tests (distinct connections mode): opens a subscription through
-// `yoga.fetch`, collects its `next` events as they arrive and notes `complete`.
+// A GraphQL-over-SSE client for tests (distinct connections mode): opens a subscription over HTTP,
+// collects its `next` events as they arrive and notes `complete`; `close()` drops the connection.
 import type { ExecutionResult } from 'graphql';
-import type { Gateway } from '../../src/gateway.ts';
 
 export interface SseSubscription {
   status: number;
@@ -18,13 +17,14 @@ export interface SseSubscription {
   close(): Promise<void>;
 }
 
+/** `url`: the gateway's /graphql over HTTP. */
 export async function subscribe(
-  gateway: Pick<Gateway, 'yoga'>,
+  url: string,
   query: string,
   variables: Record<string, unknown>,
   key: string | null,
 ): Promise<SseSubscription> {
-  const response = await gateway.yoga.fetch('http://gateway.test/graphql', {
+  const response = await fetch(url, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
