@@ -17,14 +17,15 @@ export interface SseSubscription {
   close(): Promise<void>;
 }
 
-/** `url`: the gateway's /graphql over HTTP. */
+/** `url`: the gateway's /graphql over HTTP; `send`: another fetch (e.g. Hive Gateway's in-process one). */
 export async function subscribe(
   url: string,
   query: string,
   variables: Record<string, unknown>,
   key: string | null,
+  send: (url: string, init: RequestInit) => Promise<Response> = fetch,
 ): Promise<SseSubscription> {
-  const response = await fetch(url, {
+  const response = await send(url, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
