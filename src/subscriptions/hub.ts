@@ -10,7 +10,7 @@ import { Poller } from './poller.ts';
 import { Subscriber } from './subscriber.ts';
 import type { PollEvent, PollRunner, WatchedResource } from './watched.ts';
 
-export interface SubscriptionHubOptions {
+interface SubscriptionHubOptions {
   /** SUBSCRIPTION_POLL_MS. */
   pollMs: number;
   /** MAX_SUBSCRIPTIONS_PER_KEY. */

@@ -126,7 +126,7 @@ describe.skipIf(process.env.SKIP_BROWSER_TESTS === '1')('GraphiQL in Chromium', 
   });
 
   it('runs a subscription over SSE and shows its first event, then the change a mutation made', async () => {
-    const graphql = async (query: string) => {
+    const send = async (query: string) => {
       const response = await fetch(gateway.url, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: `Bearer ${gateway.demoKey}` },
@@ -134,7 +134,7 @@ describe.skipIf(process.env.SKIP_BROWSER_TESTS === '1')('GraphiQL in Chromium', 
       });
       return ((await response.json()) as { data: Record<string, unknown> }).data;
     };
-    const data = (await graphql('{ organizations(first: 1) { nodes { batchExports(first: 1) { nodes { id name paused } } } } }')) as {
+    const data = (await send('{ organizations(first: 1) { nodes { batchExports(first: 1) { nodes { id name paused } } } } }')) as {
       organizations: { nodes: { batchExports: { nodes: { id: string; name: string; paused: boolean }[] } }[] };
     };
     const watched = data.organizations.nodes[0]?.batchExports.nodes[0] as { id: string; name: string; paused: boolean };
@@ -152,7 +152,7 @@ describe.skipIf(process.env.SKIP_BROWSER_TESTS === '1')('GraphiQL in Chromium', 
     await expect.poll(() => shown(result), { timeout: 15_000 }).toContain(watched.name);
     expect(await shown(result)).toContain(`"paused": ${watched.paused}`);
     const mutation = watched.paused ? 'unpauseBatchExport' : 'pauseBatchExport';
-    await graphql(`mutation { ${mutation}(input: { id: "${watched.id}" }) { __typename } }`);
+    await send(`mutation { ${mutation}(input: { id: "${watched.id}" }) { __typename } }`);
     await expect.poll(() => shown(result), { timeout: 10_000 }).toContain(`"paused": ${!watched.paused}`);
     await page.screenshot({ path: join(artifacts, 'graphiql-subscription.png') });
 

@@ -41,7 +41,7 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 it('an upstream 429 is a RATE_LIMITED event, the stream goes on, and the next poll waits Retry-After', async () => {
   const upstream = await fakeUpstream();
   const answers = [json(429, { detail: 'slow down' }, { 'retry-after': '1' }), json(200, record(false)), json(200, record(true))];
-  upstream.handle((req, res) => {
+  upstream.handle((_req, res) => {
     const answer = answers.length > 1 ? (answers.shift() as ReturnType<typeof json>) : (answers[0] as ReturnType<typeof json>);
     res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers }).end(JSON.stringify(answer.body));
   });
