@@ -3,6 +3,8 @@
 // key (src/subscriptions). The first event is the current state; later ones come when the
 // subscriber's selected data changed (src/subscriptions/plugins.ts).
 import { type FieldNode, type GraphQLField, type GraphQLResolveInfo, getArgumentValues } from 'graphql';
+import type { GatewayContext } from '../context.ts';
+import type { Loaders } from '../loaders/index.ts';
 import type { MemberRecord } from '../loaders/tagged-records.ts';
 import { DEFAULT_PAGE_SIZE } from '../page-size.ts';
 import { buildPath } from '../rest/paths.ts';
@@ -37,19 +39,35 @@ function subscribeArguments(info: GraphQLResolveInfo): Record<string, unknown> {
   return getArgumentValues(field, info.fieldNodes[0] as FieldNode, info.variableValues);
 }
 
+/** Watches a record under an organization by its REST retrieve (`route`), from its global id in the argument `id`. */
+function watchRecord<R>(
+  context: GatewayContext,
+  info: GraphQLResolveInfo,
+  typename: string,
+  route: string,
+  list: (loaders: Loaders) => { byId(orgId: string, id: string): Promise<R | null> },
+) {
+  const [orgId, id] = idParts(subscribeArguments(info).id, 'id', typename) as [string, string];
+  return context.watch({
+    key: `${typename} ${orgId} ${id}`,
+    path: buildPath(route, { organization_id: orgId, id }),
+    fetch: (loaders) => list(loaders).byId(orgId, id),
+  });
+}
+
 builder.subscriptionField('batchExport', (t) =>
   t.field({
     type: BatchExportRef,
     description: `A batch export and its \`latestRuns\`. ${POLLED} ${requiresScope('batch_export:read')}`,
     args: { id: t.arg.id({ required: true, description: 'The global id of the batch export.' }) },
-    subscribe: (_root, _args, context, info) => {
-      const [orgId, exportId] = idParts(subscribeArguments(info).id, 'id', 'BatchExport');
-      return context.watch({
-        key: `batchExport ${orgId} ${exportId}`,
-        path: buildPath('/api/organizations/:organization_id/batch_exports/:id/', { organization_id: orgId, id: exportId as string }),
-        fetch: (loaders) => loaders.batchExports.byId(orgId, exportId as string),
-      });
-    },
+    subscribe: (_root, _args, context, info) =>
+      watchRecord(
+        context,
+        info,
+        'BatchExport',
+        '/api/organizations/:organization_id/batch_exports/:id/',
+        (loaders) => loaders.batchExports,
+      ),
     resolve: recordOf,
   }),
 );
@@ -59,14 +77,8 @@ builder.subscriptionField('domain', (t) =>
     type: DomainRef,
     description: `A domain of an organization, e.g. until it is verified. ${POLLED} ${requiresScope('organization:read')}`,
     args: { id: t.arg.id({ required: true, description: 'The global id of the domain.' }) },
-    subscribe: (_root, _args, context, info) => {
-      const [orgId, domainId] = idParts(subscribeArguments(info).id, 'id', 'Domain');
-      return context.watch({
-        key: `domain ${orgId} ${domainId}`,
-        path: buildPath('/api/organizations/:organization_id/domains/:id/', { organization_id: orgId, id: domainId as string }),
-        fetch: (loaders) => loaders.domains.byId(orgId, domainId as string),
-      });
-    },
+    subscribe: (_root, _args, context, info) =>
+      watchRecord(context, info, 'Domain', '/api/organizations/:organization_id/domains/:id/', (loaders) => loaders.domains),
     resolve: recordOf,
   }),
 );
