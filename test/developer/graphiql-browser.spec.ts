@@ -146,6 +146,10 @@ describe.skipIf(process.env.SKIP_BROWSER_TESTS === '1')('GraphiQL in Chromium', 
     await page.keyboard.press('Control+A');
     await page.keyboard.press('Delete');
     await page.keyboard.insertText(`subscription Watch { batchExport(id: "${watched.id}") { name paused } }`);
+    // GraphiQL picks the operation name from the editor after a debounce: run once it shows the new one.
+    await expect.poll(() => shown(page.locator('.graphiql-query-editor')), { timeout: 10_000 }).toContain('subscription Watch');
+    await expect.poll(() => shown(page.locator('.graphiql-query-editor')), { timeout: 10_000 }).not.toContain('Dashboard');
+    await page.waitForTimeout(300);
     await page.keyboard.press('Control+Enter');
 
     const result = page.locator('.graphiql-response');
