@@ -52,6 +52,9 @@ export const DEFAULTS = {
   CACHE_MAX_ENTRIES: 10_000,
   CACHE_MAX_BYTES: 64 * 1024 * 1024,
   UPSTREAM_BUDGET: undefined,
+  SUBSCRIPTION_POLL_MS: 5000,
+  MAX_SUBSCRIPTIONS_PER_KEY: 20,
+  MAX_SUBSCRIPTIONS: 500,
 } as const;
 
 type Setting = keyof typeof DEFAULTS;
@@ -83,6 +86,16 @@ export interface CacheSettings {
   maxEntries?: number;
   /** Characters (about bytes) of answers kept in memory at most. @default DEFAULTS.CACHE_MAX_BYTES */
   maxBytes?: number;
+}
+
+/** Subscriptions over SSE (src/subscriptions): the shared polls and the open streams they feed. */
+export interface SubscriptionSettings {
+  /** Time between two polls of a watched record (at least 250). @default DEFAULTS.SUBSCRIPTION_POLL_MS */
+  pollMs: number;
+  /** Open subscription streams per caller key on this instance. @default DEFAULTS.MAX_SUBSCRIPTIONS_PER_KEY */
+  maxPerKey: number;
+  /** Open subscription streams on this instance, all keys together (each holds a connection). @default DEFAULTS.MAX_SUBSCRIPTIONS */
+  max: number;
 }
 
 interface GatewayConfig {
@@ -160,6 +173,8 @@ interface GatewayConfig {
   cache: CacheSettings | undefined;
   /** UPSTREAM_BUDGET, e.g. `480/minute,4800/hour`: upstream calls per key and window. @default DEFAULTS.UPSTREAM_BUDGET: no budget */
   upstreamBudget: BudgetWindow[] | undefined;
+  /** Subscriptions: how often a watched record is polled, and how many streams may be open. */
+  subscriptions: SubscriptionSettings;
   /** The HTTP server's own bounds on its callers' connections. */
   server: ServerSettings;
   circuitBreaker: {
@@ -214,6 +229,11 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     persistedOperations: persistedOperations(env.PERSISTED_OPERATIONS),
     cache: cacheSettings(env),
     upstreamBudget: upstreamBudget(env.UPSTREAM_BUDGET),
+    subscriptions: {
+      pollMs: integer(env, 'SUBSCRIPTION_POLL_MS', 250, 3_600_000),
+      maxPerKey: integer(env, 'MAX_SUBSCRIPTIONS_PER_KEY', 1, 100_000),
+      max: integer(env, 'MAX_SUBSCRIPTIONS', 1, 1_000_000),
+    },
     server: serverSettings(env),
     circuitBreaker: {
       errorThresholdPercentage: integer(env, 'CIRCUIT_BREAKER_ERROR_PERCENT', 1, 100),

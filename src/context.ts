@@ -7,6 +7,8 @@ import { createLoaders, type Loaders } from './loaders/index.ts';
 import { createRestClient, type RestClient } from './rest/client.ts';
 import { createRequestTransport, type UpstreamCall } from './rest/request-transport.ts';
 import type { UpstreamTransport } from './rest/transport.ts';
+import type { SubscriptionHub } from './subscriptions/hub.ts';
+import type { PollEvent, WatchedResource } from './subscriptions/watched.ts';
 
 export interface GatewayContext {
   requestId: string;
@@ -19,6 +21,8 @@ export interface GatewayContext {
   upstreamCalls: readonly UpstreamCall[];
   /** Its calls started and not finished yet (the upstream budget counts them too). */
   upstreamCallsInFlight(): number;
+  /** A subscription's stream of the record's polled events, for this caller's key; UNAUTHENTICATED without one. */
+  watch<T>(resource: WatchedResource<T>): AsyncIterable<PollEvent<T>>;
 }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -56,12 +60,14 @@ export function createContext(
   request: Request,
   limits: RequestLimits,
   { requestId, receivedAt }: Arrival = { requestId: requestIdOf(null), receivedAt: performance.now() },
+  /** This instance's subscriptions; a context without them (a poll's own) cannot subscribe. */
+  subscriptions?: SubscriptionHub,
 ): GatewayContext {
   const key = bearerKey(request.headers.get('authorization'));
-  const requestTransport = createRequestTransport(transport, limits);
+  const requestTransport = createRequestTransport(subscriptions ? subscriptions.notifyingWrites(transport) : transport, limits);
   let client: RestClient | undefined;
   const rest = () => {
-    if (key === null) throw gatewayError('UNAUTHENTICATED', 'This field needs an `Authorization: Bearer <personal API key>` header.');
+    if (key === null) throw unauthenticated();
     // The deadline counts from the request's arrival, not from its first upstream call; the
     // client's disconnect cancels calls through the signal below.
     if (!client) {
@@ -81,8 +87,15 @@ export function createContext(
     loaders: createLoaders(rest, limits.maxLookupScanPages),
     upstreamCalls: requestTransport.calls,
     upstreamCallsInFlight: () => requestTransport.inFlight,
+    watch: (resource) => {
+      if (key === null) throw unauthenticated();
+      if (!subscriptions) throw new Error('This context was made without subscriptions.');
+      return subscriptions.open(key, resource);
+    },
   };
 }
+
+const unauthenticated = () => gatewayError('UNAUTHENTICATED', 'This field needs an `Authorization: Bearer <personal API key>` header.');
 
 /**
  * A plain AbortSignal that aborts when the request's does. Yoga's request signal is a Proxy whose

@@ -5,7 +5,7 @@ import { useGraphQlJit } from '@envelop/graphql-jit';
 import { type ExecutionResult, GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { BudgetWindow } from './budget-setting.ts';
-import { type CacheSettings, DEFAULTS } from './config.ts';
+import { type CacheSettings, DEFAULTS, type SubscriptionSettings } from './config.ts';
 import { type Arrival, createContext, type GatewayContext, type RequestLimits, requestIdOf } from './context.ts';
 import { EXAMPLE_QUERY } from './example-query.ts';
 import { createLocalGraphiQL } from './graphiql/index.ts';
@@ -25,6 +25,9 @@ import type { UpstreamCall } from './rest/request-transport.ts';
 import { createUpstreamTransport, type UpstreamTransport } from './rest/transport.ts';
 import { leafSerializers } from './schema/leaf-serializers.ts';
 import { subgraphSchema as schema } from './schema/subgraph.ts'; // the public schema plus _service and _entities
+import { createSubscriptionHub } from './subscriptions/hub.ts';
+import { subscriptionPlugins } from './subscriptions/plugins.ts';
+import type { PollRunner } from './subscriptions/watched.ts';
 import { createUpstreamEconomy } from './upstream-economy/index.ts';
 
 /** Logging, metrics, readiness, CORS and CSRF settings: see src/observability and src/http. */
@@ -65,6 +68,8 @@ export interface GatewayOptions extends OperationsOptions {
   cache?: CacheSettings;
   /** Upstream calls each key may make per window (UPSTREAM_BUDGET). @default undefined: no budget */
   upstreamBudget?: readonly BudgetWindow[];
+  /** Poll interval and stream limits of subscriptions. @default DEFAULTS.SUBSCRIPTION_POLL_MS, DEFAULTS.MAX_SUBSCRIPTIONS_PER_KEY, DEFAULTS.MAX_SUBSCRIPTIONS */
+  subscriptions?: Partial<SubscriptionSettings>;
   /** A transport to use instead of building one (tests). */
   transport?: UpstreamTransport;
   /** Told of every finished upstream call, after the metrics. */
@@ -77,8 +82,10 @@ export interface Gateway {
   transport: GuardedTransport;
   logger: Logger;
   metrics: GatewayMetrics;
-  /** Readiness answers 503 and responses close their connections (SIGTERM). */
+  /** Readiness answers 503, responses close their connections and every subscription stream completes (SIGTERM). */
   beginShutdown(): void;
+  /** Open subscription streams and the polls feeding them. */
+  subscriptionStats(): { streams: number; polls: number };
   close(): Promise<void>;
 }
 
@@ -114,6 +121,21 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
   };
 
+  // A poll is a request of its own: a fresh context (loaders, call records) through the same
+  // transport path as a request's (the cache, the circuit breakers) and under the key's budget.
+  const runPoll: PollRunner = (key, signal, fetch) => {
+    const request = new Request(POLL_URL, { headers: { authorization: `Bearer ${key}` }, signal });
+    const context = createContext(economy ? economy.transportFor(request, transport) : transport, request, limits);
+    const poll = () => fetch(context.loaders);
+    return economy?.poll ? economy.poll(key, context, poll) : poll();
+  };
+  const subscriptions = createSubscriptionHub({
+    pollMs: options.subscriptions?.pollMs ?? DEFAULTS.SUBSCRIPTION_POLL_MS,
+    maxPerKey: options.subscriptions?.maxPerKey ?? DEFAULTS.MAX_SUBSCRIPTIONS_PER_KEY,
+    max: options.subscriptions?.max ?? DEFAULTS.MAX_SUBSCRIPTIONS,
+    run: runPoll,
+  });
+
   const maxJsonDepth = options.maxJsonDepth ?? DEFAULTS.MAX_JSON_DEPTH;
   const graphiql = createLocalGraphiQL({ title: 'Organization GraphQL gateway', defaultQuery: EXAMPLE_QUERY, demoKey: options.demoKey });
 
@@ -126,7 +148,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     logging: observability.yogaLogger,
     cors: http.cors,
     context: ({ request }) =>
-      createContext(economy ? economy.transportFor(request, transport) : transport, request, limits, arrivals.get(request)),
+      createContext(economy ? economy.transportFor(request, transport) : transport, request, limits, arrivals.get(request), subscriptions),
     maskedErrors: { maskError: callerFacingError },
     renderGraphiQL: graphiql.render,
     graphiql: graphiql.options,
@@ -157,6 +179,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       fanOutBudgetPlugin(limits.maxCalls, limits.maxLookupScanPages, economy?.onEstimate),
       // After the estimate: the upstream budget reserves it.
       ...(economy?.plugins ?? []),
+      ...subscriptionPlugins(),
     ],
   });
 
@@ -165,14 +188,22 @@ export function createGateway(options: GatewayOptions): Gateway {
     transport,
     logger: observability.logger,
     metrics: observability.metrics,
-    beginShutdown: http.beginShutdown,
+    beginShutdown: () => {
+      http.beginShutdown();
+      subscriptions.close();
+    },
+    subscriptionStats: subscriptions.stats,
     close: async () => {
+      subscriptions.close();
       await transport.close();
       await http.close();
       await economy?.close();
     },
   };
 }
+
+/** The URL of the Request a subscription poll is made as: it never leaves the process. */
+const POLL_URL = 'http://subscription-poll.invalid/';
 
 /** Every error leaves through here: upstream failures get contract codes, anything else is masked. */
 function callerFacingError(error: unknown): Error {
