@@ -55,7 +55,9 @@ function logLinesOf(pid: number | undefined): { msg: string; [field: string]: un
     .filter((line) => line.pid === pid);
 }
 
-describe.concurrent('SIGTERM', () => {
+// Each test starts a real process (tsx compiles src/ first): under a loaded CI that alone can take
+// over 10 s, so the time limit is the process start's, not the shutdown's (which the asserts bound).
+describe.concurrent('SIGTERM', { timeout: 60_000 }, () => {
   it('lets a request in flight finish with its data, then exits 0', async () => {
     const gateway = start({ UPSTREAM_URL: `${fake.url}/slow-500`, SHUTDOWN_GRACE_MS: '10000' });
     const url = await gateway.ready;

@@ -6,7 +6,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 
 const MARGIN_MS = 100;
 
-export interface Lateness {
+interface Lateness {
   /** Starts a new measurement (call it before each test). */
   reset(): void;
   /** The tick, the loop's worst delay since `reset`, and a small margin. */
