@@ -7,6 +7,7 @@ import { createLoaders, type Loaders } from './loaders/index.ts';
 import { createRestClient, type RestClient } from './rest/client.ts';
 import { createRequestTransport, type UpstreamCall } from './rest/request-transport.ts';
 import type { UpstreamTransport } from './rest/transport.ts';
+import type { RequestTrace } from './tracing/index.ts';
 
 export interface GatewayContext {
   requestId: string;
@@ -31,10 +32,12 @@ export function requestIdOf(incoming: string | null): string {
   return incoming && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
 }
 
-/** How a GraphQL request came in: its id, and when (the `performance.now()` time its deadline counts from). */
+/** How a GraphQL request came in: its id, when (the `performance.now()` time its deadline counts from), and its trace. */
 export interface Arrival {
   requestId: string;
   receivedAt: number;
+  /** Unset when the request has no trace: no valid incoming `traceparent`, and no spans exported. */
+  trace?: RequestTrace;
 }
 
 export interface RequestLimits {
@@ -53,10 +56,10 @@ export function createContext(
   transport: UpstreamTransport,
   request: Request,
   limits: RequestLimits,
-  { requestId, receivedAt }: Arrival = { requestId: requestIdOf(null), receivedAt: performance.now() },
+  { requestId, receivedAt, trace }: Arrival = { requestId: requestIdOf(null), receivedAt: performance.now() },
 ): GatewayContext {
   const key = bearerKey(request.headers.get('authorization'));
-  const requestTransport = createRequestTransport(transport, limits);
+  const requestTransport = createRequestTransport(transport, limits, trace);
   let client: RestClient | undefined;
   const rest = () => {
     if (key === null) throw gatewayError('UNAUTHENTICATED', 'This field needs an `Authorization: Bearer <personal API key>` header.');

@@ -4,7 +4,7 @@
 import { useGraphQlJit } from '@envelop/graphql-jit';
 import { type ExecutionResult, GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
-import { DEFAULTS } from './config.ts';
+import { DEFAULTS, type TracingSettings } from './config.ts';
 import { type Arrival, createContext, type GatewayContext, type RequestLimits, requestIdOf } from './context.ts';
 import { EXAMPLE_QUERY } from './example-query.ts';
 import { createLocalGraphiQL } from './graphiql/index.ts';
@@ -24,9 +24,11 @@ import type { UpstreamCall } from './rest/request-transport.ts';
 import { createUpstreamTransport, type UpstreamTransport } from './rest/transport.ts';
 import { leafSerializers } from './schema/leaf-serializers.ts';
 import { subgraphSchema as schema } from './schema/subgraph.ts'; // the public schema plus _service and _entities
+import { createTracing, type Tracing } from './tracing/index.ts';
 
 /** Logging, metrics, readiness, CORS and CSRF settings: see src/observability and src/http. */
-type OperationsOptions = Omit<ObservabilityOptions, 'transport' | 'requestIdOf'> & Omit<HttpOptions, 'transport' | 'upstreamUrl'>;
+type OperationsOptions = Omit<ObservabilityOptions, 'transport' | 'requestIdOf' | 'onOperation'> &
+  Omit<HttpOptions, 'transport' | 'upstreamUrl'>;
 
 export interface GatewayOptions extends OperationsOptions {
   upstreamUrl: string;
@@ -58,6 +60,8 @@ export interface GatewayOptions extends OperationsOptions {
   demoKey?: string;
   /** Run only these operations, by id (PERSISTED_OPERATIONS). @default undefined: any operation, and APQ */
   persistedOperations?: OperationManifest;
+  /** Export spans over OTLP/HTTP (the OTEL_* settings). @default undefined: nothing exported; an incoming `traceparent` is still passed on */
+  tracing?: TracingSettings;
   /** A transport to use instead of building one (tests). */
   transport?: UpstreamTransport;
   /** Told of every finished upstream call, after the metrics. */
@@ -72,7 +76,8 @@ export interface Gateway {
   metrics: GatewayMetrics;
   /** Readiness answers 503 and responses close their connections (SIGTERM). */
   beginShutdown(): void;
-  close(): Promise<void>;
+  /** Releases the upstream pool, then exports the spans still queued, for at most `flushWithinMs`. */
+  close(flushWithinMs?: number): Promise<void>;
 }
 
 export function createGateway(options: GatewayOptions): Gateway {
@@ -88,7 +93,13 @@ export function createGateway(options: GatewayOptions): Gateway {
     options.circuitBreaker,
   );
   const arrivals = new WeakMap<Request, Arrival>();
-  const observability = createObservability({ ...options, transport, requestIdOf: (request) => arrivals.get(request)?.requestId });
+  const observability = createObservability({
+    ...options,
+    transport,
+    requestIdOf: (request) => arrivals.get(request)?.requestId,
+    onOperation: (summary, request) => arrivals.get(request)?.trace?.end(summary),
+  });
+  const tracing = createTracing({ settings: options.tracing, upstreamUrl: options.upstreamUrl, logger: observability.logger });
   const http = createHttpSurface({ ...options, transport });
   const limits: RequestLimits = {
     maxCalls: options.maxUpstreamCalls ?? DEFAULTS.MAX_UPSTREAM_CALLS,
@@ -128,7 +139,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         { customSerializers: leafSerializers(schema, maxJsonDepth) },
         { onError: (result) => jitCompileFailure(observability.logger, result) },
       ),
-      arrivalPlugin(arrivals),
+      arrivalPlugin(arrivals, tracing),
       withoutOriginalErrors(),
       graphiql.plugin,
       ...observability.plugins,
@@ -150,9 +161,10 @@ export function createGateway(options: GatewayOptions): Gateway {
     logger: observability.logger,
     metrics: observability.metrics,
     beginShutdown: http.beginShutdown,
-    close: async () => {
+    close: async (flushWithinMs) => {
       await transport.close();
       await http.close();
+      await tracing.shutdown(flushWithinMs);
     },
   };
 }
@@ -197,13 +209,15 @@ function withoutOriginalErrors(): Plugin {
 
 /**
  * Notes each request's arrival, the first thing Yoga does with it: the time its deadline counts from,
- * and its id. An incoming `x-request-id` (or a new one) goes upstream with every call and back in
- * the response.
+ * its id and its trace. An incoming `x-request-id` (or a new one) goes upstream with every call and
+ * back in the response; an incoming `traceparent` is continued (src/tracing).
  */
-function arrivalPlugin(arrivals: WeakMap<Request, Arrival>): Plugin {
+function arrivalPlugin(arrivals: WeakMap<Request, Arrival>, tracing: Tracing): Plugin {
   return {
     onRequest({ request }) {
-      arrivals.set(request, { requestId: requestIdOf(request.headers.get('x-request-id')), receivedAt: performance.now() });
+      const receivedAt = performance.now();
+      const requestId = requestIdOf(request.headers.get('x-request-id'));
+      arrivals.set(request, { requestId, receivedAt, trace: tracing.startRequest(request, receivedAt) });
     },
     onResponse({ request, response }) {
       const id = arrivals.get(request)?.requestId;

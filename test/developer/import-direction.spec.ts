@@ -22,11 +22,13 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   rest: ['wire', 'config', 'truncate'],
   'graphql-errors': ['rest'],
   loaders: ['wire', 'rest', 'graphql-errors', 'page-size'],
-  context: ['rest', 'loaders', 'graphql-errors'],
+  context: ['rest', 'loaders', 'graphql-errors', 'tracing'],
   limits: ['config', 'context', 'graphql-errors', 'page-size'],
   schema: ['wire', 'rest', 'loaders', 'context', 'graphql-errors', 'limits', 'page-size'],
   observability: ['config', 'rest', 'graphql-errors', 'truncate'],
   http: ['config', 'rest', 'observability'],
+  // Spans of the requests and their upstream calls, fed by the request transport and the request log.
+  tracing: ['config', 'rest', 'observability', 'truncate'],
   // The reference implementation shares the wire types with the client, and nothing else.
   'reference-api': ['wire'],
   gateway: [
@@ -42,6 +44,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     'protocol-errors',
     'rest',
     'schema',
+    'tracing',
   ],
   main: ['config', 'example-query', 'gateway', 'http', 'observability', 'reference-api'],
 };
