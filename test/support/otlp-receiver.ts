@@ -29,7 +29,7 @@ interface ReceivedExport {
   body: Buffer;
 }
 
-interface OtlpReceiver {
+export interface OtlpReceiver {
   /** `http://127.0.0.1:<port>`: an OTEL_EXPORTER_OTLP_ENDPOINT (the exporter adds `/v1/traces`). */
   url: string;
   exports: ReceivedExport[];
