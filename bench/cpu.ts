@@ -3,6 +3,7 @@
 // Quick and steady enough to compare one change with the next; `npm run bench` is the real measure.
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { loadConfig } from '../src/config.ts';
 import { createGateway } from '../src/gateway.ts';
 import { createLogger } from '../src/observability/logger.ts';
 import { startScript } from './lib/processes.ts';
@@ -14,9 +15,11 @@ const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 20);
 
 const upstream = await startScript('bench/fake-upstream.ts', ['--key', KEY]);
 // Logs at info to a temporary file, as production logs, instead of flooding this script's output.
+// Spans are exported when the OTEL_* variables say so, as in production (docs/tracing.md#cost).
 const gateway = createGateway({
   upstreamUrl: upstream.url,
   logger: createLogger({ logFile: join(tmpdir(), `bench-cpu-${process.pid}.log`) }),
+  tracing: loadConfig().tracing,
 });
 const body = JSON.stringify({ query: DASHBOARD });
 

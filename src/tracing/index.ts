@@ -30,7 +30,7 @@ interface TracingOptions {
 
 export function createTracing({ settings, upstreamUrl, logger }: TracingOptions): Tracing {
   if (!settings) return propagationOnly;
-  const sdk = startSdk(settings);
+  const sdk = startSdk(settings, logger);
   const upstream = upstreamAttributes(upstreamUrl);
   return {
     startRequest(request, receivedAt) {
@@ -43,7 +43,12 @@ export function createTracing({ settings, upstreamUrl, logger }: TracingOptions)
       const timedOut = new Promise<boolean>((resolve) => {
         if (Number.isFinite(withinMs)) timer = setTimeout(() => resolve(true), withinMs);
       });
-      const gaveUp = await Promise.race([sdk.shutdown().then(() => false), timedOut]);
+      // A failed export is already a warning (LoggedExporter): shutting down goes on without the spans.
+      const exported = sdk.shutdown().then(
+        () => false,
+        () => false,
+      );
+      const gaveUp = await Promise.race([exported, timedOut]);
       clearTimeout(timer);
       if (gaveUp) logger.warn({ withinMs }, 'tracing: spans not exported in time at shutdown were dropped');
     },

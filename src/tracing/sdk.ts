@@ -18,6 +18,8 @@ import {
   TraceIdRatioBasedSampler,
 } from '@opentelemetry/sdk-trace-base';
 import { DEFAULTS, type SamplerName, type TracingSettings } from '../config.ts';
+import type { Logger } from '../observability/logger.ts';
+import { LoggedExporter } from './logged-exporter.ts';
 
 interface Sdk {
   tracer: Tracer;
@@ -27,7 +29,7 @@ interface Sdk {
 
 const SCOPE = 'org-graphql-gateway';
 
-export function startSdk(settings: TracingSettings): Sdk {
+export function startSdk(settings: TracingSettings, logger: Logger): Sdk {
   const options = { url: settings.endpoint, headers: settings.headers };
   const exporter = settings.protocol === 'http/json' ? new JsonTraceExporter(options) : new ProtobufTraceExporter(options);
   // service.name: OTEL_SERVICE_NAME, else OTEL_RESOURCE_ATTRIBUTES' (the env detector reads both), else the gateway's name.
@@ -39,7 +41,7 @@ export function startSdk(settings: TracingSettings): Sdk {
   const provider = new BasicTracerProvider({
     resource,
     sampler: sampler(settings.sampler, settings.samplerRatio),
-    spanProcessors: [new BatchSpanProcessor(exporter)],
+    spanProcessors: [new BatchSpanProcessor(new LoggedExporter(exporter, logger))],
   });
   return { tracer: provider.getTracer(SCOPE), shutdown: () => provider.shutdown() };
 }

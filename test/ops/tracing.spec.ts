@@ -7,7 +7,7 @@ import { loadConfig } from '../../src/config.ts';
 import { EXAMPLE_QUERY } from '../../src/example-query.ts';
 import { createGateway, type Gateway } from '../../src/gateway.ts';
 import { startReferenceApi } from '../../src/reference-api/index.ts';
-import { sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
+import { refusedUrl, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 import { type ReceivedSpan, startOtlpReceiver } from '../support/otlp-receiver.ts';
 import { captureLogger, gatewayFactory, postGraphQL } from './support.ts';
 
@@ -233,6 +233,35 @@ describe('settings', () => {
       await run(gateway, '{ organizations(first: 1) { totalCount } }');
       expect(await exported(gateway), JSON.stringify(env)).toHaveLength(expected);
     }
+  });
+});
+
+describe('a collector that refuses the spans', () => {
+  it('fails no request, and the spans lost are one warning in the log; closing still ends', async () => {
+    fake.handle((_req, res) => sendJson(res, 400, { error: 'bad tenant' }));
+    const { logger, lines } = captureLogger();
+    const gateway = createGateway({ upstreamUrl: api.url, tracing: loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: fake.url }).tracing, logger });
+    for (let i = 0; i < 3; i++) expect((await run(gateway, '{ organizations(first: 1) { totalCount } }')).body.errors).toBeUndefined();
+    await gateway.close();
+    expect(fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/traces']);
+    const warnings = lines.filter((line) => line.msg.startsWith('tracing:'));
+    expect(warnings).toMatchObject([{ level: 'warn', msg: 'tracing: spans could not be exported and were dropped', spansLost: 6 }]);
+  });
+
+  it('gives up at shutdown after the time it is given, when the collector does not answer', async () => {
+    const { logger, lines } = captureLogger();
+    const gateway = createGateway({
+      upstreamUrl: api.url,
+      tracing: loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: await refusedUrl() }).tracing,
+      logger,
+    });
+    await run(gateway, '{ organizations(first: 1) { totalCount } }');
+    const started = performance.now();
+    await gateway.close(200); // the exporter would retry a refused connection for up to 10 s
+    expect(performance.now() - started).toBeLessThan(1000);
+    expect(lines.filter((line) => line.msg.startsWith('tracing:'))).toMatchObject([
+      { level: 'warn', msg: 'tracing: spans not exported in time at shutdown were dropped', withinMs: 200 },
+    ]);
   });
 });
 
