@@ -7,13 +7,14 @@ import { useOpenTelemetry } from '@graphql-hive/gateway/opentelemetry';
 import { openTelemetrySetup } from '@graphql-hive/gateway/opentelemetry/setup';
 import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { composeServices } from '@theguild/federation-composition';
-import { type ExecutionResult, parse } from 'graphql';
+import type { ExecutionResult } from 'graphql';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { createGateway, type Gateway } from '../../src/gateway.ts';
 import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { type ServedGateway, serveOverHttp } from '../support/http-server.ts';
 import { type OtlpReceiver, startOtlpReceiver } from '../support/otlp-receiver.ts';
+import { fetchSubgraphSdl } from '../support/subgraph-sdl.ts';
 
 const SERVER = 2;
 const CLIENT = 3;
@@ -38,13 +39,7 @@ beforeAll(async () => {
   gatewayOpen = true;
   subgraph = await serveOverHttp(gateway);
 
-  const service = await fetch(subgraph.url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query: '{ _service { sdl } }' }),
-  });
-  const { data } = (await service.json()) as ExecutionResult<{ _service: { sdl: string } }>;
-  const composed = composeServices([{ name: 'organizations', typeDefs: parse(data?._service.sdl ?? ''), url: subgraph.url }]);
+  const composed = composeServices([{ name: 'organizations', typeDefs: await fetchSubgraphSdl(subgraph.url), url: subgraph.url }]);
   expect(composed.errors ?? []).toEqual([]);
 
   // Hive Gateway's documented OpenTelemetry setup, exporting to memory at once (no batching).
