@@ -2,6 +2,7 @@
 // call, exported over OTLP/HTTP in both encodings to a receiver on a loopback port; W3C trace
 // context continued from the caller and carried by every upstream call; nothing exported, and no
 // span made, unless configured; never a key, a variable value or a body in any exported byte.
+import fc from 'fast-check';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.ts';
 import { EXAMPLE_QUERY } from '../../src/example-query.ts';
@@ -272,6 +273,17 @@ describe('without an exporter', () => {
       headers: { traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01`, tracestate: 'router=a1b2' },
     });
     expect(api.requests[0]?.headers).toMatchObject({ traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01`, tracestate: 'router=a1b2' });
+    // The contract's whole list of headers that go upstream: these two are the only ones a caller adds.
+    expect(Object.keys(api.requests[0]?.headers ?? {}).sort()).toEqual([
+      'accept',
+      'authorization',
+      'connection',
+      'host',
+      'traceparent',
+      'tracestate',
+      'user-agent',
+      'x-request-id',
+    ]);
     for (const traceparent of [undefined, 'garbage', `00-${'0'.repeat(32)}-${CALLER_SPAN}-01`, `ff-${CALLER_TRACE}-${CALLER_SPAN}-01`]) {
       api.clearRequests();
       await run(gateway, '{ organizations(first: 1) { totalCount } }', {
@@ -280,6 +292,38 @@ describe('without an exporter', () => {
       expect(api.requests[0]?.headers.traceparent, traceparent).toBeUndefined();
       expect(api.requests[0]?.headers.tracestate, traceparent).toBeUndefined();
     }
+  });
+
+  it("sends upstream the caller's own ids in a well-formed traceparent, or nothing, whatever trace headers come in", async () => {
+    const gateway = gateways.build();
+    const hex = (length: number) => fc.stringMatching(new RegExp(`^[0-9a-f]{${length}}$`));
+    const traceparent = fc.oneof(
+      fc.string({ unit: 'grapheme-ascii', maxLength: 80 }),
+      fc
+        .tuple(fc.constantFrom('00', '01', 'ff', 'zz'), hex(32), hex(16), fc.constantFrom('00', '01', '03', 'ff', 'x'))
+        .map((parts) => parts.join('-')),
+    );
+    const tracestate = fc.oneof(fc.string({ unit: 'grapheme-ascii', maxLength: 80 }), fc.constant('a=1,b@c=x y,bad member,=1'));
+    await fc.assert(
+      fc.asyncProperty(traceparent, tracestate, async (incoming, state) => {
+        api.clearRequests();
+        await run(gateway, '{ organizations(first: 1) { totalCount } }', { headers: { traceparent: incoming, tracestate: state } });
+        const sent = api.requests[0]?.headers ?? {};
+        const wellFormed = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/.exec(incoming.trim());
+        const valid = wellFormed && !/^0+$/.test(wellFormed[1] as string) && !/^0+$/.test(wellFormed[2] as string);
+        if (!sent.traceparent) {
+          expect(valid, incoming).toBeFalsy();
+          expect(sent.tracestate).toBeUndefined();
+          return;
+        }
+        expect(sent.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-0[01]$/);
+        // Another version may carry more fields: only its ids and its sampled flag go on.
+        expect(sent.traceparent.slice(3, 52)).toBe(incoming.trim().slice(3, 52));
+        const members = state.split(',').map((member) => member.trim());
+        for (const member of sent.tracestate?.split(',') ?? []) expect(members).toContain(member);
+      }),
+      { numRuns: 100 },
+    );
   });
 
   it('is the default: no OTEL_* variable, OTEL_TRACES_EXPORTER=none or OTEL_SDK_DISABLED turns export off', () => {
