@@ -164,6 +164,17 @@ describe('what a span never holds', () => {
   });
 });
 
+describe('the request span', () => {
+  it('names the operation cut to MAX_OPERATION_NAME_LENGTH, like the log line', async () => {
+    const { tracing } = loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+    const gateway = createGateway({ upstreamUrl: api.url, tracing, maxOperationNameLength: 20, logger: captureLogger().logger });
+    await run(gateway, `query ${'Long'.repeat(100)} { organizations(first: 1) { totalCount } }`);
+    const request = (await exported(gateway)).find((span) => span.kind === SERVER);
+    expect(request?.name).toBe(`graphql.operation query ${'Long'.repeat(5).slice(0, 19)}…`);
+    expect(request?.attributes['graphql.operation.name']).toBe(`${'Long'.repeat(5).slice(0, 19)}…`);
+  });
+});
+
 describe('an upstream call span', () => {
   it('records a retried GET as one span with its attempts, and every attempt carries that span', async () => {
     let answered = 0;
