@@ -151,7 +151,7 @@ interface GatewayConfig {
     /** `__type` selections per document. @default DEFAULTS.MAX_INTROSPECTION_TYPES */
     maxIntrospectionTypes: number;
   };
-  /** Operation names are cut to this many characters in log lines and metric labels. @default DEFAULTS.MAX_OPERATION_NAME_LENGTH */
+  /** Operation names are cut to this many characters in log lines, metric labels and span names. @default DEFAULTS.MAX_OPERATION_NAME_LENGTH */
   maxOperationNameLength: number;
   /** Distinct values per metric label (operation names above all); later new values count as `other`. @default DEFAULTS.METRICS_MAX_LABEL_VALUES */
   metricsMaxLabelValues: number;

@@ -99,6 +99,16 @@ describe.concurrent('SIGTERM', () => {
     expect(await response).toBeInstanceOf(Error); // the connection went down with the process
   });
 
+  it('closes the embedded reference API too, and exits 0 when idle', async () => {
+    const gateway = start({});
+    await gateway.ready;
+    gateway.child.kill('SIGTERM');
+    expect(await gateway.exited).toBe(0);
+  });
+});
+
+// After the others, not beside them: each child process is a TypeScript start, heavy on a shared machine.
+describe('SIGTERM with tracing on', () => {
   it('exports the spans still queued before it exits', async () => {
     const receiver = await startOtlpReceiver();
     // A batch delay far beyond the test: only the shutdown can have sent these spans.
@@ -109,12 +119,5 @@ describe.concurrent('SIGTERM', () => {
     expect(await gateway.exited).toBe(0);
     expect(receiver.spans().map((span) => span.name)).toEqual(['GET /api/organizations/', 'graphql.operation query Slow']);
     await receiver.close();
-  });
-
-  it('closes the embedded reference API too, and exits 0 when idle', async () => {
-    const gateway = start({});
-    await gateway.ready;
-    gateway.child.kill('SIGTERM');
-    expect(await gateway.exited).toBe(0);
   });
 });
