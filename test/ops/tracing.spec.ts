@@ -270,7 +270,7 @@ describe('a collector that refuses the spans', () => {
     await run(gateway, '{ organizations(first: 1) { totalCount } }');
     const started = performance.now();
     await gateway.close(200); // the exporter would retry a refused connection for up to 10 s
-    expect(performance.now() - started).toBeLessThan(1000);
+    expect(performance.now() - started).toBeLessThan(3000); // far below the exporter's 10 s of retries, with room for a loaded machine
     expect(lines.filter((line) => line.msg.startsWith('tracing:'))).toMatchObject([
       { level: 'warn', msg: 'tracing: spans not exported in time at shutdown were dropped', withinMs: 200 },
     ]);
