@@ -9,6 +9,7 @@ import { createRequestTransport, type UpstreamCall } from './rest/request-transp
 import type { UpstreamTransport } from './rest/transport.ts';
 import type { SubscriptionHub } from './subscriptions/hub.ts';
 import type { PollEvent, WatchedResource } from './subscriptions/watched.ts';
+import type { RequestTrace } from './tracing/index.ts';
 
 export interface GatewayContext {
   requestId: string;
@@ -37,10 +38,12 @@ export function requestIdOf(incoming: string | null): string {
   return incoming && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
 }
 
-/** How a GraphQL request came in: its id, and when (the `performance.now()` time its deadline counts from). */
+/** How a GraphQL request came in: its id, when (the `performance.now()` time its deadline counts from), and its trace. */
 export interface Arrival {
   requestId: string;
   receivedAt: number;
+  /** Unset when the request has no trace: no valid incoming `traceparent`, and no spans exported. */
+  trace?: RequestTrace;
 }
 
 export interface RequestLimits {
@@ -59,12 +62,12 @@ export function createContext(
   transport: UpstreamTransport,
   request: Request,
   limits: RequestLimits,
-  { requestId, receivedAt }: Arrival = { requestId: requestIdOf(null), receivedAt: performance.now() },
+  { requestId, receivedAt, trace }: Arrival = { requestId: requestIdOf(null), receivedAt: performance.now() },
   /** This instance's subscriptions; a context without them (a poll's own) cannot subscribe. */
   subscriptions?: SubscriptionHub,
 ): GatewayContext {
   const key = bearerKey(request.headers.get('authorization'));
-  const requestTransport = createRequestTransport(subscriptions ? subscriptions.notifyingWrites(transport) : transport, limits);
+  const requestTransport = createRequestTransport(subscriptions ? subscriptions.notifyingWrites(transport) : transport, limits, trace);
   let client: RestClient | undefined;
   const rest = () => {
     if (key === null) throw unauthenticated();

@@ -5,7 +5,7 @@ import { useGraphQlJit } from '@envelop/graphql-jit';
 import { type ExecutionResult, GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { BudgetWindow } from './budget-setting.ts';
-import { type CacheSettings, DEFAULTS, type SubscriptionSettings } from './config.ts';
+import { type CacheSettings, DEFAULTS, type SubscriptionSettings, type TracingSettings } from './config.ts';
 import { type Arrival, createContext, type GatewayContext, type RequestLimits, requestIdOf } from './context.ts';
 import { EXAMPLE_QUERY } from './example-query.ts';
 import { createLocalGraphiQL } from './graphiql/index.ts';
@@ -28,10 +28,11 @@ import { subgraphSchema as schema } from './schema/subgraph.ts'; // the public s
 import { createSubscriptionHub } from './subscriptions/hub.ts';
 import { subscriptionPlugins } from './subscriptions/plugins.ts';
 import type { PollRunner } from './subscriptions/watched.ts';
+import { createTracing, type Tracing } from './tracing/index.ts';
 import { createUpstreamEconomy } from './upstream-economy/index.ts';
 
 /** Logging, metrics, readiness, CORS and CSRF settings: see src/observability and src/http. */
-type OperationsOptions = Omit<ObservabilityOptions, 'transport' | 'requestIdOf'> &
+type OperationsOptions = Omit<ObservabilityOptions, 'transport' | 'requestIdOf' | 'onOperation'> &
   Omit<HttpOptions, 'transport' | 'upstreamUrl' | 'cacheStore'>;
 
 export interface GatewayOptions extends OperationsOptions {
@@ -70,6 +71,8 @@ export interface GatewayOptions extends OperationsOptions {
   upstreamBudget?: readonly BudgetWindow[];
   /** Poll interval and stream limits of subscriptions. @default DEFAULTS.SUBSCRIPTION_POLL_MS, DEFAULTS.MAX_SUBSCRIPTIONS_PER_KEY, DEFAULTS.MAX_SUBSCRIPTIONS */
   subscriptions?: Partial<SubscriptionSettings>;
+  /** Export spans over OTLP/HTTP (the OTEL_* settings). @default undefined: nothing exported; an incoming `traceparent` is still passed on */
+  tracing?: TracingSettings;
   /** A transport to use instead of building one (tests). */
   transport?: UpstreamTransport;
   /** Told of every finished upstream call, after the metrics. */
@@ -86,7 +89,8 @@ export interface Gateway {
   beginShutdown(): void;
   /** Open subscription streams and the polls feeding them. */
   subscriptionStats(): { streams: number; polls: number };
-  close(): Promise<void>;
+  /** Releases the upstream pool, then exports the spans still queued, for at most `flushWithinMs`. */
+  close(flushWithinMs?: number): Promise<void>;
 }
 
 export function createGateway(options: GatewayOptions): Gateway {
@@ -102,7 +106,13 @@ export function createGateway(options: GatewayOptions): Gateway {
     options.circuitBreaker,
   );
   const arrivals = new WeakMap<Request, Arrival>();
-  const observability = createObservability({ ...options, transport, requestIdOf: (request) => arrivals.get(request)?.requestId });
+  const observability = createObservability({
+    ...options,
+    transport,
+    requestIdOf: (request) => arrivals.get(request)?.requestId,
+    onOperation: (summary, request) => arrivals.get(request)?.trace?.end(summary),
+  });
+  const tracing = createTracing({ settings: options.tracing, upstreamUrl: options.upstreamUrl, logger: observability.logger });
   const economy = createUpstreamEconomy({
     ...options,
     logger: observability.logger,
@@ -164,7 +174,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         { customSerializers: leafSerializers(schema, maxJsonDepth) },
         { onError: (result) => jitCompileFailure(observability.logger, result) },
       ),
-      arrivalPlugin(arrivals),
+      arrivalPlugin(arrivals, tracing),
       withoutOriginalErrors(),
       graphiql.plugin,
       ...observability.plugins,
@@ -193,11 +203,12 @@ export function createGateway(options: GatewayOptions): Gateway {
       subscriptions.close();
     },
     subscriptionStats: subscriptions.stats,
-    close: async () => {
+    close: async (flushWithinMs) => {
       subscriptions.close();
       await transport.close();
       await http.close();
       await economy?.close();
+      await tracing.shutdown(flushWithinMs);
     },
   };
 }
@@ -245,13 +256,15 @@ function withoutOriginalErrors(): Plugin {
 
 /**
  * Notes each request's arrival, the first thing Yoga does with it: the time its deadline counts from,
- * and its id. An incoming `x-request-id` (or a new one) goes upstream with every call and back in
- * the response.
+ * its id and its trace. An incoming `x-request-id` (or a new one) goes upstream with every call and
+ * back in the response; an incoming `traceparent` is continued (src/tracing).
  */
-function arrivalPlugin(arrivals: WeakMap<Request, Arrival>): Plugin {
+function arrivalPlugin(arrivals: WeakMap<Request, Arrival>, tracing: Tracing): Plugin {
   return {
     onRequest({ request }) {
-      arrivals.set(request, { requestId: requestIdOf(request.headers.get('x-request-id')), receivedAt: performance.now() });
+      const receivedAt = performance.now();
+      const requestId = requestIdOf(request.headers.get('x-request-id'));
+      arrivals.set(request, { requestId, receivedAt, trace: tracing.startRequest(request, receivedAt) });
     },
     onResponse({ request, response }) {
       const id = arrivals.get(request)?.requestId;

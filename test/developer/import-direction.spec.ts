@@ -25,7 +25,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   loaders: ['wire', 'rest', 'graphql-errors', 'page-size'],
   // This instance's subscriptions: shared polls, open streams, writes re-polling what they touched.
   subscriptions: ['graphql-errors', 'loaders', 'rest', 'upstream-cache'],
-  context: ['rest', 'loaders', 'graphql-errors', 'subscriptions'],
+  context: ['rest', 'loaders', 'graphql-errors', 'subscriptions', 'tracing'],
   limits: ['config', 'context', 'graphql-errors', 'page-size'],
   schema: ['wire', 'rest', 'loaders', 'context', 'graphql-errors', 'limits', 'page-size', 'subscriptions'],
   observability: ['config', 'rest', 'graphql-errors', 'truncate'],
@@ -35,6 +35,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   'upstream-cache': ['rest', 'store'],
   budget: ['budget-setting', 'context', 'graphql-errors', 'store', 'upstream-cache'],
   'upstream-economy': ['budget', 'budget-setting', 'config', 'context', 'observability', 'rest', 'store', 'upstream-cache'],
+  // Spans of the requests and their upstream calls, fed by the request transport and the request log.
+  tracing: ['config', 'rest', 'observability', 'truncate'],
   // The reference implementation shares the wire types with the client, and nothing else.
   'reference-api': ['wire'],
   gateway: [
@@ -52,6 +54,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     'rest',
     'schema',
     'subscriptions',
+    'tracing',
     'upstream-economy',
   ],
   main: ['config', 'example-query', 'gateway', 'http', 'observability', 'reference-api'],

@@ -13,6 +13,7 @@ import { createGateway, type Gateway } from '../../src/gateway.ts';
 import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { restGet } from '../support/rest.ts';
 import { subscribe } from '../support/sse.ts';
+import { fetchSubgraphSdl } from '../support/subgraph-sdl.ts';
 
 const BILLING_SDL = /* GraphQL */ `
   extend schema @link(url: "https://specs.apollo.dev/federation/v2.6", import: ["@key"])
@@ -90,15 +91,8 @@ beforeAll(async () => {
   });
   billingSubgraph = await listen(billingYoga);
 
-  // Our SDL as a composition tool fetches it: `_service { sdl }`, which needs no key.
-  const service = await fetch(organizationsSubgraph.url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query: '{ _service { sdl } }' }),
-  });
-  const { data } = (await service.json()) as ExecutionResult<{ _service: { sdl: string } }>;
   const composed = composeServices([
-    { name: 'organizations', typeDefs: parse(data?._service.sdl ?? ''), url: organizationsSubgraph.url },
+    { name: 'organizations', typeDefs: await fetchSubgraphSdl(organizationsSubgraph.url), url: organizationsSubgraph.url },
     { name: 'billing', typeDefs: parse(BILLING_SDL), url: billingSubgraph.url },
   ]);
   expect(composed.errors ?? []).toEqual([]);
