@@ -197,6 +197,16 @@ describe('an upstream call span', () => {
     expect(traceparentOf(first?.headers ?? {})?.spanId).toBe(call[0]?.spanId);
   });
 
+  it('says where the answer came from: upstream on a miss, cache when CACHE answered it, with no upstream call', async () => {
+    fake.handle((_req, res) => sendJson(res, 200, { count: 3, next: null, previous: null, results: [] }));
+    const { tracing } = loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
+    const gateway = createGateway({ upstreamUrl: fake.url, tracing, cache: { store: 'memory' }, logger: captureLogger().logger });
+    for (let i = 0; i < 2; i++) expect((await run(gateway, '{ organizations { totalCount } }')).body.data.organizations.totalCount).toBe(3);
+    const calls = (await exported(gateway)).filter((span) => span.kind === CLIENT);
+    expect(calls.map((span) => span.attributes['gateway.upstream.source'])).toEqual(['upstream', 'cache']);
+    expect(fake.requests).toHaveLength(1);
+  });
+
   it('marks a failed call and its request as errors, with the status and the error code', async () => {
     fake.handle((_req, res) => sendJson(res, 403, { detail: 'missing scope organization:read' }));
     const gateway = tracedGateway({}, fake.url);
