@@ -17,12 +17,15 @@ const concurrency = Number(process.env.BENCH_CONCURRENCY ?? 20);
 
 const upstream = await startScript('bench/fake-upstream.ts', ['--key', KEY]);
 // Logs at info to a temporary file, as production logs, instead of flooding this script's output.
-const { cache, upstreamBudget } = loadConfig();
+// The cache, the budget and spans are on when their variables say so, as in production
+// (docs/tracing.md#cost).
+const { cache, upstreamBudget, tracing } = loadConfig();
 const gateway = createGateway({
   upstreamUrl: upstream.url,
   cache,
   upstreamBudget,
   logger: createLogger({ logFile: join(tmpdir(), `bench-cpu-${process.pid}.log`) }),
+  tracing,
 });
 const body = JSON.stringify({ query: DASHBOARD });
 

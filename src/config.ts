@@ -55,6 +55,20 @@ export const DEFAULTS = {
   IDEMPOTENCY_TTL_MS: 86_400_000,
   IDEMPOTENCY_MAX_RESPONSE_BYTES: 16_384,
   IDEMPOTENCY_MAX_ENTRIES: 10_000,
+  SUBSCRIPTION_POLL_MS: 5000,
+  MAX_SUBSCRIPTIONS_PER_KEY: 20,
+  MAX_SUBSCRIPTIONS: 500,
+  OTEL_SDK_DISABLED: false,
+  OTEL_TRACES_EXPORTER: undefined,
+  OTEL_EXPORTER_OTLP_ENDPOINT: undefined,
+  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: undefined,
+  OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+  OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: undefined,
+  OTEL_EXPORTER_OTLP_HEADERS: undefined,
+  OTEL_EXPORTER_OTLP_TRACES_HEADERS: undefined,
+  OTEL_SERVICE_NAME: 'org-graphql-gateway',
+  OTEL_TRACES_SAMPLER: 'parentbased_always_on',
+  OTEL_TRACES_SAMPLER_ARG: 1,
 } as const;
 
 type Setting = keyof typeof DEFAULTS;
@@ -101,6 +115,54 @@ export interface IdempotencySettings {
   maxEntries: number;
 }
 
+/** Subscriptions over SSE (src/subscriptions): the shared polls and the open streams they feed. */
+export interface SubscriptionSettings {
+  /** Time between two polls of a watched record (at least 250). @default DEFAULTS.SUBSCRIPTION_POLL_MS */
+  pollMs: number;
+  /** Open subscription streams per caller key on this instance. @default DEFAULTS.MAX_SUBSCRIPTIONS_PER_KEY */
+  maxPerKey: number;
+  /** Open subscription streams on this instance, all keys together (each holds a connection). @default DEFAULTS.MAX_SUBSCRIPTIONS */
+  max: number;
+}
+
+/** The OTLP/HTTP encodings spans can be exported in. */
+const OTLP_PROTOCOLS = ['http/protobuf', 'http/json'] as const;
+type OtlpProtocol = (typeof OTLP_PROTOCOLS)[number];
+
+/** OpenTelemetry's standard samplers (OTEL_TRACES_SAMPLER); the `*traceidratio` ones take OTEL_TRACES_SAMPLER_ARG. */
+const SAMPLERS = [
+  'always_on',
+  'always_off',
+  'traceidratio',
+  'parentbased_always_on',
+  'parentbased_always_off',
+  'parentbased_traceidratio',
+] as const;
+export type SamplerName = (typeof SAMPLERS)[number];
+
+/** Where OTEL_TRACES_EXPORTER=otlp sends spans when no endpoint is set (OpenTelemetry's default for OTLP/HTTP). */
+const OTLP_DEFAULT_ENDPOINT = 'http://localhost:4318/';
+
+/**
+ * Where spans are exported, and how (src/tracing). The OpenTelemetry SDK reads the variables this
+ * gateway does not name itself (docs/tracing.md): the exporter's timeout, compression and
+ * certificates, resource attributes, the batch processor's sizes and delays.
+ */
+export interface TracingSettings {
+  /** The traces URL: OTEL_EXPORTER_OTLP_TRACES_ENDPOINT as given, else OTEL_EXPORTER_OTLP_ENDPOINT + `/v1/traces`. */
+  endpoint: string;
+  /** @default DEFAULTS.OTEL_EXPORTER_OTLP_PROTOCOL */
+  protocol: OtlpProtocol;
+  /** Sent with every export (OTEL_EXPORTER_OTLP_HEADERS, with OTEL_EXPORTER_OTLP_TRACES_HEADERS over it): often a credential, never logged. */
+  headers: Record<string, string>;
+  /** OTEL_SERVICE_NAME; unset: `service.name` of OTEL_RESOURCE_ATTRIBUTES, else DEFAULTS.OTEL_SERVICE_NAME. */
+  serviceName?: string;
+  /** @default DEFAULTS.OTEL_TRACES_SAMPLER */
+  sampler: SamplerName;
+  /** The share of traces the `*traceidratio` samplers keep, from 0 to 1. @default DEFAULTS.OTEL_TRACES_SAMPLER_ARG */
+  samplerRatio: number;
+}
+
 interface GatewayConfig {
   /** @default DEFAULTS.PORT */
   port: number;
@@ -142,7 +204,7 @@ interface GatewayConfig {
     /** `__type` selections per document. @default DEFAULTS.MAX_INTROSPECTION_TYPES */
     maxIntrospectionTypes: number;
   };
-  /** Operation names are cut to this many characters in log lines and metric labels. @default DEFAULTS.MAX_OPERATION_NAME_LENGTH */
+  /** Operation names are cut to this many characters in log lines, metric labels and span names. @default DEFAULTS.MAX_OPERATION_NAME_LENGTH */
   maxOperationNameLength: number;
   /** Distinct values per metric label (operation names above all); later new values count as `other`. @default DEFAULTS.METRICS_MAX_LABEL_VALUES */
   metricsMaxLabelValues: number;
@@ -178,8 +240,12 @@ interface GatewayConfig {
   upstreamBudget: BudgetWindow[] | undefined;
   /** Idempotent mutations: how long and how much is remembered. */
   idempotency: IdempotencySettings;
+  /** Subscriptions: how often a watched record is polled, and how many streams may be open. */
+  subscriptions: SubscriptionSettings;
   /** The HTTP server's own bounds on its callers' connections. */
   server: ServerSettings;
+  /** Span export; unset (no OTLP endpoint nor OTEL_TRACES_EXPORTER=otlp, or OTEL_SDK_DISABLED): nothing is exported. */
+  tracing: TracingSettings | undefined;
   circuitBreaker: {
     /** @default DEFAULTS.CIRCUIT_BREAKER_ERROR_PERCENT */
     errorThresholdPercentage: number;
@@ -237,7 +303,13 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       maxResponseBytes: integer(env, 'IDEMPOTENCY_MAX_RESPONSE_BYTES', 1024, 16 * 1024 * 1024),
       maxEntries: integer(env, 'IDEMPOTENCY_MAX_ENTRIES', 1, 10_000_000),
     },
+    subscriptions: {
+      pollMs: integer(env, 'SUBSCRIPTION_POLL_MS', 250, 3_600_000),
+      maxPerKey: integer(env, 'MAX_SUBSCRIPTIONS_PER_KEY', 1, 100_000),
+      max: integer(env, 'MAX_SUBSCRIPTIONS', 1, 1_000_000),
+    },
     server: serverSettings(env),
+    tracing: tracingSettings(env),
     circuitBreaker: {
       errorThresholdPercentage: integer(env, 'CIRCUIT_BREAKER_ERROR_PERCENT', 1, 100),
       volumeThreshold: integer(env, 'CIRCUIT_BREAKER_MIN_CALLS', 1, 100_000),
@@ -346,6 +418,88 @@ function upstreamBudget(raw: string | undefined): BudgetWindow[] | undefined {
   } catch (error) {
     throw new ConfigError(`UPSTREAM_BUDGET: ${(error as Error).message}`);
   }
+}
+
+function tracingSettings(env: Env): TracingSettings | undefined {
+  if (boolean(env, 'OTEL_SDK_DISABLED')) return undefined;
+  const exporter = env.OTEL_TRACES_EXPORTER?.trim().toLowerCase();
+  if (exporter && exporter !== 'otlp' && exporter !== 'none') {
+    throw new ConfigError(`OTEL_TRACES_EXPORTER must be otlp or none (got "${exporter}"): spans are exported over OTLP/HTTP only.`);
+  }
+  if (exporter === 'none') return undefined;
+  const endpoint = otlpTracesUrl(env) ?? (exporter === 'otlp' ? new URL('v1/traces', OTLP_DEFAULT_ENDPOINT).href : undefined);
+  if (!endpoint) return undefined;
+  const protocol = env.OTEL_EXPORTER_OTLP_TRACES_PROTOCOL?.trim() ? 'OTEL_EXPORTER_OTLP_TRACES_PROTOCOL' : 'OTEL_EXPORTER_OTLP_PROTOCOL';
+  return {
+    endpoint,
+    protocol: oneOf(protocol, env[protocol], DEFAULTS.OTEL_EXPORTER_OTLP_PROTOCOL, OTLP_PROTOCOLS),
+    headers: { ...otlpHeaders(env, 'OTEL_EXPORTER_OTLP_HEADERS'), ...otlpHeaders(env, 'OTEL_EXPORTER_OTLP_TRACES_HEADERS') },
+    serviceName: env.OTEL_SERVICE_NAME?.trim() || undefined,
+    sampler: oneOf('OTEL_TRACES_SAMPLER', env.OTEL_TRACES_SAMPLER, DEFAULTS.OTEL_TRACES_SAMPLER, SAMPLERS),
+    samplerRatio: ratio(env, 'OTEL_TRACES_SAMPLER_ARG'),
+  };
+}
+
+/** A value from a fixed list, lower-cased; unset: `fallback`. */
+function oneOf<T extends string>(name: Setting, raw: string | undefined, fallback: T, allowed: readonly T[]): T {
+  const value = raw?.trim().toLowerCase() || fallback;
+  if (!(allowed as readonly string[]).includes(value))
+    throw new ConfigError(`${name} must be one of ${allowed.join(', ')} (got "${value}").`);
+  return value as T;
+}
+
+/** An HTTP header name (RFC 9110 token), lower case. */
+const HEADER_NAME = /^[!#$%&'*+.^_`|~0-9a-z-]+$/;
+
+/** `name=value,name=value`, values percent-encoded (the OTLP exporter's format). The values are secrets: no error repeats them. */
+function otlpHeaders(env: Env, name: Setting): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const pair of env[name]?.split(',') ?? []) {
+    if (!pair.trim()) continue;
+    const at = pair.indexOf('=');
+    // Without an `=` the whole entry may be the secret: only a header name is ever named in an error.
+    const header = at > 0 ? pair.slice(0, at).trim().toLowerCase() : '';
+    let value: string | undefined;
+    try {
+      value = decodeURIComponent(pair.slice(at + 1).trim());
+    } catch {
+      value = undefined;
+    }
+    if (!HEADER_NAME.test(header) || value === undefined) {
+      const entry = HEADER_NAME.test(header) ? `the value of ${header}` : 'an entry without a valid name';
+      throw new ConfigError(`${name} must be name=value pairs separated by commas, values percent-encoded (${entry} is not).`);
+    }
+    headers[header] = value;
+  }
+  return headers;
+}
+
+function ratio(env: Env, name: SettingOf<number>): number {
+  const raw = env[name]?.trim();
+  if (!raw) return DEFAULTS[name];
+  const value = Number(raw);
+  if (!/^\d+(\.\d+)?$/.test(raw) || value > 1) throw new ConfigError(`${name} must be a number from 0 to 1 (got "${raw}").`);
+  return value;
+}
+
+/** The OpenTelemetry rule: the traces endpoint is used as given, the general one gets the signal's path. */
+function otlpTracesUrl(env: Env): string | undefined {
+  const traces = env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?.trim();
+  if (traces) return otlpUrl('OTEL_EXPORTER_OTLP_TRACES_ENDPOINT', traces).href;
+  const base = env.OTEL_EXPORTER_OTLP_ENDPOINT?.trim();
+  if (!base) return undefined;
+  return new URL('v1/traces', otlpUrl('OTEL_EXPORTER_OTLP_ENDPOINT', base.endsWith('/') ? base : `${base}/`)).href;
+}
+
+function otlpUrl(name: Setting, raw: string): URL {
+  let url: URL | undefined;
+  try {
+    url = new URL(raw);
+  } catch {
+    url = undefined;
+  }
+  if (!url || !['http:', 'https:'].includes(url.protocol)) throw new ConfigError(`${name} must be an absolute http(s) URL (got "${raw}").`);
+  return url;
 }
 
 function persistedOperations(file: string | undefined): OperationManifest | undefined {

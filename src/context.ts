@@ -7,6 +7,9 @@ import { createLoaders, type Loaders } from './loaders/index.ts';
 import { createRestClient, type RestClient } from './rest/client.ts';
 import { createRequestTransport, type UpstreamCall } from './rest/request-transport.ts';
 import type { UpstreamTransport } from './rest/transport.ts';
+import type { SubscriptionHub } from './subscriptions/hub.ts';
+import type { PollEvent, WatchedResource } from './subscriptions/watched.ts';
+import type { RequestTrace } from './tracing/index.ts';
 
 export interface GatewayContext {
   requestId: string;
@@ -26,6 +29,8 @@ export interface GatewayContext {
    * idempotent mutation keeps its real outcome for the retry. Before its first upstream call.
    */
   outliveCaller(): void;
+  /** A subscription's stream of the record's polled events, for this caller's key; UNAUTHENTICATED without one. */
+  watch<T>(resource: WatchedResource<T>): AsyncIterable<PollEvent<T>>;
 }
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
@@ -40,10 +45,12 @@ export function requestIdOf(incoming: string | null): string {
   return incoming && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
 }
 
-/** How a GraphQL request came in: its id, and when (the `performance.now()` time its deadline counts from). */
+/** How a GraphQL request came in: its id, when (the `performance.now()` time its deadline counts from), and its trace. */
 export interface Arrival {
   requestId: string;
   receivedAt: number;
+  /** Unset when the request has no trace: no valid incoming `traceparent`, and no spans exported. */
+  trace?: RequestTrace;
 }
 
 export interface RequestLimits {
@@ -62,14 +69,16 @@ export function createContext(
   transport: UpstreamTransport,
   request: Request,
   limits: RequestLimits,
-  { requestId, receivedAt }: Arrival = { requestId: requestIdOf(null), receivedAt: performance.now() },
+  { requestId, receivedAt, trace }: Arrival = { requestId: requestIdOf(null), receivedAt: performance.now() },
+  /** This instance's subscriptions; a context without them (a poll's own) cannot subscribe. */
+  subscriptions?: SubscriptionHub,
 ): GatewayContext {
   const key = bearerKey(request.headers.get('authorization'));
-  const requestTransport = createRequestTransport(transport, limits);
+  const requestTransport = createRequestTransport(subscriptions ? subscriptions.notifyingWrites(transport) : transport, limits, trace);
   let client: RestClient | undefined;
   let outlivesCaller = false;
   const rest = () => {
-    if (key === null) throw gatewayError('UNAUTHENTICATED', 'This field needs an `Authorization: Bearer <personal API key>` header.');
+    if (key === null) throw unauthenticated();
     // The deadline counts from the request's arrival, not from its first upstream call; the
     // client's disconnect cancels calls through the signal below.
     if (!client) {
@@ -93,8 +102,15 @@ export function createContext(
     outliveCaller() {
       outlivesCaller = true;
     },
+    watch: (resource) => {
+      if (key === null) throw unauthenticated();
+      if (!subscriptions) throw new Error('This context was made without subscriptions.');
+      return subscriptions.open(key, resource);
+    },
   };
 }
+
+const unauthenticated = () => gatewayError('UNAUTHENTICATED', 'This field needs an `Authorization: Bearer <personal API key>` header.');
 
 /**
  * A plain AbortSignal that aborts when the request's does. Yoga's request signal is a Proxy whose

@@ -5,7 +5,7 @@ import { useGraphQlJit } from '@envelop/graphql-jit';
 import { type ExecutionResult, GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { BudgetWindow } from './budget-setting.ts';
-import { type CacheSettings, DEFAULTS, type IdempotencySettings } from './config.ts';
+import { type CacheSettings, DEFAULTS, type IdempotencySettings, type SubscriptionSettings, type TracingSettings } from './config.ts';
 import { type Arrival, createContext, type GatewayContext, type RequestLimits, requestIdOf } from './context.ts';
 import { EXAMPLE_QUERY } from './example-query.ts';
 import { createLocalGraphiQL } from './graphiql/index.ts';
@@ -26,10 +26,14 @@ import type { UpstreamCall } from './rest/request-transport.ts';
 import { createUpstreamTransport, type UpstreamTransport } from './rest/transport.ts';
 import { leafSerializers } from './schema/leaf-serializers.ts';
 import { subgraphSchema as schema } from './schema/subgraph.ts'; // the public schema plus _service and _entities
+import { createSubscriptionHub } from './subscriptions/hub.ts';
+import { subscriptionPlugins } from './subscriptions/plugins.ts';
+import type { PollRunner } from './subscriptions/watched.ts';
+import { createTracing, type Tracing } from './tracing/index.ts';
 import { createUpstreamEconomy } from './upstream-economy/index.ts';
 
 /** Logging, metrics, readiness, CORS and CSRF settings: see src/observability and src/http. */
-type OperationsOptions = Omit<ObservabilityOptions, 'transport' | 'requestIdOf'> &
+type OperationsOptions = Omit<ObservabilityOptions, 'transport' | 'requestIdOf' | 'onOperation'> &
   Omit<HttpOptions, 'transport' | 'upstreamUrl' | 'cacheStore'>;
 
 export interface GatewayOptions extends OperationsOptions {
@@ -68,6 +72,10 @@ export interface GatewayOptions extends OperationsOptions {
   upstreamBudget?: readonly BudgetWindow[];
   /** What idempotent mutations remember, and how long. @default DEFAULTS.IDEMPOTENCY_* */
   idempotency?: Partial<IdempotencySettings>;
+  /** Poll interval and stream limits of subscriptions. @default DEFAULTS.SUBSCRIPTION_POLL_MS, DEFAULTS.MAX_SUBSCRIPTIONS_PER_KEY, DEFAULTS.MAX_SUBSCRIPTIONS */
+  subscriptions?: Partial<SubscriptionSettings>;
+  /** Export spans over OTLP/HTTP (the OTEL_* settings). @default undefined: nothing exported; an incoming `traceparent` is still passed on */
+  tracing?: TracingSettings;
   /** A transport to use instead of building one (tests). */
   transport?: UpstreamTransport;
   /** Told of every finished upstream call, after the metrics. */
@@ -80,9 +88,12 @@ export interface Gateway {
   transport: GuardedTransport;
   logger: Logger;
   metrics: GatewayMetrics;
-  /** Readiness answers 503 and responses close their connections (SIGTERM). */
+  /** Readiness answers 503, responses close their connections and every subscription stream completes (SIGTERM). */
   beginShutdown(): void;
-  close(): Promise<void>;
+  /** Open subscription streams and the polls feeding them. */
+  subscriptionStats(): { streams: number; polls: number };
+  /** Releases the upstream pool, then exports the spans still queued, for at most `flushWithinMs`. */
+  close(flushWithinMs?: number): Promise<void>;
 }
 
 export function createGateway(options: GatewayOptions): Gateway {
@@ -98,7 +109,13 @@ export function createGateway(options: GatewayOptions): Gateway {
     options.circuitBreaker,
   );
   const arrivals = new WeakMap<Request, Arrival>();
-  const observability = createObservability({ ...options, transport, requestIdOf: (request) => arrivals.get(request)?.requestId });
+  const observability = createObservability({
+    ...options,
+    transport,
+    requestIdOf: (request) => arrivals.get(request)?.requestId,
+    onOperation: (summary, request) => arrivals.get(request)?.trace?.end(summary),
+  });
+  const tracing = createTracing({ settings: options.tracing, upstreamUrl: options.upstreamUrl, logger: observability.logger });
   const idempotency: IdempotencySettings = {
     ttlMs: DEFAULTS.IDEMPOTENCY_TTL_MS,
     maxResponseBytes: DEFAULTS.IDEMPOTENCY_MAX_RESPONSE_BYTES,
@@ -124,6 +141,21 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
   };
 
+  // A poll is a request of its own: a fresh context (loaders, call records) through the same
+  // transport path as a request's (the cache, the circuit breakers) and under the key's budget.
+  const runPoll: PollRunner = (key, signal, fetch) => {
+    const request = new Request(POLL_URL, { headers: { authorization: `Bearer ${key}` }, signal });
+    const context = createContext(economy ? economy.transportFor(request, transport) : transport, request, limits);
+    const poll = () => fetch(context.loaders);
+    return economy?.poll ? economy.poll(key, context, poll) : poll();
+  };
+  const subscriptions = createSubscriptionHub({
+    pollMs: options.subscriptions?.pollMs ?? DEFAULTS.SUBSCRIPTION_POLL_MS,
+    maxPerKey: options.subscriptions?.maxPerKey ?? DEFAULTS.MAX_SUBSCRIPTIONS_PER_KEY,
+    max: options.subscriptions?.max ?? DEFAULTS.MAX_SUBSCRIPTIONS,
+    run: runPoll,
+  });
+
   const maxJsonDepth = options.maxJsonDepth ?? DEFAULTS.MAX_JSON_DEPTH;
   const graphiql = createLocalGraphiQL({ title: 'Organization GraphQL gateway', defaultQuery: EXAMPLE_QUERY, demoKey: options.demoKey });
 
@@ -136,7 +168,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     logging: observability.yogaLogger,
     cors: http.cors,
     context: ({ request }) =>
-      createContext(economy ? economy.transportFor(request, transport) : transport, request, limits, arrivals.get(request)),
+      createContext(economy ? economy.transportFor(request, transport) : transport, request, limits, arrivals.get(request), subscriptions),
     maskedErrors: { maskError: callerFacingError },
     renderGraphiQL: graphiql.render,
     graphiql: graphiql.options,
@@ -152,7 +184,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         { customSerializers: leafSerializers(schema, maxJsonDepth) },
         { onError: (result) => jitCompileFailure(observability.logger, result) },
       ),
-      arrivalPlugin(arrivals),
+      arrivalPlugin(arrivals, tracing),
       withoutOriginalErrors(),
       graphiql.plugin,
       ...observability.plugins,
@@ -175,6 +207,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       fanOutBudgetPlugin(limits.maxCalls, limits.maxLookupScanPages, economy?.onEstimate),
       // After the estimate: the upstream budget reserves it.
       ...(economy?.plugins ?? []),
+      ...subscriptionPlugins(),
     ],
   });
 
@@ -183,14 +216,23 @@ export function createGateway(options: GatewayOptions): Gateway {
     transport,
     logger: observability.logger,
     metrics: observability.metrics,
-    beginShutdown: http.beginShutdown,
-    close: async () => {
+    beginShutdown: () => {
+      http.beginShutdown();
+      subscriptions.close();
+    },
+    subscriptionStats: subscriptions.stats,
+    close: async (flushWithinMs) => {
+      subscriptions.close();
       await transport.close();
       await http.close();
       await economy?.close();
+      await tracing.shutdown(flushWithinMs);
     },
   };
 }
+
+/** The URL of the Request a subscription poll is made as: it never leaves the process. */
+const POLL_URL = 'http://subscription-poll.invalid/';
 
 /** Every error leaves through here: upstream failures get contract codes, anything else is masked. */
 function callerFacingError(error: unknown): Error {
@@ -232,13 +274,15 @@ function withoutOriginalErrors(): Plugin {
 
 /**
  * Notes each request's arrival, the first thing Yoga does with it: the time its deadline counts from,
- * and its id. An incoming `x-request-id` (or a new one) goes upstream with every call and back in
- * the response.
+ * its id and its trace. An incoming `x-request-id` (or a new one) goes upstream with every call and
+ * back in the response; an incoming `traceparent` is continued (src/tracing).
  */
-function arrivalPlugin(arrivals: WeakMap<Request, Arrival>): Plugin {
+function arrivalPlugin(arrivals: WeakMap<Request, Arrival>, tracing: Tracing): Plugin {
   return {
     onRequest({ request }) {
-      arrivals.set(request, { requestId: requestIdOf(request.headers.get('x-request-id')), receivedAt: performance.now() });
+      const receivedAt = performance.now();
+      const requestId = requestIdOf(request.headers.get('x-request-id'));
+      arrivals.set(request, { requestId, receivedAt, trace: tracing.startRequest(request, receivedAt) });
     },
     onResponse({ request, response }) {
       const id = arrivals.get(request)?.requestId;

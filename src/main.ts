@@ -22,7 +22,7 @@ async function main(): Promise<void> {
     graceMs: config.shutdownGraceMs,
     logger,
     beginShutdown: gateway.beginShutdown,
-    release: [() => gateway.close(), () => embedded?.close()],
+    release: [(timeLeftMs) => gateway.close(timeLeftMs), () => embedded?.close()],
   });
   process.on('SIGTERM', shutdown);
   process.on('SIGINT', shutdown);

@@ -1,9 +1,8 @@
 // A request the GraphQL layer cannot run is the caller's error, with a code: parameters that are
-// not what GraphQL over HTTP says (BAD_REQUEST, HTTP 400), an operation type the schema does not
-// have (GRAPHQL_VALIDATION_FAILED), variables that do not fit their types (BAD_USER_INPUT). Without
-// this, Yoga masked the first as INTERNAL_SERVER_ERROR, graphql-jit console.error'd the second's
-// compile failure past the logger, and the third carried no code at all.
-import { GraphQLError, type ValidationRule } from 'graphql';
+// not what GraphQL over HTTP says (BAD_REQUEST, HTTP 400) and variables that do not fit their types
+// (BAD_USER_INPUT). Without this, Yoga masked the first as INTERNAL_SERVER_ERROR and the second
+// carried no code at all. (Every operation type has its root type now, Subscription included.)
+import { GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 
 const badRequest = (message: string) => new GraphQLError(message, { extensions: { code: 'BAD_REQUEST', http: { status: 400 } } });
@@ -40,26 +39,6 @@ function malformedParametersPlugin(): Plugin {
 }
 
 /**
- * An operation whose root type the schema lacks (any subscription, today) is refused in
- * validation: graphql-jit would fail to compile it ("No root type for operation subscription").
- */
-const knownOperationTypesRule: ValidationRule = (context) => ({
-  OperationDefinition(node) {
-    if (!context.getSchema().getRootType(node.operation)) {
-      context.reportError(new GraphQLError(`The ${node.operation} operation is not supported by the schema.`, { nodes: node }));
-    }
-  },
-});
-
-function unsupportedOperationsPlugin(): Plugin {
-  return {
-    onValidate({ addValidationRule }) {
-      addValidationRule(knownOperationTypesRule);
-    },
-  };
-}
-
-/**
  * A result without `data` is a request error raised before execution began: after validation,
  * that is a variable that does not fit its type. graphql-jit reports those without a code and
  * keeps a scalar's own message (e.g. the JSON scalar's) in originalError, where masking would hide it.
@@ -87,5 +66,5 @@ function variableErrorsPlugin(): Plugin {
 }
 
 export function protocolErrorPlugins(): Plugin[] {
-  return [malformedParametersPlugin(), unsupportedOperationsPlugin(), variableErrorsPlugin()];
+  return [malformedParametersPlugin(), variableErrorsPlugin()];
 }

@@ -14,6 +14,8 @@ interface BudgetPlugin {
   plugin: Plugin;
   /** For the fan-out plugin: the estimate it computed for each admitted operation. */
   onEstimate(context: object, estimate: number): void;
+  /** A subscription poll in its own context: it reserves one call, or is refused with RATE_LIMITED like a request. */
+  poll<T>(key: string, context: GatewayContext, run: () => Promise<T>): Promise<T>;
 }
 
 export function upstreamBudgetPlugin(budget: UpstreamBudget, onRefusal?: () => void): BudgetPlugin {
@@ -52,8 +54,26 @@ export function upstreamBudgetPlugin(budget: UpstreamBudget, onRefusal?: () => v
       setResult({ ...result, extensions: { ...result.extensions, upstreamBudget } });
     },
   };
-  return { plugin, onEstimate: (context, estimate) => estimates.set(context, estimate) };
+  return {
+    plugin,
+    onEstimate: (context, estimate) => estimates.set(context, estimate),
+    async poll(key, context, run) {
+      const outcome = await budget.take(key, POLL_ESTIMATE);
+      if (!outcome.taken) {
+        onRefusal?.();
+        throw refusal(outcome, POLL_ESTIMATE);
+      }
+      try {
+        return await run();
+      } finally {
+        void budget.settle(outcome.ticket, callsMade(context));
+      }
+    },
+  };
 }
+
+/** A poll is one retrieve or list page (a capped page may take more: settling counts them). */
+const POLL_ESTIMATE = 1;
 
 /** The upstream calls the request made: sends that may have reached the upstream, and calls still on their way. */
 function callsMade(context: GatewayContext): number {

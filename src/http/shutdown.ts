@@ -1,6 +1,6 @@
 // Graceful shutdown: stop accepting connections, let requests in flight finish (closing each
-// keep-alive connection as it goes idle), release the upstream pool and the embedded API, exit 0.
-// If requests are still running after the grace period, exit 1 anyway.
+// keep-alive connection as it goes idle), release the upstream pool and the embedded API and export
+// the spans still queued, exit 0. If requests are still running after the grace period, exit 1 anyway.
 import type { Server } from 'node:http';
 import { DEFAULTS } from '../config.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -12,11 +12,17 @@ interface ShutdownOptions {
   logger: Logger;
   /** Called first: readiness answers 503 and responses close their connections from now on. */
   beginShutdown(): void;
-  /** Run in order once no request is in flight (the gateway's upstream pool, the embedded API). */
-  release: (() => Promise<unknown> | undefined)[];
+  /**
+   * Run in order once no request is in flight (the gateway's upstream pool and spans, the embedded
+   * API), each told how long it may take: what is left of the grace period, less EXIT_MARGIN_MS.
+   */
+  release: ((timeLeftMs: number) => Promise<unknown> | undefined)[];
   /** @default process.exit */
   exit?: (code: number) => void;
 }
+
+/** Kept back from a release step's time, so a step that uses all of it still ends before the forced exit. */
+const EXIT_MARGIN_MS = 100;
 
 /** Returns the signal handler; a second signal while shutting down is ignored. */
 export function gracefulShutdown(options: ShutdownOptions): (signal: string) => Promise<void> {
@@ -30,6 +36,7 @@ export function gracefulShutdown(options: ShutdownOptions): (signal: string) => 
     const { logger } = options;
     logger.info({ signal, graceMs }, 'shutting down: no new connections; finishing the requests in flight');
     options.beginShutdown();
+    const deadline = performance.now() + graceMs - EXIT_MARGIN_MS;
     const force = setTimeout(() => {
       logger.error({ graceMs }, 'requests still in flight after the grace period: exiting anyway');
       exit(1);
@@ -37,7 +44,7 @@ export function gracefulShutdown(options: ShutdownOptions): (signal: string) => 
     force.unref();
     try {
       await drain(options.server);
-      for (const release of options.release) await release();
+      for (const release of options.release) await release(Math.max(0, deadline - performance.now()));
     } catch (error) {
       clearTimeout(force);
       logger.error({ err: error }, 'shutdown failed');

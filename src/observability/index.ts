@@ -7,7 +7,7 @@ import type { UpstreamCall } from '../rest/request-transport.ts';
 import { debugExtensionPlugin } from './debug-extension.ts';
 import { defaultLogger, type Logger } from './logger.ts';
 import { createMetrics, type GatewayMetrics } from './metrics.ts';
-import { requestLogPlugin } from './request-log.ts';
+import { type OperationSummary, requestLogPlugin } from './request-log.ts';
 import { isExpected, yogaLogger } from './yoga-logger.ts';
 
 export interface ObservabilityOptions {
@@ -23,6 +23,8 @@ export interface ObservabilityOptions {
   debugUpstreamCalls?: boolean;
   transport: Pick<GuardedTransport, 'state' | 'onStateChange'>;
   requestIdOf(request: Request): string | undefined;
+  /** Told of every finished GraphQL request, after the metrics (tracing ends the request's span). */
+  onOperation?(summary: OperationSummary, request: Request): void;
 }
 
 interface Observability {
@@ -50,7 +52,10 @@ export function createObservability(options: ObservabilityOptions): Observabilit
     requestLogPlugin({
       logger,
       requestIdOf: options.requestIdOf,
-      onSummary: (summary) => metrics.observeOperation(summary),
+      onSummary: (summary, request) => {
+        metrics.observeOperation(summary);
+        options.onOperation?.(summary, request);
+      },
       isUnexpected: (error) => !isExpected(error),
       logged,
       maxOperationNameLength: options.maxOperationNameLength,

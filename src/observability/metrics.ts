@@ -97,7 +97,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
       for (const code of summary.errorCodes) errors.inc({ code: codeLabel(code) });
     },
     observeUpstreamCall(call) {
-      if (call.source) return; // answered by the cache or another request's call: src/observability/cache-metrics.ts counts those
+      if (call.source) return; // answered by the cache or another request's call: src/upstream-economy/metrics.ts counts those
       const method = methodLabel(call.method);
       const route = routeLabel(safeRoute(call.route));
       const labels = { method, route, status: statusLabel(String(call.status ?? call.outcome)) };

@@ -33,8 +33,8 @@ interface RequestLogOptions {
   logger: Logger;
   /** The id the request-id plugin gave this request (that plugin runs first). */
   requestIdOf(request: Request): string | undefined;
-  /** Told of every finished GraphQL request after it is logged (metrics). */
-  onSummary?(summary: OperationSummary): void;
+  /** Told of every finished GraphQL request after it is logged (metrics, the request's span). */
+  onSummary?(summary: OperationSummary, request: Request): void;
   /** Whether an error is a bug (the caller sees "Unexpected error."), as opposed to a contract code. */
   isUnexpected(error: Error): boolean;
   /** Original errors logged here, so Yoga's own masking log does not report them again. */
@@ -136,7 +136,7 @@ export function requestLogPlugin(options: RequestLogOptions): Plugin {
         errorCodes,
       };
       summaryLog.info(summary, 'graphql request');
-      options.onSummary?.(summary);
+      options.onSummary?.(summary, request);
     },
   };
 }

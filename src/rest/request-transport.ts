@@ -1,8 +1,9 @@
 // The transport one GraphQL request sees: it caps the request's upstream calls (the runtime back-up
-// of the fan-out estimate) and how many run at once, and records each call for logs, metrics and
-// the debug extension.
+// of the fan-out estimate) and how many run at once, and records each call for logs, metrics, the
+// debug extension and its trace span.
 import pLimit from 'p-limit';
-import type { UpstreamRequest, UpstreamResponse, UpstreamTransport } from './transport.ts';
+import { routeTemplate } from './paths.ts';
+import type { HttpMethod, TraceHeaders, UpstreamRequest, UpstreamResponse, UpstreamTransport } from './transport.ts';
 import { CallBudgetExceededError, mayHaveReachedUpstream, UpstreamError } from './upstream-error.ts';
 
 export interface UpstreamCall {
@@ -22,6 +23,18 @@ export interface UpstreamCall {
   source?: 'cache' | 'coalesced';
 }
 
+/** One call's span (src/tracing): the headers that carry its context upstream, ended with the call's record. */
+export interface CallTrace {
+  readonly headers: TraceHeaders;
+  end(call: UpstreamCall): void;
+}
+
+/** Starts the span of each upstream call of one request, under that request's span. */
+export interface CallTracer {
+  /** `route` is the route template, never a concrete path. */
+  startCall(method: HttpMethod, route: string): CallTrace;
+}
+
 interface RequestTransportOptions {
   /** Calls one GraphQL request may make. */
   maxCalls: number;
@@ -39,14 +52,15 @@ interface RequestTransport extends UpstreamTransport {
   mayHaveWritten(): boolean;
 }
 
-export function createRequestTransport(base: UpstreamTransport, options: RequestTransportOptions): RequestTransport {
+/** `tracer`: the request's trace, when it has one (an incoming `traceparent`, or spans exported). */
+export function createRequestTransport(base: UpstreamTransport, options: RequestTransportOptions, tracer?: CallTracer): RequestTransport {
   const limit = pLimit(options.concurrency);
   const calls: UpstreamCall[] = [];
   let started = 0;
   let inFlight = 0;
   let writesInFlight = 0;
 
-  const record = (req: UpstreamRequest, startedAt: number, result: Partial<UpstreamCall>) => {
+  const record = (req: UpstreamRequest, startedAt: number, result: Partial<UpstreamCall>, trace: CallTrace | undefined) => {
     const call: UpstreamCall = {
       method: req.method,
       route: req.route ?? req.path,
@@ -58,6 +72,7 @@ export function createRequestTransport(base: UpstreamTransport, options: Request
     };
     calls.push(call);
     options.onCall?.(call);
+    trace?.end(call);
   };
 
   return {
@@ -74,19 +89,25 @@ export function createRequestTransport(base: UpstreamTransport, options: Request
       if (write) writesInFlight += 1;
       return limit(async () => {
         const startedAt = performance.now();
+        const trace = tracer?.startCall(req.method, req.route ?? routeTemplate(req.path));
         try {
-          const response = await base.request<T>(req);
-          record(req, startedAt, { status: response.status, attempts: response.attempts, source: response.source });
+          const response = await base.request<T>(trace ? { ...req, trace: trace.headers } : req);
+          record(req, startedAt, { status: response.status, attempts: response.attempts, source: response.source }, trace);
           return response;
         } catch (error) {
           const failure = error instanceof UpstreamError ? error : undefined;
-          record(req, startedAt, {
-            status: failure?.status,
-            attempts: failure?.attempts ?? 1,
-            outcome: failure?.kind ?? 'error',
-            sent: mayHaveReachedUpstream(error),
-            source: failure?.source,
-          });
+          record(
+            req,
+            startedAt,
+            {
+              status: failure?.status,
+              attempts: failure?.attempts ?? 1,
+              outcome: failure?.kind ?? 'error',
+              sent: mayHaveReachedUpstream(error),
+              source: failure?.source,
+            },
+            trace,
+          );
           throw error;
         } finally {
           inFlight -= 1;

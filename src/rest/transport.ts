@@ -76,6 +76,14 @@ export interface UpstreamRequest {
    * time: an attempt in flight ends there too, and a call that starts later sends nothing.
    */
   deadlineAt?: number;
+  /** This call's span context (src/tracing): sent as `traceparent` and `tracestate`. */
+  trace?: TraceHeaders;
+}
+
+/** W3C Trace Context headers of one call, written by src/tracing from a valid span context. */
+export interface TraceHeaders {
+  traceparent: string;
+  tracestate?: string;
 }
 
 export interface UpstreamResponse<T = unknown> {
@@ -277,6 +285,10 @@ function outgoingHeaders(req: UpstreamRequest): Record<string, string> {
   // A request id is only for tracing: an unusable one is dropped rather than failing the call.
   if (req.requestId && req.requestId.length <= MAX_REQUEST_ID_LENGTH && HEADER_TOKEN.test(req.requestId)) {
     headers['x-request-id'] = req.requestId;
+  }
+  if (req.trace) {
+    headers.traceparent = req.trace.traceparent;
+    if (req.trace.tracestate) headers.tracestate = req.trace.tracestate;
   }
   return headers;
 }

@@ -46,7 +46,7 @@ function decodeCursor(connectionKey: string, cursor: string, argName: string): n
   return Number(match[1]);
 }
 
-function checkSize(value: number | null | undefined, argName: string): number | undefined {
+export function checkSize(value: number | null | undefined, argName: string): number | undefined {
   if (value == null) return undefined;
   if (value < 0 || value > MAX_PAGE_SIZE) {
     throw gatewayError('BAD_USER_INPUT', `\`${argName}\` must be between 0 and ${MAX_PAGE_SIZE}.`, { argumentName: argName });
@@ -147,7 +147,7 @@ function windowStart(start: number, end: number, last: number | undefined): numb
  * Fetches `size` records from `offset`. An upstream that caps its page size answers with fewer
  * records than asked while `count` says more exist: keep asking from where it stopped.
  */
-async function fetchRange<R>(list: ListSource<R>, offset: number, size: number) {
+export async function fetchRange<R>(list: ListSource<R>, offset: number, size: number) {
   // An empty window (`first: 0`) needs only the count, which a sibling page may already have.
   if (size <= 0) return { count: await list.count(), records: [] as R[] };
   let records: R[] = [];

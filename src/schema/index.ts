@@ -19,10 +19,16 @@ import './mutations/invite.ts';
 import './mutations/member.ts';
 import './mutations/pipeline.ts';
 import './mutations/survey.ts';
+import './subscription.ts';
 
 builder.queryType({ description: 'The read side of the organization management API.' });
 builder.mutationType({
   description: 'The write side: Relay-style mutations whose results are unions of their payload and the errors the caller can fix.',
+});
+
+builder.subscriptionType({
+  description:
+    'Live records over Server-Sent Events (GraphQL over SSE, distinct connections): polled upstream once per key and record on this instance, pushed only when the selected data changed.',
 });
 
 export const schema = builder.toSchema();

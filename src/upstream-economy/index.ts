@@ -8,6 +8,7 @@ import { upstreamBudgetPlugin } from '../budget/budget-plugin.ts';
 import { createUpstreamBudget } from '../budget/upstream-budget.ts';
 import type { BudgetWindow } from '../budget-setting.ts';
 import { type CacheSettings, DEFAULTS } from '../config.ts';
+import type { GatewayContext } from '../context.ts';
 import type { LabelBounds } from '../observability/bounded-label.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { UpstreamTransport } from '../rest/transport.ts';
@@ -31,6 +32,8 @@ interface UpstreamEconomy {
   transportFor(request: Request, base: UpstreamTransport): UpstreamTransport;
   /** For the fan-out plugin: the budget reserves each operation's estimate. */
   onEstimate?(context: object, estimate: number): void;
+  /** Runs a subscription poll under the key's budget (UPSTREAM_BUDGET), when there is one. */
+  poll?<T>(key: string, context: GatewayContext, run: () => Promise<T>): Promise<T>;
   /** After the fan-out plugin. */
   plugins: Plugin[];
   /** The shared store (Redis, or this instance's memory): idempotent mutations are remembered there too. */
@@ -61,6 +64,7 @@ export function createUpstreamEconomy(options: UpstreamEconomyOptions): Upstream
   return {
     transportFor: (request, base) => (cache ? cache.transportFor(request, base) : base),
     onEstimate: budget ? budget.onEstimate : undefined,
+    poll: budget ? budget.poll : undefined,
     plugins: [...(budget ? [budget.plugin] : []), ...(cache ? [cache.plugin] : [])],
     store: stores.shared,
     storeReport: () => (options.cache ? { store: stores.shared.kind, reachable: stores.shared.available } : undefined),

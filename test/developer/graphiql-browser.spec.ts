@@ -124,4 +124,43 @@ describe.skipIf(process.env.SKIP_BROWSER_TESTS === '1')('GraphiQL in Chromium', 
     expect(files).toEqual(expect.arrayContaining(['/graphiql/graphiql.js', '/graphiql/graphiql.css', '/graphiql/bootstrap.js']));
     expect(files.some((file) => /^\/graphiql\/\w+\.worker\.js$/.test(file))).toBe(true);
   });
+
+  it('runs a subscription over SSE and shows its first event, then the change a mutation made', async () => {
+    const send = async (query: string) => {
+      const response = await fetch(gateway.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${gateway.demoKey}` },
+        body: JSON.stringify({ query }),
+      });
+      return ((await response.json()) as { data: Record<string, unknown> }).data;
+    };
+    const data = (await send('{ organizations(first: 1) { nodes { batchExports(first: 1) { nodes { id name paused } } } } }')) as {
+      organizations: { nodes: { batchExports: { nodes: { id: string; name: string; paused: boolean }[] } }[] };
+    };
+    const watched = data.organizations.nodes[0]?.batchExports.nodes[0] as { id: string; name: string; paused: boolean };
+
+    // The previous test emptied the headers: the key goes back in, then the subscription replaces the query.
+    await page.locator('.graphiql-editor-tool .monaco-editor').filter({ visible: true }).click();
+    await page.keyboard.insertText(JSON.stringify({ Authorization: `Bearer ${gateway.demoKey}` }));
+    await page.locator('.graphiql-query-editor .monaco-editor').first().click();
+    await page.keyboard.press('Control+A');
+    await page.keyboard.press('Delete');
+    await page.keyboard.insertText(`subscription Watch { batchExport(id: "${watched.id}") { name paused } }`);
+    // GraphiQL picks the operation name from the editor after a debounce: run once it shows the new one.
+    await expect.poll(() => shown(page.locator('.graphiql-query-editor')), { timeout: 10_000 }).toContain('subscription Watch');
+    await expect.poll(() => shown(page.locator('.graphiql-query-editor')), { timeout: 10_000 }).not.toContain('Dashboard');
+    await page.waitForTimeout(300);
+    await page.keyboard.press('Control+Enter');
+
+    const result = page.locator('.graphiql-response');
+    await expect.poll(() => shown(result), { timeout: 15_000 }).toContain(watched.name);
+    expect(await shown(result)).toContain(`"paused": ${watched.paused}`);
+    const mutation = watched.paused ? 'unpauseBatchExport' : 'pauseBatchExport';
+    await send(`mutation { ${mutation}(input: { id: "${watched.id}" }) { __typename } }`);
+    await expect.poll(() => shown(result), { timeout: 10_000 }).toContain(`"paused": ${!watched.paused}`);
+    await page.screenshot({ path: join(artifacts, 'graphiql-subscription.png') });
+
+    expect(violations).toEqual([]);
+    expect(pageErrors).toEqual([]);
+  });
 });

@@ -9,8 +9,8 @@ import { isInputObjectType, isInterfaceType, isObjectType, isSpecifiedScalarType
 import { describe, expect, it } from 'vitest';
 import { schema } from '../../src/schema/index.ts';
 
-/** Named by Pothos: `builder.queryType()`, `builder.mutationType()` and the relay plugin's `Node` and `PageInfo`. */
-const NAMED_BY_POTHOS = new Set(['Query', 'Mutation', 'Node', 'PageInfo']);
+/** Named by Pothos: `builder.queryType()`, `builder.mutationType()`, `builder.subscriptionType()` and the relay plugin's `Node` and `PageInfo`. */
+const NAMED_BY_POTHOS = new Set(['Query', 'Mutation', 'Subscription', 'Node', 'PageInfo']);
 
 const srcDir = fileURLToPath(new URL('../../src/', import.meta.url));
 const sourceText = (dir: string): string =>

@@ -23,16 +23,20 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   rest: ['wire', 'config', 'truncate'],
   'graphql-errors': ['rest'],
   loaders: ['wire', 'rest', 'graphql-errors', 'page-size'],
-  context: ['rest', 'loaders', 'graphql-errors'],
+  // This instance's subscriptions: shared polls, open streams, writes re-polling what they touched.
+  subscriptions: ['graphql-errors', 'loaders', 'rest', 'upstream-cache'],
+  context: ['rest', 'loaders', 'graphql-errors', 'subscriptions', 'tracing'],
   limits: ['config', 'context', 'graphql-errors', 'page-size'],
-  schema: ['wire', 'rest', 'loaders', 'context', 'graphql-errors', 'limits', 'page-size'],
+  schema: ['wire', 'rest', 'loaders', 'context', 'graphql-errors', 'limits', 'page-size', 'subscriptions'],
   observability: ['config', 'rest', 'graphql-errors', 'truncate'],
   http: ['config', 'rest', 'observability'],
   // What the gateway keeps between requests, and what makes upstream calls count across them.
   store: ['config', 'observability'],
   'upstream-cache': ['rest', 'store'],
   budget: ['budget-setting', 'context', 'graphql-errors', 'store', 'upstream-cache'],
-  'upstream-economy': ['budget', 'budget-setting', 'config', 'observability', 'rest', 'store', 'upstream-cache'],
+  'upstream-economy': ['budget', 'budget-setting', 'config', 'context', 'observability', 'rest', 'store', 'upstream-cache'],
+  // Spans of the requests and their upstream calls, fed by the request transport and the request log.
+  tracing: ['config', 'rest', 'observability', 'truncate'],
   // Idempotent mutations: remembered in the store, under the cache's caller tags.
   idempotency: ['config', 'context', 'graphql-errors', 'store', 'upstream-cache'],
   // The reference implementation shares the wire types with the client, and nothing else.
@@ -52,6 +56,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     'protocol-errors',
     'rest',
     'schema',
+    'subscriptions',
+    'tracing',
     'upstream-economy',
   ],
   main: ['config', 'example-query', 'gateway', 'http', 'observability', 'reference-api'],

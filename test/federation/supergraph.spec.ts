@@ -12,6 +12,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/gateway.ts';
 import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { restGet } from '../support/rest.ts';
+import { subscribe } from '../support/sse.ts';
+import { fetchSubgraphSdl } from '../support/subgraph-sdl.ts';
 
 const BILLING_SDL = /* GraphQL */ `
   extend schema @link(url: "https://specs.apollo.dev/federation/v2.6", import: ["@key"])
@@ -63,7 +65,7 @@ const planOf = (databaseId: string) => `plan-${databaseId.slice(0, 8)}`;
 
 beforeAll(async () => {
   api = await startReferenceApi();
-  gateway = createGateway({ upstreamUrl: api.url });
+  gateway = createGateway({ upstreamUrl: api.url, subscriptions: { pollMs: 250 } });
   organizationsSubgraph = await listen(gateway.yoga);
 
   const billingYoga = createYoga({
@@ -89,15 +91,8 @@ beforeAll(async () => {
   });
   billingSubgraph = await listen(billingYoga);
 
-  // Our SDL as a composition tool fetches it: `_service { sdl }`, which needs no key.
-  const service = await fetch(organizationsSubgraph.url, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ query: '{ _service { sdl } }' }),
-  });
-  const { data } = (await service.json()) as ExecutionResult<{ _service: { sdl: string } }>;
   const composed = composeServices([
-    { name: 'organizations', typeDefs: parse(data?._service.sdl ?? ''), url: organizationsSubgraph.url },
+    { name: 'organizations', typeDefs: await fetchSubgraphSdl(organizationsSubgraph.url), url: organizationsSubgraph.url },
     { name: 'billing', typeDefs: parse(BILLING_SDL), url: billingSubgraph.url },
   ]);
   expect(composed.errors ?? []).toEqual([]);
@@ -222,5 +217,37 @@ describe('a supergraph of this gateway and a billing subgraph (Hive Gateway)', (
     expect(data?.organizations ?? null).toBeNull();
     expect(errors?.map((e) => e.extensions?.code)).toContain('UNAUTHENTICATED');
     expect(routes).toEqual([]);
+  });
+
+  it('passes a subscription through over SSE, both hops, and pushes a mutation made through the supergraph', async () => {
+    const org = organizations[0] as { id: string };
+    const exports = await restGet<{ results: { id: string; paused: boolean }[] }>(
+      api.url,
+      `/api/organizations/${org.id}/batch_exports/?limit=1`,
+      api.keys.demo,
+    );
+    const record = exports.results[0] as { id: string; paused: boolean };
+    const id = btoa(`BatchExport:${org.id}:${record.id}`);
+    const subscription = await subscribe(
+      'http://supergraph.test/graphql',
+      'subscription ($id: ID!) { batchExport(id: $id) { databaseId paused } }',
+      { id },
+      api.keys.demo,
+      (url, init) => Promise.resolve(runtime.fetch(url, init)),
+    );
+    expect(subscription.contentType).toMatch(/^text\/event-stream/);
+    const [first] = await subscription.waitForEvents(1);
+    expect(first).toEqual({ data: { batchExport: { databaseId: record.id, paused: record.paused } } });
+    expect(gateway.subscriptionStats()).toEqual({ streams: 1, polls: 1 });
+    const mutation = record.paused ? 'unpauseBatchExport' : 'pauseBatchExport';
+    const changed = await federated(`mutation { ${mutation}(input: { id: "${id}" }) { __typename } }`, {
+      authorization: `Bearer ${api.keys.demo}`,
+    });
+    expect(changed.errors).toBeUndefined();
+    const [, second] = await subscription.waitForEvents(2);
+    expect(second).toEqual({ data: { batchExport: { databaseId: record.id, paused: !record.paused } } });
+    // The client goes away: Hive Gateway closes its stream to us, and our poll stops.
+    await subscription.close();
+    await expect.poll(() => gateway.subscriptionStats(), { timeout: 2000 }).toEqual({ streams: 0, polls: 0 });
   });
 });

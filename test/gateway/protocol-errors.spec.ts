@@ -1,6 +1,6 @@
 // A request the gateway cannot run is the caller's error, with a code, and nothing reaches the
 // upstream or the process's stdout/stderr: malformed parameters (BAD_REQUEST, HTTP 400), an
-// operation type the schema lacks (GRAPHQL_VALIDATION_FAILED), variables of the wrong type
+// operation the schema cannot run (GRAPHQL_VALIDATION_FAILED), variables of the wrong type
 // (BAD_USER_INPUT).
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -126,12 +126,17 @@ describe('malformed request parameters', () => {
 });
 
 describe('a subscription', () => {
-  it('is refused in validation (the schema has no Subscription type), with no upstream call', async () => {
+  it('of a field the Subscription type lacks, or of __typename, is refused in validation, with no upstream call', async () => {
     h.api.clearRequests();
-    for (const query of ['subscription { __typename }', 'subscription Watch { organizations { totalCount } }']) {
+    const refusals = {
+      'subscription { __typename }': 'Anonymous Subscription must not select an introspection top level field.',
+      'subscription Watch { organizations { totalCount } }':
+        'Cannot query field "organizations" on type "Subscription". Did you mean "organizationMembers"?',
+    };
+    for (const [query, message] of Object.entries(refusals)) {
       const answer = await post({ query });
       expectRefused(answer, { status: 400, code: 'GRAPHQL_VALIDATION_FAILED' });
-      expect(answer.body.errors?.[0]?.message).toBe('The subscription operation is not supported by the schema.');
+      expect(answer.body.errors?.[0]?.message).toBe(message);
     }
     expectRefused(await get({ query: 'subscription { __typename }' }), { status: 400, code: 'GRAPHQL_VALIDATION_FAILED' });
   });

@@ -119,3 +119,82 @@ describe('connection and upstream answer bounds', () => {
     expect(() => loadConfig(env)).toThrow(message);
   });
 });
+
+describe('tracing settings (OTEL_*)', () => {
+  it('export nothing by default, nor with OTEL_TRACES_EXPORTER=none or OTEL_SDK_DISABLED', () => {
+    expect(loadConfig({}).tracing).toBeUndefined();
+    expect(loadConfig({ OTEL_SERVICE_NAME: 'gw', OTEL_TRACES_SAMPLER: 'always_on' }).tracing).toBeUndefined();
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_TRACES_EXPORTER: 'none' }).tracing).toBeUndefined();
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318', OTEL_SDK_DISABLED: 'true' }).tracing).toBeUndefined();
+  });
+
+  it('with an endpoint: protobuf to its /v1/traces, parent-based always-on sampling, no headers', () => {
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318' }).tracing).toEqual({
+      endpoint: 'http://collector:4318/v1/traces',
+      protocol: 'http/protobuf',
+      headers: {},
+      serviceName: undefined,
+      sampler: 'parentbased_always_on',
+      samplerRatio: 1,
+    });
+    expect(loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: 'https://otlp.example.com/tenant/7/' }).tracing?.endpoint).toBe(
+      'https://otlp.example.com/tenant/7/v1/traces',
+    );
+  });
+
+  it('read every variable; the traces-only ones win over the general ones', () => {
+    expect(
+      loadConfig({
+        OTEL_EXPORTER_OTLP_ENDPOINT: 'http://collector:4318',
+        OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'http://traces.example.com/custom',
+        OTEL_EXPORTER_OTLP_PROTOCOL: 'http/protobuf',
+        OTEL_EXPORTER_OTLP_TRACES_PROTOCOL: 'HTTP/JSON',
+        OTEL_EXPORTER_OTLP_HEADERS: 'x-tenant=acme, authorization=Basic%20YWJj',
+        OTEL_EXPORTER_OTLP_TRACES_HEADERS: 'X-Tenant=traces',
+        OTEL_SERVICE_NAME: ' gateway-eu ',
+        OTEL_TRACES_SAMPLER: 'parentbased_traceidratio',
+        OTEL_TRACES_SAMPLER_ARG: '0.25',
+      }).tracing,
+    ).toEqual({
+      endpoint: 'http://traces.example.com/custom',
+      protocol: 'http/json',
+      headers: { 'x-tenant': 'traces', authorization: 'Basic YWJj' },
+      serviceName: 'gateway-eu',
+      sampler: 'parentbased_traceidratio',
+      samplerRatio: 0.25,
+    });
+    expect(loadConfig({ OTEL_TRACES_EXPORTER: 'otlp' }).tracing?.endpoint).toBe('http://localhost:4318/v1/traces');
+  });
+
+  it.each([
+    [{ OTEL_TRACES_EXPORTER: 'zipkin' }, /OTEL_TRACES_EXPORTER must be otlp or none/],
+    [{ OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318' }, /OTEL_EXPORTER_OTLP_ENDPOINT must be an absolute http\(s\) URL/],
+    [{ OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: 'grpc://collector' }, /OTEL_EXPORTER_OTLP_TRACES_ENDPOINT must be an absolute http\(s\) URL/],
+    [
+      { OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_PROTOCOL: 'grpc' },
+      /OTEL_EXPORTER_OTLP_PROTOCOL must be one of http\/protobuf, http\/json/,
+    ],
+    [{ OTEL_TRACES_EXPORTER: 'otlp', OTEL_TRACES_SAMPLER: 'sometimes' }, /OTEL_TRACES_SAMPLER must be one of always_on/],
+    [{ OTEL_TRACES_EXPORTER: 'otlp', OTEL_TRACES_SAMPLER_ARG: '1.5' }, /OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1/],
+    [{ OTEL_TRACES_EXPORTER: 'otlp', OTEL_TRACES_SAMPLER_ARG: '-0.1' }, /OTEL_TRACES_SAMPLER_ARG must be a number from 0 to 1/],
+    [{ OTEL_SDK_DISABLED: 'maybe' }, /OTEL_SDK_DISABLED must be true or false/],
+  ])('refuse %j', (env, message) => {
+    expect(() => loadConfig(env)).toThrow(ConfigError);
+    expect(() => loadConfig(env)).toThrow(message);
+  });
+
+  it('refuse malformed exporter headers without repeating their values (often a credential)', () => {
+    for (const raw of ['authorization', 'authorization=%E0%A4%A', '=s3cr3t-value', 'bad header=s3cr3t-value']) {
+      const attempt = () => loadConfig({ OTEL_TRACES_EXPORTER: 'otlp', OTEL_EXPORTER_OTLP_HEADERS: `x-ok=1,${raw}` });
+      expect(attempt, raw).toThrow(/OTEL_EXPORTER_OTLP_HEADERS must be name=value pairs/);
+      const message = (() => {
+        try {
+          attempt();
+        } catch (error) {
+          return (error as Error).message;
+        }
+      })();
+      expect(message).not.toMatch(/s3cr3t|%E0/);
+    }
+  });
+});

@@ -1,11 +1,12 @@
 // SIGTERM: `src/main.ts` stops accepting connections, finishes the requests in flight, releases the
-// upstream pool (and the embedded API) and exits 0; requests still running after SHUTDOWN_GRACE_MS
+// upstream pool, exports the spans still queued (and closes the embedded API) and exits 0; requests still running after SHUTDOWN_GRACE_MS
 // do not hold it up (exit 1). The processes log to the suite's LOG_FILE, checked for keys at the end.
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 import { startMain } from '../support/main-process.ts';
+import { startOtlpReceiver } from '../support/otlp-receiver.ts';
 
 const KEY = 'phx_shutdown_test_key';
 const fake = await startFakeUpstream();
@@ -55,7 +56,9 @@ function logLinesOf(pid: number | undefined): { msg: string; [field: string]: un
     .filter((line) => line.pid === pid);
 }
 
-describe.concurrent('SIGTERM', () => {
+// Each test starts a real process (tsx compiles src/ first): under a loaded CI that alone can take
+// over 10 s, so the time limit is the process start's, not the shutdown's (which the asserts bound).
+describe.concurrent('SIGTERM', { timeout: 60_000 }, () => {
   it('lets a request in flight finish with its data, then exits 0', async () => {
     const gateway = start({ UPSTREAM_URL: `${fake.url}/slow-500`, SHUTDOWN_GRACE_MS: '10000' });
     const url = await gateway.ready;
@@ -103,5 +106,20 @@ describe.concurrent('SIGTERM', () => {
     await gateway.ready;
     gateway.child.kill('SIGTERM');
     expect(await gateway.exited).toBe(0);
+  });
+});
+
+// After the others, not beside them: each child process is a TypeScript start, heavy on a shared machine.
+describe('SIGTERM with tracing on', () => {
+  it('exports the spans still queued before it exits', async () => {
+    const receiver = await startOtlpReceiver();
+    // A batch delay far beyond the test: only the shutdown can have sent these spans.
+    const gateway = start({ UPSTREAM_URL: fake.url, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '600000' });
+    expect((await post(await gateway.ready)).status).toBe(200);
+    expect(receiver.exports).toEqual([]);
+    gateway.child.kill('SIGTERM');
+    expect(await gateway.exited).toBe(0);
+    expect(receiver.spans().map((span) => span.name)).toEqual(['GET /api/organizations/', 'graphql.operation query Slow']);
+    await receiver.close();
   });
 });

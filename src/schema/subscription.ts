@@ -1,0 +1,127 @@
+// Subscription (contract: Subscriptions): each field watches one record, or the first page of an
+// organization's members, through a poll this instance shares between the subscribers of the same
+// key (src/subscriptions). The first event is the current state; later ones come when the
+// subscriber's selected data changed (src/subscriptions/plugins.ts).
+import { type FieldNode, type GraphQLField, type GraphQLResolveInfo, getArgumentValues } from 'graphql';
+import type { GatewayContext } from '../context.ts';
+import type { Loaders } from '../loaders/index.ts';
+import type { MemberRecord } from '../loaders/tagged-records.ts';
+import { DEFAULT_PAGE_SIZE } from '../page-size.ts';
+import { buildPath } from '../rest/paths.ts';
+import type { PollEvent } from '../subscriptions/watched.ts';
+import { builder } from './builder.ts';
+import { checkSize, fetchRange, resolveRestConnection } from './connection.ts';
+import { MemberConnection } from './member.ts';
+import { parseNodeId } from './node-registry.ts';
+import { BatchExportRef, DomainRef } from './refs.ts';
+import { requiresScope } from './scopes.ts';
+
+const POLLED =
+  'The first event is the current state; then one each time the selected fields change, polled every `SUBSCRIPTION_POLL_MS` ' +
+  '(one poll per key and record on this instance, however many subscribe) and at once after a mutation through this gateway. A 429 is an error event `RATE_LIMITED` and the stream goes on; a record that is gone ends it with `NOT_FOUND`.';
+
+/** An error event of the poll becomes the field's error (the stream goes on, or ends after it: src/subscriptions/poller.ts). */
+function recordOf<T>(event: PollEvent<T>): T {
+  if ('error' in event) throw event.error;
+  return event.record;
+}
+
+/** The REST ids a subscription argument's global id carries; BAD_USER_INPUT (no upstream call) when it is not one of `typename`. */
+const idParts = (id: unknown, argName: string, typename: string) =>
+  parseNodeId(String(id), argName, [typename]).parts as [string, ...string[]];
+
+/**
+ * The field's arguments as `subscribe` should get them: graphql-jit (11.2) hands it the operation's
+ * variables instead, so they are read here from the field node, as graphql-js does.
+ */
+function subscribeArguments(info: GraphQLResolveInfo): Record<string, unknown> {
+  const field = info.parentType.getFields()[info.fieldName] as GraphQLField<unknown, unknown>;
+  return getArgumentValues(field, info.fieldNodes[0] as FieldNode, info.variableValues);
+}
+
+/** Watches a record under an organization by its REST retrieve (`route`), from its global id in the argument `id`. */
+function watchRecord<R>(
+  context: GatewayContext,
+  info: GraphQLResolveInfo,
+  typename: string,
+  route: string,
+  list: (loaders: Loaders) => { byId(orgId: string, id: string): Promise<R | null> },
+) {
+  const [orgId, id] = idParts(subscribeArguments(info).id, 'id', typename) as [string, string];
+  return context.watch({
+    key: `${typename} ${orgId} ${id}`,
+    path: buildPath(route, { organization_id: orgId, id }),
+    fetch: (loaders) => list(loaders).byId(orgId, id),
+  });
+}
+
+builder.subscriptionField('batchExport', (t) =>
+  t.field({
+    type: BatchExportRef,
+    description: `A batch export and its \`latestRuns\`. ${POLLED} ${requiresScope('batch_export:read')}`,
+    args: { id: t.arg.id({ required: true, description: 'The global id of the batch export.' }) },
+    subscribe: (_root, _args, context, info) =>
+      watchRecord(
+        context,
+        info,
+        'BatchExport',
+        '/api/organizations/:organization_id/batch_exports/:id/',
+        (loaders) => loaders.batchExports,
+      ),
+    resolve: recordOf,
+  }),
+);
+
+builder.subscriptionField('domain', (t) =>
+  t.field({
+    type: DomainRef,
+    description: `A domain of an organization, e.g. until it is verified. ${POLLED} ${requiresScope('organization:read')}`,
+    args: { id: t.arg.id({ required: true, description: 'The global id of the domain.' }) },
+    subscribe: (_root, _args, context, info) =>
+      watchRecord(context, info, 'Domain', '/api/organizations/:organization_id/domains/:id/', (loaders) => loaders.domains),
+    resolve: recordOf,
+  }),
+);
+
+interface MembersPage {
+  count: number;
+  records: MemberRecord[];
+}
+
+builder.subscriptionField('organizationMembers', (t) =>
+  t.field({
+    type: MemberConnection,
+    nullable: false,
+    description:
+      `The first page of an organization's members and their \`totalCount\`; an event when either changed. ${POLLED} ` +
+      `Its cursors are those of \`Organization.members\`, to page on there. ${requiresScope('organization_member:read')}`,
+    args: {
+      organizationId: t.arg.id({ required: true, description: 'The global id of the organization.' }),
+      first: t.arg.int({ description: `The size of the first page (0-100; ${DEFAULT_PAGE_SIZE} when not given).` }),
+    },
+    subscribe: (_root, _args, context, info) => {
+      const { organizationId, first } = subscribeArguments(info);
+      const [orgId] = idParts(organizationId, 'organizationId', 'Organization');
+      const size = checkSize(first as number | null | undefined, 'first') ?? DEFAULT_PAGE_SIZE;
+      return context.watch<MembersPage>({
+        key: `organizationMembers ${orgId} ${size}`,
+        path: buildPath('/api/organizations/:organization_id/members/', { organization_id: orgId }),
+        fetch: (loaders) =>
+          fetchRange(
+            { page: (limit, offset) => loaders.members.page(orgId, limit, offset), count: () => loaders.members.count(orgId) },
+            0,
+            size,
+          ),
+      });
+    },
+    // The page the poll fetched, as `Organization.members(first:)` would show it: no upstream call here.
+    resolve: (event, { organizationId, first }, _context, info) => {
+      const { count, records } = recordOf(event);
+      const [orgId] = idParts(organizationId, 'organizationId', 'Organization');
+      return resolveRestConnection(`members:${orgId}`, { first: first ?? DEFAULT_PAGE_SIZE }, info, {
+        page: async (limit, offset) => ({ count, next: null, previous: null, results: records.slice(offset, offset + limit) }),
+        count: async () => count,
+      });
+    },
+  }),
+);

@@ -1,0 +1,107 @@
+// This instance's subscriptions: one shared poll per (caller, watched record), the open streams
+// counted per caller and in all, writes through the gateway re-polling what they touched, and the
+// end of every stream at shutdown. Polls are keyed by the caller's tag (an HMAC of the key under a
+// secret of this process), never by the key itself.
+import { randomBytes } from 'node:crypto';
+import { gatewayError } from '../graphql-errors.ts';
+import type { UpstreamRequest, UpstreamResponse, UpstreamTransport } from '../rest/transport.ts';
+import { callerTag } from '../upstream-cache/caller-tag.ts';
+import { Poller } from './poller.ts';
+import { Subscriber } from './subscriber.ts';
+import type { PollEvent, PollRunner, WatchedResource } from './watched.ts';
+
+interface SubscriptionHubOptions {
+  /** SUBSCRIPTION_POLL_MS. */
+  pollMs: number;
+  /** MAX_SUBSCRIPTIONS_PER_KEY. */
+  maxPerKey: number;
+  /** MAX_SUBSCRIPTIONS. */
+  max: number;
+  run: PollRunner;
+}
+
+export interface SubscriptionHub {
+  /** A new stream of the record's events for this key; QUERY_TOO_COMPLEX past the limits. */
+  open<T>(key: string, resource: WatchedResource<T>): AsyncIterableIterator<PollEvent<T>>;
+  /** The transport a request's writes go through: each one re-polls at once the records its path touches. */
+  notifyingWrites(transport: UpstreamTransport): UpstreamTransport;
+  /** Open streams, and polls running (metrics, tests). */
+  stats(): { streams: number; polls: number };
+  /** Completes every stream and stops every poll; later subscriptions complete at once (SIGTERM). */
+  close(): void;
+}
+
+export function createSubscriptionHub(options: SubscriptionHubOptions): SubscriptionHub {
+  const secret = randomBytes(32).toString('base64url');
+  const pollers = new Map<string, Poller<unknown>>();
+  const streamsPerTag = new Map<string, number>();
+  let streams = 0;
+  let closed = false;
+
+  const refuse = (limit: string, max: number, scope: string) =>
+    gatewayError('QUERY_TOO_COMPLEX', `At most ${max} subscriptions may be open ${scope}; close one before opening another.`, {
+      limit,
+      max,
+    });
+
+  const pollerFor = <T>(tag: string, key: string, resource: WatchedResource<T>): Poller<T> => {
+    const id = `${tag} ${resource.key}`;
+    let poller = pollers.get(id) as Poller<T> | undefined;
+    if (!poller) {
+      poller = new Poller(resource, key, { pollMs: options.pollMs, run: options.run, onStop: () => pollers.delete(id) });
+      pollers.set(id, poller as Poller<unknown>);
+    }
+    return poller;
+  };
+
+  const changed = (path: string) => {
+    for (const poller of pollers.values()) {
+      const watched = poller.resource.path;
+      if (watched.startsWith(path) || path.startsWith(watched)) poller.pollNow();
+    }
+  };
+
+  return {
+    open<T>(key: string, resource: WatchedResource<T>) {
+      if (closed) {
+        const finished = new Subscriber<T>(() => undefined);
+        finished.end();
+        return finished;
+      }
+      const tag = callerTag(secret, key);
+      const own = streamsPerTag.get(tag) ?? 0;
+      if (own >= options.maxPerKey) throw refuse('maxSubscriptionsPerKey', options.maxPerKey, 'per key on this instance');
+      if (streams >= options.max) throw refuse('maxSubscriptions', options.max, 'on this instance');
+      streamsPerTag.set(tag, own + 1);
+      streams += 1;
+      const poller = pollerFor(tag, key, resource);
+      const subscriber = new Subscriber<T>(() => {
+        streams -= 1;
+        const left = (streamsPerTag.get(tag) ?? 1) - 1;
+        if (left === 0) streamsPerTag.delete(tag);
+        else streamsPerTag.set(tag, left);
+        poller.remove(subscriber);
+      });
+      poller.add(subscriber);
+      return subscriber;
+    },
+    notifyingWrites(transport) {
+      return {
+        async request<R>(req: UpstreamRequest): Promise<UpstreamResponse<R>> {
+          if (req.method === 'GET') return transport.request<R>(req);
+          try {
+            return await transport.request<R>(req);
+          } finally {
+            if (pollers.size > 0) changed(req.path);
+          }
+        },
+        close: () => transport.close(),
+      };
+    },
+    stats: () => ({ streams, polls: pollers.size }),
+    close() {
+      closed = true;
+      for (const poller of [...pollers.values()]) poller.stop();
+    },
+  };
+}

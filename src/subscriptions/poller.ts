@@ -1,0 +1,122 @@
+// One shared poll: a watched record, for one caller key, on this instance. It polls while it has
+// subscribers, hands each poll's outcome to all of them, and stops (timer cleared, poll in flight
+// cancelled) when the last one leaves or the record is gone.
+import type { GraphQLError } from 'graphql';
+import { gatewayError, toGraphQLError } from '../graphql-errors.ts';
+import type { Subscriber } from './subscriber.ts';
+import type { PollEvent, PollRunner, WatchedResource } from './watched.ts';
+
+/** Errors the next poll cannot fix: they end the stream. */
+const FINAL_CODES = new Set(['NOT_FOUND', 'UNAUTHENTICATED', 'FORBIDDEN']);
+/** Without a `retryAfter`, consecutive 429s double the wait, up to this many times. */
+const MAX_BACKOFF_DOUBLINGS = 6;
+
+interface PollerOptions {
+  pollMs: number;
+  run: PollRunner;
+  /** Called once, when the poll stops for good. */
+  onStop(): void;
+}
+
+export class Poller<T> {
+  readonly #subscribers = new Set<Subscriber<T>>();
+  readonly #stopped = new AbortController();
+  #last: PollEvent<T> | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #polling = false;
+  /** A write asked for a poll while one was running: poll again when it ends. */
+  #again = false;
+  /** After a 429, no poll before this time (performance.now()). */
+  #notBefore = 0;
+  #rateLimitedInARow = 0;
+
+  constructor(
+    readonly resource: WatchedResource<T>,
+    private readonly key: string,
+    private readonly options: PollerOptions,
+  ) {}
+
+  get subscriberCount(): number {
+    return this.#subscribers.size;
+  }
+
+  /** A new subscriber gets the current state at once when there is one; the first starts the poll. */
+  add(subscriber: Subscriber<T>): void {
+    this.#subscribers.add(subscriber);
+    if (this.#last) subscriber.push(this.#last);
+    else if (this.#subscribers.size === 1) this.pollNow();
+  }
+
+  remove(subscriber: Subscriber<T>): void {
+    if (this.#subscribers.delete(subscriber) && this.#subscribers.size === 0) this.stop();
+  }
+
+  /** Polls now (a write touched the record), unless a 429 asked to wait. */
+  pollNow(): void {
+    if (this.#stopped.signal.aborted) return;
+    if (this.#polling) {
+      this.#again = true;
+      return;
+    }
+    const wait = this.#notBefore - performance.now();
+    this.#schedule(Math.max(0, wait));
+  }
+
+  /** Ends every subscriber's stream and stops polling. */
+  stop(): void {
+    if (this.#stopped.signal.aborted) return;
+    this.#stopped.abort();
+    clearTimeout(this.#timer);
+    for (const subscriber of this.#subscribers) subscriber.end();
+    this.#subscribers.clear();
+    this.options.onStop();
+  }
+
+  #schedule(delayMs: number): void {
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => void this.#poll(), delayMs);
+  }
+
+  async #poll(): Promise<void> {
+    this.#polling = true;
+    let event: PollEvent<T>;
+    try {
+      const record = await this.options.run(this.key, this.#stopped.signal, this.resource.fetch);
+      event = record === null ? { error: gone(), final: true } : { record };
+    } catch (error) {
+      const converted = toGraphQLError(error);
+      event = { error: converted, final: FINAL_CODES.has(String(converted.extensions.code)) };
+    }
+    this.#polling = false;
+    if (this.#stopped.signal.aborted) return;
+    this.#last = event;
+    for (const subscriber of this.#subscribers) subscriber.push(event);
+    if ('error' in event && event.final) {
+      this.stop();
+      return;
+    }
+    const delayMs = this.#nextDelay(event);
+    this.#notBefore = performance.now() + (delayMs > this.options.pollMs ? delayMs : 0);
+    const again = this.#again;
+    this.#again = false;
+    if (again) this.pollNow();
+    else this.#schedule(delayMs);
+  }
+
+  /** The poll interval, or after a 429 at least its `retryAfter` (doubling the interval when it has none). */
+  #nextDelay(event: PollEvent<T>): number {
+    const error: GraphQLError | undefined = 'error' in event ? event.error : undefined;
+    if (error?.extensions.code !== 'RATE_LIMITED') {
+      this.#rateLimitedInARow = 0;
+      return this.options.pollMs;
+    }
+    this.#rateLimitedInARow += 1;
+    const retryAfter = error.extensions.retryAfter;
+    if (typeof retryAfter === 'number') return Math.max(this.options.pollMs, retryAfter * 1000);
+    return this.options.pollMs * 2 ** Math.min(this.#rateLimitedInARow, MAX_BACKOFF_DOUBLINGS);
+  }
+}
+
+function gone(): GraphQLError {
+  return gatewayError('NOT_FOUND', 'The watched record no longer exists (the upstream answered 404): the subscription ends.');
+}

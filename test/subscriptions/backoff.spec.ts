@@ -1,0 +1,77 @@
+// A subscription's poll meets a 429 (from the upstream, or from the key's own UPSTREAM_BUDGET): the
+// subscriber gets a RATE_LIMITED error event, the stream goes on, and the next poll waits at least
+// `retryAfter`. Against the recording fake upstream, whose calls carry their arrival times.
+import { afterEach, expect, it } from 'vitest';
+import { parseUpstreamBudget } from '../../src/budget-setting.ts';
+import { createGateway, type GatewayOptions } from '../../src/gateway.ts';
+import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
+import { serveOverHttp } from '../support/http-server.ts';
+import { subscribe } from '../support/sse.ts';
+
+const ORG = '0b4c6f3e-2f1a-4c1e-9a51-6d2b8e0c1a11';
+const EXPORT = '5d1e7f3a-9b2c-4d8e-8f60-1a2b3c4d5e6f';
+const EXPORT_PATH = `/api/organizations/${ORG}/batch_exports/${EXPORT}/`;
+const ID = btoa(`BatchExport:${ORG}:${EXPORT}`);
+const QUERY = 'subscription ($id: ID!) { batchExport(id: $id) { name paused } }';
+const record = (paused: boolean) => ({ id: EXPORT, name: 'watched', paused, destination: { type: 'S3', config: {} }, latest_runs: [] });
+
+const cleanups: (() => Promise<unknown>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function served(upstream: FakeUpstream, options: Partial<GatewayOptions> = {}) {
+  const gateway = createGateway({ upstreamUrl: upstream.url, subscriptions: { pollMs: 250 }, ...options });
+  const server = await serveOverHttp(gateway);
+  cleanups.push(
+    () => gateway.close(),
+    () => server.close(),
+  );
+  return { gateway, url: server.url };
+}
+
+async function fakeUpstream() {
+  const upstream = await startFakeUpstream();
+  cleanups.push(() => upstream.close());
+  return upstream;
+}
+
+const json = (status: number, body: unknown, headers: Record<string, string> = {}) => ({ status, body, headers });
+
+it('an upstream 429 is a RATE_LIMITED event, the stream goes on, and the next poll waits Retry-After', async () => {
+  const upstream = await fakeUpstream();
+  const answers = [json(429, { detail: 'slow down' }, { 'retry-after': '1' }), json(200, record(false)), json(200, record(true))];
+  upstream.handle((_req, res) => {
+    const answer = answers.length > 1 ? (answers.shift() as ReturnType<typeof json>) : (answers[0] as ReturnType<typeof json>);
+    res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers }).end(JSON.stringify(answer.body));
+  });
+  const { url } = await served(upstream);
+  const subscription = await subscribe(url, QUERY, { id: ID }, 'phx_test_key');
+  const [limited, first, changed] = await subscription.waitForEvents(3, 4000);
+  expect(limited?.errors?.[0]?.extensions).toMatchObject({ code: 'RATE_LIMITED', retryAfter: 1, upstreamStatus: 429 });
+  expect(first).toEqual({ data: { batchExport: { name: 'watched', paused: false } } });
+  expect(changed).toEqual({ data: { batchExport: { name: 'watched', paused: true } } });
+  expect(subscription.completed()).toBe(false);
+  const polls = upstream.requests.filter((r) => r.path === EXPORT_PATH);
+  // Backed off for the Retry-After second, then the usual interval again.
+  expect((polls[1]?.receivedAt ?? 0) - (polls[0]?.receivedAt ?? 0)).toBeGreaterThanOrEqual(990);
+  expect((polls[2]?.receivedAt ?? 0) - (polls[1]?.receivedAt ?? 0)).toBeLessThan(900);
+  expect(polls.every((r) => r.method === 'GET' && r.headers.authorization === 'Bearer phx_test_key')).toBe(true);
+  await subscription.close();
+});
+
+it('with the cache and UPSTREAM_BUDGET on, polls count against the key: past it, RATE_LIMITED without an upstream call', async () => {
+  const upstream = await fakeUpstream();
+  upstream.handle((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(record(false))));
+  const { url } = await served(upstream, { cache: { store: 'memory', ttlMs: 1 }, upstreamBudget: parseUpstreamBudget('2/minute') });
+  const subscription = await subscribe(url, QUERY, { id: ID }, 'phx_budget_key');
+  const [first, refused] = await subscription.waitForEvents(2, 3000);
+  expect(first).toEqual({ data: { batchExport: { name: 'watched', paused: false } } });
+  expect(refused?.errors?.[0]?.extensions).toMatchObject({ code: 'RATE_LIMITED', limit: 'upstreamBudget' });
+  const retryAfter = refused?.errors?.[0]?.extensions?.retryAfter as number;
+  expect(retryAfter).toBeGreaterThanOrEqual(1);
+  // Two polls were made (the budget), the third was refused before reaching the upstream.
+  expect(upstream.requests.filter((r) => r.path === EXPORT_PATH)).toHaveLength(2);
+  expect(subscription.completed()).toBe(false);
+  await subscription.close();
+});

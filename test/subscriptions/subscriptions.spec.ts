@@ -1,0 +1,292 @@
+// Subscriptions over SSE (contract: Subscriptions), through HTTP against the reference API: one shared
+// poll per key and record, the first event is the current state, then only changes of the selected
+// data; mutations through the gateway push at once; disconnecting stops the poll; no key, the
+// limits, a record that disappears and SIGTERM.
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { gracefulShutdown } from '../../src/http/shutdown.ts';
+import { createLogger } from '../../src/observability/logger.ts';
+import { type HttpHarness, startHttpHarness } from '../support/http-server.ts';
+import { type SseSubscription, subscribe } from '../support/sse.ts';
+
+const POLL_MS = 250;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const WATCH_EXPORT = 'subscription ($id: ID!) { batchExport(id: $id) { id name paused latestRuns { status } } }';
+const WATCH_PAUSED = 'subscription ($id: ID!) { batchExport(id: $id) { paused } }';
+const WATCH_NAME = 'subscription ($id: ID!) { batchExport(id: $id) { name } }';
+
+let h: HttpHarness;
+let exportIds: string[];
+let organizationId: string;
+const open: SseSubscription[] = [];
+
+async function watch(query: string, variables: Record<string, unknown>, key: string | null = h.api.keys.demo) {
+  const subscription = await subscribe(h.url, query, variables, key);
+  open.push(subscription);
+  return subscription;
+}
+
+/** The reference API's GETs of one path since the last clearRequests(). */
+const getsOf = (path: string) => h.api.requests.filter((r) => r.method === 'GET' && r.path === path).length;
+
+async function firstExports() {
+  const { data } = await h.run<{ organizations: { nodes: { id: string; batchExports: { nodes: { id: string }[] } }[] } }, unknown>(
+    '{ organizations(first: 1) { nodes { id batchExports(first: 5) { nodes { id } } } } }',
+  );
+  const org = data.organizations.nodes[0] as { id: string; batchExports: { nodes: { id: string }[] } };
+  return { organizationId: org.id, exportIds: org.batchExports.nodes.map((node) => node.id) };
+}
+
+const exportPath = (id: string) => {
+  const [, orgId, exportId] = Buffer.from(id, 'base64').toString('utf8').split(':');
+  return `/api/organizations/${orgId}/batch_exports/${exportId}/`;
+};
+
+beforeAll(async () => {
+  h = await startHttpHarness({}, { subscriptions: { pollMs: POLL_MS, maxPerKey: 4, max: 6 } });
+  ({ organizationId, exportIds } = await firstExports());
+});
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((subscription) => subscription.close()));
+  // Every stream is gone, and with it every poll.
+  await expect.poll(() => h.gateway.subscriptionStats(), { timeout: 1000 }).toEqual({ streams: 0, polls: 0 });
+});
+afterAll(() => h.close());
+
+describe('a batch export subscription', () => {
+  it('answers over text/event-stream, first with the current state', async () => {
+    const id = exportIds[0] as string;
+    const { data } = await h.run<{ node: unknown }, unknown>(
+      'query ($id: ID!) { node(id: $id) { ... on BatchExport { id name paused latestRuns { status } } } }',
+      { id },
+    );
+    const subscription = await watch(WATCH_EXPORT, { id });
+    expect(subscription.status).toBe(200);
+    expect(subscription.contentType).toMatch(/^text\/event-stream/);
+    const [first] = await subscription.waitForEvents(1);
+    expect(first).toEqual({ data: { batchExport: data.node } });
+  });
+
+  it('is one poll for two subscribers of the same key and record, and nothing is pushed while nothing changes', async () => {
+    const id = exportIds[0] as string;
+    h.api.clearRequests();
+    const a = await watch(WATCH_EXPORT, { id });
+    const b = await watch(WATCH_PAUSED, { id });
+    await Promise.all([a.waitForEvents(1), b.waitForEvents(1)]);
+    const startedAt = performance.now();
+    await sleep(POLL_MS * 5);
+    expect(h.gateway.subscriptionStats()).toEqual({ streams: 2, polls: 1 });
+    const polls = getsOf(exportPath(id));
+    const intervals = (performance.now() - startedAt) / POLL_MS;
+    // One poll per interval for both (plus the first), not one per subscriber.
+    expect(polls).toBeGreaterThanOrEqual(4);
+    expect(polls).toBeLessThanOrEqual(Math.ceil(intervals) + 1);
+    // Polled again and again, and nothing changed: each still has its first event only.
+    expect([a.events.length, b.events.length]).toEqual([1, 1]);
+  });
+
+  it('does not share a poll between keys', async () => {
+    const id = exportIds[0] as string;
+    const a = await watch(WATCH_PAUSED, { id });
+    const b = await watch(WATCH_PAUSED, { id }, h.api.keys.readOnly);
+    await Promise.all([a.waitForEvents(1), b.waitForEvents(1)]);
+    expect(h.gateway.subscriptionStats()).toEqual({ streams: 2, polls: 2 });
+  });
+
+  it('gets a pause through the gateway at once, without waiting for the next poll', async () => {
+    // A poll interval far longer than the test: only the mutation's own re-poll can push the change.
+    const slow = await startHttpHarness({}, { subscriptions: { pollMs: 60_000 } });
+    try {
+      const { exportIds: ids } = await (async () => {
+        const { data } = await slow.run<{ organizations: { nodes: { batchExports: { nodes: { id: string }[] } }[] } }, unknown>(
+          '{ organizations(first: 1) { nodes { batchExports(first: 1) { nodes { id } } } } }',
+        );
+        return { exportIds: data.organizations.nodes[0]?.batchExports.nodes.map((n) => n.id) ?? [] };
+      })();
+      const id = ids[0] as string;
+      const a = await subscribe(slow.url, WATCH_PAUSED, { id }, slow.api.keys.demo);
+      const b = await subscribe(slow.url, WATCH_EXPORT, { id }, slow.api.keys.demo);
+      await Promise.all([a.waitForEvents(1), b.waitForEvents(1)]);
+      expect(a.events[0]).toEqual({ data: { batchExport: { paused: false } } });
+      const pausedAt = performance.now();
+      const paused = await slow.run('mutation ($id: ID!) { pauseBatchExport(input: { id: $id }) { __typename } }', { id });
+      expect(paused.errors).toBeUndefined();
+      await Promise.all([a.waitForEvents(2, 1000), b.waitForEvents(2, 1000)]);
+      expect(performance.now() - pausedAt).toBeLessThan(1000);
+      expect(a.events[1]).toEqual({ data: { batchExport: { paused: true } } });
+      expect(b.events[1]?.data?.batchExport).toMatchObject({ paused: true });
+      await Promise.all([a.close(), b.close()]);
+    } finally {
+      await slow.close();
+    }
+  });
+
+  it('pushes a change only to the subscribers whose selection it changes', async () => {
+    const id = exportIds[1] as string;
+    const paused = await watch(WATCH_PAUSED, { id });
+    const named = await watch(WATCH_NAME, { id });
+    await Promise.all([paused.waitForEvents(1), named.waitForEvents(1)]);
+    const renamed = await h.run('mutation ($id: ID!) { updateBatchExport(input: { id: $id, name: "renamed live" }) { __typename } }', {
+      id,
+    });
+    expect(renamed.errors).toBeUndefined();
+    await named.waitForEvents(2);
+    expect(named.events[1]).toEqual({ data: { batchExport: { name: 'renamed live' } } });
+    await sleep(POLL_MS * 2);
+    expect(paused.events).toHaveLength(1);
+  });
+
+  it('stops polling as soon as its last subscriber disconnects', async () => {
+    const id = exportIds[2] as string;
+    const a = await watch(WATCH_PAUSED, { id });
+    const b = await watch(WATCH_PAUSED, { id });
+    await Promise.all([a.waitForEvents(1), b.waitForEvents(1)]);
+    await a.close();
+    await expect.poll(() => h.gateway.subscriptionStats()).toEqual({ streams: 1, polls: 1 });
+    h.api.clearRequests();
+    await sleep(POLL_MS * 2.5);
+    expect(getsOf(exportPath(id))).toBeGreaterThanOrEqual(1); // the other one still polls
+    await b.close();
+    await expect.poll(() => h.gateway.subscriptionStats()).toEqual({ streams: 0, polls: 0 });
+    h.api.clearRequests();
+    await sleep(POLL_MS * 3);
+    expect(h.api.requests).toEqual([]);
+  });
+
+  it('ends with NOT_FOUND when the record is deleted', async () => {
+    const created = await h.run<{ createBatchExport: { batchExport: { id: string } } }, unknown>(
+      `mutation ($org: ID!) { createBatchExport(input: { organizationId: $org, name: "short-lived", model: "events", interval: "hour",
+        destination: { type: "S3", config: { bucket_name: "b", region: "us-east-1", prefix: "p" } } }) {
+        ... on CreateBatchExportPayload { batchExport { id } } } }`,
+      { org: organizationId },
+    );
+    const id = created.data.createBatchExport.batchExport.id;
+    const subscription = await watch(WATCH_NAME, { id });
+    await subscription.waitForEvents(1);
+    await h.run('mutation ($id: ID!) { deleteBatchExport(input: { id: $id }) { __typename } }', { id });
+    await subscription.waitForComplete();
+    expect(subscription.events).toHaveLength(2);
+    expect(subscription.events[1]?.errors?.map((e) => e.extensions?.code)).toEqual(['NOT_FOUND']);
+  });
+});
+
+describe('domain and organizationMembers subscriptions', () => {
+  it('push a domain once it is verified', async () => {
+    const { data } = await h.run<{ node: { domains: { nodes: { id: string; isVerified: boolean }[] } } }, unknown>(
+      'query ($org: ID!) { node(id: $org) { ... on Organization { domains(first: 20) { nodes { id isVerified } } } } }',
+      { org: organizationId },
+    );
+    const unverified = data.node.domains.nodes.find((domain) => !domain.isVerified);
+    expect(unverified).toBeDefined();
+    const id = unverified?.id as string;
+    const subscription = await watch('subscription ($id: ID!) { domain(id: $id) { id isVerified } }', { id });
+    await subscription.waitForEvents(1);
+    expect(subscription.events[0]).toEqual({ data: { domain: { id, isVerified: false } } });
+    await h.run('mutation ($id: ID!) { verifyDomain(input: { id: $id }) { __typename } }', { id });
+    await subscription.waitForEvents(2);
+    expect(subscription.events[1]).toEqual({ data: { domain: { id, isVerified: true } } });
+  });
+
+  it('push the first page of members again when a member leaves, with cursors of Organization.members', async () => {
+    const query = `subscription ($org: ID!) { organizationMembers(organizationId: $org, first: 2) {
+      totalCount pageInfo { hasNextPage endCursor } nodes { id level } } }`;
+    const subscription = await watch(query, { org: organizationId });
+    const [first] = await subscription.waitForEvents(1);
+    const page = first?.data?.organizationMembers as {
+      totalCount: number;
+      pageInfo: { endCursor: string };
+      nodes: { id: string; level: number }[];
+    };
+    expect(page.nodes).toHaveLength(2);
+    // The cursor pages on through the organization's own connection.
+    const next = await h.run<{ node: { members: { nodes: { id: string }[] } } }, unknown>(
+      'query ($org: ID!, $after: String) { node(id: $org) { ... on Organization { members(first: 2, after: $after) { nodes { id } } } } }',
+      { org: organizationId, after: page.pageInfo.endCursor },
+    );
+    expect(next.errors).toBeUndefined();
+    const member = page.nodes.find((node) => node.level < 15) as { id: string };
+    const removed = await h.run('mutation ($id: ID!) { removeMember(input: { id: $id }) { __typename } }', { id: member.id });
+    expect(removed.errors).toBeUndefined();
+    const [, second] = await subscription.waitForEvents(2);
+    expect(second?.data?.organizationMembers).toMatchObject({ totalCount: page.totalCount - 1 });
+  });
+});
+
+describe('refusals', () => {
+  it('without a key: one UNAUTHENTICATED event, then complete, and no upstream call', async () => {
+    h.api.clearRequests();
+    const subscription = await watch(WATCH_PAUSED, { id: exportIds[0] }, null);
+    await subscription.waitForComplete();
+    expect(subscription.events.map((event) => event.errors?.map((e) => e.extensions?.code))).toEqual([['UNAUTHENTICATED']]);
+    expect(h.api.requests).toEqual([]);
+  });
+
+  it('a bad id: BAD_USER_INPUT and no upstream call', async () => {
+    h.api.clearRequests();
+    const subscription = await watch(WATCH_PAUSED, { id: organizationId });
+    await subscription.waitForComplete();
+    expect(subscription.events.map((event) => event.errors?.map((e) => e.extensions?.code))).toEqual([['BAD_USER_INPUT']]);
+    expect(h.api.requests).toEqual([]);
+  });
+
+  it('past MAX_SUBSCRIPTIONS_PER_KEY (4 here): QUERY_TOO_COMPLEX for that key, while another key is admitted', async () => {
+    const id = exportIds[0] as string;
+    const admitted = await Promise.all([1, 2, 3, 4].map(() => watch(WATCH_PAUSED, { id })));
+    await Promise.all(admitted.map((subscription) => subscription.waitForEvents(1)));
+    const refused = await watch(WATCH_PAUSED, { id });
+    await refused.waitForComplete();
+    expect(refused.events.map((event) => event.errors?.map((e) => e.extensions?.code))).toEqual([['QUERY_TOO_COMPLEX']]);
+    expect(refused.events[0]?.errors?.[0]?.extensions?.limit).toBe('maxSubscriptionsPerKey');
+    const other = await watch(WATCH_PAUSED, { id }, h.api.keys.readOnly);
+    await other.waitForEvents(1);
+    expect(other.events[0]?.errors).toBeUndefined();
+    // One of the key's streams closes: its place is free again.
+    await admitted[0]?.close();
+    await expect.poll(() => h.gateway.subscriptionStats().streams).toBe(4);
+    const again = await watch(WATCH_PAUSED, { id });
+    await again.waitForEvents(1);
+    expect(again.events[0]?.errors).toBeUndefined();
+  });
+
+  it('past MAX_SUBSCRIPTIONS (6 here, all keys): QUERY_TOO_COMPLEX', async () => {
+    const id = exportIds[0] as string;
+    const keys = [h.api.keys.demo, h.api.keys.demo, h.api.keys.demo, h.api.keys.readOnly, h.api.keys.readOnly, h.api.keys.readOnly];
+    const admitted = await Promise.all(keys.map((key) => watch(WATCH_PAUSED, { id }, key)));
+    await Promise.all(admitted.map((subscription) => subscription.waitForEvents(1)));
+    const refused = await watch(WATCH_PAUSED, { id }, h.api.keys.organizationRead);
+    await refused.waitForComplete();
+    expect(refused.events[0]?.errors?.[0]?.extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit: 'maxSubscriptions' });
+  });
+
+  it('without Accept: text/event-stream: 406, and no stream is left open', async () => {
+    const response = await fetch(h.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${h.api.keys.demo}` },
+      body: JSON.stringify({ query: WATCH_PAUSED, variables: { id: exportIds[0] } }),
+    });
+    expect(response.status).toBe(406);
+  });
+});
+
+describe('SIGTERM', () => {
+  it('completes every open stream, and the process exits cleanly before the grace period', async () => {
+    const id = exportIds[0] as string;
+    const a = await watch(WATCH_PAUSED, { id });
+    const b = await watch('subscription ($org: ID!) { organizationMembers(organizationId: $org) { totalCount } }', { org: organizationId });
+    await Promise.all([a.waitForEvents(1), b.waitForEvents(1)]);
+    const exits: number[] = [];
+    const shutdown = gracefulShutdown({
+      // A server of its own: the harness's is closed by afterAll.
+      server: (await import('node:http')).createServer(),
+      graceMs: 5000,
+      logger: createLogger({ logLevel: 'silent' }),
+      beginShutdown: h.gateway.beginShutdown,
+      release: [],
+      exit: (code) => exits.push(code),
+    });
+    await shutdown('SIGTERM');
+    await Promise.all([a.waitForComplete(), b.waitForComplete()]);
+    expect(exits).toEqual([0]);
+    expect(h.gateway.subscriptionStats()).toEqual({ streams: 0, polls: 0 });
+  });
+});
