@@ -52,6 +52,9 @@ export const DEFAULTS = {
   CACHE_MAX_ENTRIES: 10_000,
   CACHE_MAX_BYTES: 64 * 1024 * 1024,
   UPSTREAM_BUDGET: undefined,
+  IDEMPOTENCY_TTL_MS: 86_400_000,
+  IDEMPOTENCY_MAX_RESPONSE_BYTES: 16_384,
+  IDEMPOTENCY_MAX_ENTRIES: 10_000,
   SUBSCRIPTION_POLL_MS: 5000,
   MAX_SUBSCRIPTIONS_PER_KEY: 20,
   MAX_SUBSCRIPTIONS: 500,
@@ -97,6 +100,19 @@ export interface CacheSettings {
   maxEntries?: number;
   /** Characters (about bytes) of answers kept in memory at most. @default DEFAULTS.CACHE_MAX_BYTES */
   maxBytes?: number;
+}
+
+/** Idempotent mutations (`Idempotency-Key`, src/idempotency): what is remembered, and how long. */
+export interface IdempotencySettings {
+  /** How long a request's outcome is remembered for its key. @default DEFAULTS.IDEMPOTENCY_TTL_MS */
+  ttlMs: number;
+  /**
+   * Largest response body remembered, in bytes; a larger one is remembered as "finished, response
+   * not kept" (a retry is refused, never run again). @default DEFAULTS.IDEMPOTENCY_MAX_RESPONSE_BYTES
+   */
+  maxResponseBytes: number;
+  /** Keys remembered at once in this instance's memory (no Redis); past it new keys are refused with 503. @default DEFAULTS.IDEMPOTENCY_MAX_ENTRIES */
+  maxEntries: number;
 }
 
 /** Subscriptions over SSE (src/subscriptions): the shared polls and the open streams they feed. */
@@ -222,6 +238,8 @@ interface GatewayConfig {
   cache: CacheSettings | undefined;
   /** UPSTREAM_BUDGET, e.g. `480/minute,4800/hour`: upstream calls per key and window. @default DEFAULTS.UPSTREAM_BUDGET: no budget */
   upstreamBudget: BudgetWindow[] | undefined;
+  /** Idempotent mutations: how long and how much is remembered. */
+  idempotency: IdempotencySettings;
   /** Subscriptions: how often a watched record is polled, and how many streams may be open. */
   subscriptions: SubscriptionSettings;
   /** The HTTP server's own bounds on its callers' connections. */
@@ -280,6 +298,11 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     persistedOperations: persistedOperations(env.PERSISTED_OPERATIONS),
     cache: cacheSettings(env),
     upstreamBudget: upstreamBudget(env.UPSTREAM_BUDGET),
+    idempotency: {
+      ttlMs: integer(env, 'IDEMPOTENCY_TTL_MS', 1000, 30 * 86_400_000),
+      maxResponseBytes: integer(env, 'IDEMPOTENCY_MAX_RESPONSE_BYTES', 1024, 16 * 1024 * 1024),
+      maxEntries: integer(env, 'IDEMPOTENCY_MAX_ENTRIES', 1, 10_000_000),
+    },
     subscriptions: {
       pollMs: integer(env, 'SUBSCRIPTION_POLL_MS', 250, 3_600_000),
       maxPerKey: integer(env, 'MAX_SUBSCRIPTIONS_PER_KEY', 1, 100_000),

@@ -22,6 +22,13 @@ export interface GatewayContext {
   upstreamCalls: readonly UpstreamCall[];
   /** Its calls started and not finished yet (the upstream budget counts them too). */
   upstreamCallsInFlight(): number;
+  /** Whether one of its writes may have reached the upstream, or is still on its way (idempotent mutations). */
+  upstreamWriteMayHaveBeenSent(): boolean;
+  /**
+   * From now on its upstream calls ignore the caller's disconnect (its deadline still holds): an
+   * idempotent mutation keeps its real outcome for the retry. Before its first upstream call.
+   */
+  outliveCaller(): void;
   /** A subscription's stream of the record's polled events, for this caller's key; UNAUTHENTICATED without one. */
   watch<T>(resource: WatchedResource<T>): AsyncIterable<PollEvent<T>>;
 }
@@ -69,6 +76,7 @@ export function createContext(
   const key = bearerKey(request.headers.get('authorization'));
   const requestTransport = createRequestTransport(subscriptions ? subscriptions.notifyingWrites(transport) : transport, limits, trace);
   let client: RestClient | undefined;
+  let outlivesCaller = false;
   const rest = () => {
     if (key === null) throw unauthenticated();
     // The deadline counts from the request's arrival, not from its first upstream call; the
@@ -77,7 +85,7 @@ export function createContext(
       client = createRestClient(requestTransport, {
         key,
         requestId,
-        signal: disconnectSignal(request),
+        signal: outlivesCaller ? undefined : disconnectSignal(request),
         deadlineAt: receivedAt + limits.deadlineMs,
       });
     }
@@ -90,6 +98,10 @@ export function createContext(
     loaders: createLoaders(rest, limits.maxLookupScanPages),
     upstreamCalls: requestTransport.calls,
     upstreamCallsInFlight: () => requestTransport.inFlight,
+    upstreamWriteMayHaveBeenSent: () => requestTransport.mayHaveWritten(),
+    outliveCaller() {
+      outlivesCaller = true;
+    },
     watch: (resource) => {
       if (key === null) throw unauthenticated();
       if (!subscriptions) throw new Error('This context was made without subscriptions.');

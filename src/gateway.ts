@@ -5,12 +5,13 @@ import { useGraphQlJit } from '@envelop/graphql-jit';
 import { type ExecutionResult, GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { BudgetWindow } from './budget-setting.ts';
-import { type CacheSettings, DEFAULTS, type SubscriptionSettings, type TracingSettings } from './config.ts';
+import { type CacheSettings, DEFAULTS, type IdempotencySettings, type SubscriptionSettings, type TracingSettings } from './config.ts';
 import { type Arrival, createContext, type GatewayContext, type RequestLimits, requestIdOf } from './context.ts';
 import { EXAMPLE_QUERY } from './example-query.ts';
 import { createLocalGraphiQL } from './graphiql/index.ts';
 import { toGraphQLError } from './graphql-errors.ts';
 import { createHttpSurface, type HttpOptions } from './http/index.ts';
+import { createIdempotencyMetrics, idempotencyPlugin } from './idempotency/index.ts';
 import { bodyLimitPlugin } from './limits/body-limit.ts';
 import { fanOutBudgetPlugin } from './limits/fan-out-plugin.ts';
 import { jsonDepthPlugin } from './limits/json-depth.ts';
@@ -69,6 +70,8 @@ export interface GatewayOptions extends OperationsOptions {
   cache?: CacheSettings;
   /** Upstream calls each key may make per window (UPSTREAM_BUDGET). @default undefined: no budget */
   upstreamBudget?: readonly BudgetWindow[];
+  /** What idempotent mutations remember, and how long. @default DEFAULTS.IDEMPOTENCY_* */
+  idempotency?: Partial<IdempotencySettings>;
   /** Poll interval and stream limits of subscriptions. @default DEFAULTS.SUBSCRIPTION_POLL_MS, DEFAULTS.MAX_SUBSCRIPTIONS_PER_KEY, DEFAULTS.MAX_SUBSCRIPTIONS */
   subscriptions?: Partial<SubscriptionSettings>;
   /** Export spans over OTLP/HTTP (the OTEL_* settings). @default undefined: nothing exported; an incoming `traceparent` is still passed on */
@@ -113,8 +116,15 @@ export function createGateway(options: GatewayOptions): Gateway {
     onOperation: (summary, request) => arrivals.get(request)?.trace?.end(summary),
   });
   const tracing = createTracing({ settings: options.tracing, upstreamUrl: options.upstreamUrl, logger: observability.logger });
+  const idempotency: IdempotencySettings = {
+    ttlMs: DEFAULTS.IDEMPOTENCY_TTL_MS,
+    maxResponseBytes: DEFAULTS.IDEMPOTENCY_MAX_RESPONSE_BYTES,
+    maxEntries: DEFAULTS.IDEMPOTENCY_MAX_ENTRIES,
+    ...options.idempotency,
+  };
   const economy = createUpstreamEconomy({
     ...options,
+    idempotencyMaxEntries: idempotency.maxEntries,
     logger: observability.logger,
     registry: observability.metrics.registry,
     labelBounds: { maxLength: 200, maxValues: options.metricsMaxLabelValues ?? DEFAULTS.METRICS_MAX_LABEL_VALUES },
@@ -186,6 +196,14 @@ export function createGateway(options: GatewayOptions): Gateway {
       ...queryLimitPlugins({ ...DEFAULT_QUERY_LIMITS, ...options.queryLimits }),
       // Before the fan-out estimate: it reads the variables.
       jsonDepthPlugin(maxJsonDepth),
+      // Before the estimate and the budget: a replay or a refusal costs neither.
+      idempotencyPlugin({
+        ...idempotency,
+        store: economy?.store,
+        // A write sent just before the deadline is seen through for up to UPSTREAM_TIMEOUT_MS; a second for storing.
+        maxRequestMs: limits.deadlineMs + (options.upstreamTimeoutMs ?? DEFAULTS.UPSTREAM_TIMEOUT_MS) + 1000,
+        events: createIdempotencyMetrics(observability.metrics.registry),
+      }),
       fanOutBudgetPlugin(limits.maxCalls, limits.maxLookupScanPages, economy?.onEstimate),
       // After the estimate: the upstream budget reserves it.
       ...(economy?.plugins ?? []),

@@ -1,7 +1,8 @@
 // One attempt of an upstream call, as undici's dispatch handler: it buffers the answer up to a size
 // cap, notes the moment undici starts writing the request on a socket (from then on the request may
 // have reached the upstream), and ends at its deadline whether it is still waiting for a
-// connection, waiting for headers or reading the body.
+// connection, waiting for headers or reading the body. A write, once on a socket, may switch to a
+// deadline of its own: the caller leaving no longer cuts it (a cut write is applied anyway, unseen).
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { type CallDeadline, unwatchDeadline, type Watched, watchDeadline } from './deadline.ts';
@@ -41,9 +42,14 @@ export class Attempt implements Dispatcher.DispatchHandler, Watched {
   private resolve!: (answer: RawAnswer) => void;
   private reject!: (error: Error) => void;
 
+  /**
+   * `onceSent`: the deadline from the moment the request is written, in place of `deadline` (a
+   * write seen through to its answer).
+   */
   constructor(
-    readonly deadline: CallDeadline,
+    public deadline: CallDeadline,
     private readonly maxBytes: number,
+    private readonly onceSent?: CallDeadline,
   ) {
     this.answer = new Promise<RawAnswer>((resolve, reject) => {
       this.resolve = resolve;
@@ -67,6 +73,7 @@ export class Attempt implements Dispatcher.DispatchHandler, Watched {
     // unwritten and keep the socket for the next one.
     if (this.endedAt) throw new AttemptCancelledError();
     this.sent = true;
+    if (this.onceSent) this.deadline = this.onceSent;
     this.writtenAt = performance.now();
     this.controller = controller;
   }

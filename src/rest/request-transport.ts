@@ -48,6 +48,8 @@ interface RequestTransport extends UpstreamTransport {
   readonly calls: UpstreamCall[];
   /** Calls started and not finished yet. */
   readonly inFlight: number;
+  /** Whether a write (any call but a GET) may have reached the upstream, or is still on its way. */
+  mayHaveWritten(): boolean;
 }
 
 /** `tracer`: the request's trace, when it has one (an incoming `traceparent`, or spans exported). */
@@ -56,6 +58,7 @@ export function createRequestTransport(base: UpstreamTransport, options: Request
   const calls: UpstreamCall[] = [];
   let started = 0;
   let inFlight = 0;
+  let writesInFlight = 0;
 
   const record = (req: UpstreamRequest, startedAt: number, result: Partial<UpstreamCall>, trace: CallTrace | undefined) => {
     const call: UpstreamCall = {
@@ -77,10 +80,13 @@ export function createRequestTransport(base: UpstreamTransport, options: Request
     get inFlight() {
       return inFlight;
     },
+    mayHaveWritten: () => writesInFlight > 0 || calls.some((call) => call.method !== 'GET' && call.sent),
     request<T>(req: UpstreamRequest): Promise<UpstreamResponse<T>> {
       started += 1;
       if (started > options.maxCalls) return Promise.reject(new CallBudgetExceededError(options.maxCalls));
       inFlight += 1;
+      const write = req.method !== 'GET';
+      if (write) writesInFlight += 1;
       return limit(async () => {
         const startedAt = performance.now();
         const trace = tracer?.startCall(req.method, req.route ?? routeTemplate(req.path));
@@ -105,6 +111,7 @@ export function createRequestTransport(base: UpstreamTransport, options: Request
           throw error;
         } finally {
           inFlight -= 1;
+          if (write) writesInFlight -= 1;
         }
       });
     },

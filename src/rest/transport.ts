@@ -185,7 +185,11 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
     // Queued behind the request's other calls until its deadline passed, or the caller left: send nothing.
     const stopped = deadline.abortKind();
     if (stopped) throw failure(ctx, { kind: stopped });
-    const attempt = new Attempt(deadline, maxResponseBytes);
+    // A write once on a socket is seen through to its answer within the call's own timeout: the
+    // caller leaving or its request deadline no longer cut it (the upstream would apply it anyway,
+    // and nobody would learn the outcome). A read may still be abandoned.
+    const onceSent = req.method === 'GET' ? undefined : startDeadline(timeoutMs - (performance.now() - ctx.startedAt));
+    const attempt = new Attempt(deadline, maxResponseBytes, onceSent);
     dispatcher.dispatch(
       {
         origin: target.origin,
@@ -203,6 +207,8 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
     try {
       answer = await attempt.answer;
     } finally {
+      // The deadline the attempt ended under: it says whether a failure was a timeout or an abort.
+      ctx.deadline = attempt.deadline;
       ctx.sent ||= attempt.sent;
       ctx.queuedMs += attempt.queuedMs;
       ctx.wireMs += attempt.wireMs;

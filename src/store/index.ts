@@ -8,7 +8,7 @@ import { createRedisStore } from './redis-store.ts';
 import type { SharedStore } from './shared-store.ts';
 
 interface Stores {
-  /** Where answers, generations and budgets live. */
+  /** Where answers, generations, budgets and idempotency records live. */
   shared: SharedStore;
   /** This instance's memory (the same store when `shared` is memory). */
   local: SharedStore;
@@ -20,9 +20,22 @@ interface StoreEvents {
   onChange?(up: boolean): void;
 }
 
-/** `settings` undefined: a memory store for the upstream budget alone. */
-export function openStores(settings: CacheSettings | undefined, logger: Logger, events: StoreEvents = {}): Stores {
-  const local = createMemoryStore({ maxEntries: settings?.maxEntries, maxBytes: settings?.maxBytes, secret: settings?.secret });
+/**
+ * `settings` undefined: a memory store for the upstream budget and idempotency records alone.
+ * `idempotencyMaxEntries`: bounds the idempotency records a memory store keeps.
+ */
+export function openStores(
+  settings: CacheSettings | undefined,
+  logger: Logger,
+  events: StoreEvents = {},
+  idempotencyMaxEntries?: number,
+): Stores {
+  const local = createMemoryStore({
+    maxEntries: settings?.maxEntries,
+    maxBytes: settings?.maxBytes,
+    secret: settings?.secret,
+    idempotencyMaxEntries,
+  });
   if (settings === undefined || settings.store === 'memory') return { shared: local, local, close: () => local.close() };
   const shared = createRedisStore({ url: settings.store, timeoutMs: settings.timeoutMs, secret: settings.secret, logger, ...events });
   return {

@@ -1,11 +1,11 @@
 // The store in this instance's memory (CACHE=memory, and the per-instance budget while Redis is
 // away). Cached answers are bounded by count and by size (lru-cache); generations and budget
-// counters are small and bounded by count.
+// counters are small and bounded by count; idempotency records by count, never evicted early.
 
 import { randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { DEFAULTS } from '../config.ts';
-import type { BudgetWindowAt, BudgetWindowCheck, SharedStore, WindowCounts } from './shared-store.ts';
+import { type BudgetWindowAt, type BudgetWindowCheck, type SharedStore, StoreUnavailableError, type WindowCounts } from './shared-store.ts';
 
 interface MemoryStoreOptions {
   /** Cached answers kept at most. @default DEFAULTS.CACHE_MAX_ENTRIES */
@@ -14,6 +14,8 @@ interface MemoryStoreOptions {
   maxBytes?: number;
   /** The secret caller tags are made with. @default random, per process */
   secret?: string;
+  /** Idempotency records kept at most; past it new claims are refused. @default DEFAULTS.IDEMPOTENCY_MAX_ENTRIES */
+  idempotencyMaxEntries?: number;
 }
 
 /** Scopes with a generation at once; past it every generation and every cached answer is dropped (see bumpGenerations). */
@@ -31,6 +33,11 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): SharedStore
   // Made on first use: a cache without a budget never needs it (lru-cache allocates for `max` up front).
   let budgetCounters: LRUCache<string, number> | undefined;
   const budget = () => (budgetCounters ??= new LRUCache<string, number>({ max: MAX_BUDGET_COUNTERS }));
+  // Also made on first use. Its bound is checked before each claim, so lru-cache never evicts one:
+  // a record forgotten before its time would let a retry write again.
+  let idempotencyRecords: LRUCache<string, string> | undefined;
+  const idempotencyMax = options.idempotencyMaxEntries ?? DEFAULTS.IDEMPOTENCY_MAX_ENTRIES;
+  const idempotency = () => (idempotencyRecords ??= new LRUCache<string, string>({ max: idempotencyMax }));
   const secret = options.secret ?? randomBytes(32).toString('base64url');
   const entryKey = (tag: string, id: string) => `${tag} ${id}`;
   const counterKey = (tag: string, window: BudgetWindowAt, index = window.index) => `${tag} ${window.windowMs} ${index}`;
@@ -79,8 +86,25 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): SharedStore
     async readBudget(tag, windows) {
       return windows.map((window) => countsOf(tag, window));
     },
+    async claimIdempotencyKey(tag, id, record, ttlMs) {
+      const records = idempotency();
+      const key = entryKey(tag, id);
+      const existing = records.get(key);
+      if (existing !== undefined) return existing;
+      if (records.size >= idempotencyMax) records.purgeStale();
+      if (records.size >= idempotencyMax) throw new StoreUnavailableError('idempotency records at their bound (IDEMPOTENCY_MAX_ENTRIES)');
+      records.set(key, record, { ttl: ttlMs });
+      return null;
+    },
+    async settleIdempotencyKey(tag, id, record, ttlMs) {
+      idempotency().set(entryKey(tag, id), record, { ttl: ttlMs });
+    },
+    async releaseIdempotencyKey(tag, id) {
+      idempotency().delete(entryKey(tag, id));
+    },
     async close() {
       entries.clear();
+      idempotencyRecords?.clear();
     },
   };
 }

@@ -5,6 +5,7 @@
 // Keys, laid out for Redis Cluster as well: no command and no pipeline spans two hash tags.
 //   gw:{<caller tag>}:get:<path?query>              a cached answer
 //   gw:{<caller tag>}:budget:<windowMs>:<index>     a budget counter
+//   gw:{<caller tag>}:idem:<key id>                 an idempotency record (src/idempotency)
 //   gw:{gen}:<scope>                                a generation
 //   gw:{secret}                                     the secret caller tags are made with (unless CACHE_SECRET)
 
@@ -36,6 +37,7 @@ const MAX_PENDING_BUMPS = 1000;
 const SECRET_KEY = 'gw:{secret}';
 const entryKey = (tag: string, id: string) => `gw:{${tag}}:get:${id}`;
 const generationKey = (scope: string) => `gw:{gen}:${scope}`;
+const idempotencyKey = (tag: string, id: string) => `gw:{${tag}}:idem:${id}`;
 const budgetKey = (tag: string, window: BudgetWindowAt, index = window.index) => `gw:{${tag}}:budget:${window.windowMs}:${index}`;
 /** A counter is kept while it can still count: through the next window, as that one's previous. */
 const budgetTtlMs = (window: BudgetWindowAt) => 2 * window.windowMs;
@@ -185,6 +187,20 @@ export function createRedisStore(options: RedisStoreOptions): SharedStore {
       return run(async () => {
         const values = await redis.mget(keys);
         return windows.map((_, i): WindowCounts => ({ current: Number(values[2 * i] ?? 0), previous: Number(values[2 * i + 1] ?? 0) }));
+      });
+    },
+    claimIdempotencyKey(tag, id, record, ttlMs) {
+      // One command: set unless present, and hand back what was present (Redis 7.0 and later).
+      return run(() => redis.set(idempotencyKey(tag, id), record, 'PX', ttlMs, 'NX', 'GET'));
+    },
+    settleIdempotencyKey(tag, id, record, ttlMs) {
+      return run(async () => {
+        await redis.set(idempotencyKey(tag, id), record, 'PX', ttlMs);
+      });
+    },
+    releaseIdempotencyKey(tag, id) {
+      return run(async () => {
+        await redis.del(idempotencyKey(tag, id));
       });
     },
     async close() {

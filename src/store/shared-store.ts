@@ -1,6 +1,6 @@
-// What the upstream cache and the upstream budget keep between requests: cached answers per caller
-// tag, a generation per invalidation scope, budget counters per caller tag, and the secret the
-// caller tags are made with. One interface, two places: this instance's memory (memory-store.ts)
+// What the upstream cache, the upstream budget and idempotent mutations keep between requests:
+// cached answers per caller tag, a generation per invalidation scope, budget counters per caller
+// tag, idempotency records per caller tag, and the secret the caller tags are made with. One interface, two places: this instance's memory (memory-store.ts)
 // or Redis, shared by every instance (redis-store.ts).
 
 /** The generation scope every cached answer depends on: bumping it makes them all stale. */
@@ -54,6 +54,17 @@ export interface SharedStore {
   /** Adds `delta` to each of these windows' current counters; a negative delta never takes one below 0. */
   adjustBudget(tag: string, windows: readonly BudgetWindowAt[], delta: number): Promise<void>;
   readBudget(tag: string, windows: readonly BudgetWindowAt[]): Promise<WindowCounts[]>;
+  /**
+   * Stores `record` under an idempotency key of one caller tag for `ttlMs` unless a record is
+   * there already, atomically: two requests (on any instances) never both claim one key. Resolves
+   * with the record that was there (null: claimed). The memory store refuses a claim past its bound
+   * (StoreUnavailableError) rather than forget a record before its time.
+   */
+  claimIdempotencyKey(tag: string, id: string, record: string, ttlMs: number): Promise<string | null>;
+  /** Replaces a claimed key's record (the request's outcome), for `ttlMs`. */
+  settleIdempotencyKey(tag: string, id: string, record: string, ttlMs: number): Promise<void>;
+  /** Forgets a claimed key: its request sent no write, so the key may be used again. */
+  releaseIdempotencyKey(tag: string, id: string): Promise<void>;
   close(): Promise<void>;
 }
 

@@ -13,11 +13,14 @@ import type { LabelBounds } from '../observability/bounded-label.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { UpstreamTransport } from '../rest/transport.ts';
 import { openStores } from '../store/index.ts';
+import type { SharedStore } from '../store/shared-store.ts';
 import { createUpstreamCache } from '../upstream-cache/index.ts';
 import { createCacheMetrics } from './metrics.ts';
 
 interface UpstreamEconomyOptions {
   cache?: CacheSettings;
+  /** Idempotency records a memory store keeps at most. @default DEFAULTS.IDEMPOTENCY_MAX_ENTRIES */
+  idempotencyMaxEntries?: number;
   upstreamBudget?: readonly BudgetWindow[];
   logger: Logger;
   registry: Registry;
@@ -33,6 +36,8 @@ interface UpstreamEconomy {
   poll?<T>(key: string, context: GatewayContext, run: () => Promise<T>): Promise<T>;
   /** After the fan-out plugin. */
   plugins: Plugin[];
+  /** The shared store (Redis, or this instance's memory): idempotent mutations are remembered there too. */
+  store: SharedStore;
   /** For /readiness: the shared store, when there is one. */
   storeReport(): { store: 'memory' | 'redis'; reachable: boolean } | undefined;
   close(): Promise<void>;
@@ -41,7 +46,12 @@ interface UpstreamEconomy {
 export function createUpstreamEconomy(options: UpstreamEconomyOptions): UpstreamEconomy | undefined {
   if (!options.cache && !options.upstreamBudget) return undefined;
   const metrics = createCacheMetrics(options.registry, options.labelBounds);
-  const stores = openStores(options.cache, options.logger, { onFailure: metrics.storeFailed, onChange: metrics.storeAvailable });
+  const stores = openStores(
+    options.cache,
+    options.logger,
+    { onFailure: metrics.storeFailed, onChange: metrics.storeAvailable },
+    options.idempotencyMaxEntries,
+  );
   metrics.storeAvailable(stores.shared.available);
   const cache =
     options.cache && createUpstreamCache({ store: stores.shared, ttlMs: options.cache.ttlMs ?? DEFAULTS.CACHE_TTL_MS, events: metrics });
@@ -56,6 +66,7 @@ export function createUpstreamEconomy(options: UpstreamEconomyOptions): Upstream
     onEstimate: budget ? budget.onEstimate : undefined,
     poll: budget ? budget.poll : undefined,
     plugins: [...(budget ? [budget.plugin] : []), ...(cache ? [cache.plugin] : [])],
+    store: stores.shared,
     storeReport: () => (options.cache ? { store: stores.shared.kind, reachable: stores.shared.available } : undefined),
     close: () => stores.close(),
   };

@@ -37,6 +37,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   'upstream-economy': ['budget', 'budget-setting', 'config', 'context', 'observability', 'rest', 'store', 'upstream-cache'],
   // Spans of the requests and their upstream calls, fed by the request transport and the request log.
   tracing: ['config', 'rest', 'observability', 'truncate'],
+  // Idempotent mutations: remembered in the store, under the cache's caller tags.
+  idempotency: ['config', 'context', 'graphql-errors', 'store', 'upstream-cache'],
   // The reference implementation shares the wire types with the client, and nothing else.
   'reference-api': ['wire'],
   gateway: [
@@ -47,6 +49,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     'graphiql',
     'graphql-errors',
     'http',
+    'idempotency',
     'limits',
     'observability',
     'persisted',

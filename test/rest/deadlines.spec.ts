@@ -1,6 +1,7 @@
 // UPSTREAM_TIMEOUT_MS bounds one upstream call end to end (connection wait, headers, the whole body,
 // retries and their waits), a request's deadline cuts it too, and a call past either frees its
-// socket: against the fake upstream over loopback sockets.
+// socket: against the fake upstream over loopback sockets. A write, once sent, is cut by its own
+// timeout only.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEADLINE_TICK_MS } from '../../src/rest/deadline.ts';
 import { createUpstreamTransport, type UpstreamTransport, type UpstreamTransportOptions } from '../../src/rest/transport.ts';
@@ -122,5 +123,44 @@ describe('retries', () => {
     const { error, afterMs } = await failure(get('/api/organizations/'));
     expect(error).toMatchObject({ kind: 'http', status: 503, attempts: 1 });
     expect(afterMs).toBeLessThan(300);
+  });
+});
+
+describe('a write once sent is seen through', () => {
+  const write = (more: { deadlineAt?: number; signal?: AbortSignal } = {}) =>
+    transport.request({ method: 'POST', path: '/api/organizations/', key: KEY, body: { name: 'Acme' }, ...more });
+  const answerAfter = (ms: number) => upstream.handle((_req, res) => void setTimeout(() => sendJson(res, 201, { id: 'created' }), ms));
+
+  it('the caller going away and the request deadline no longer cut it: it gets its answer', async () => {
+    connect({ timeoutMs: 5000 });
+    answerAfter(400);
+    const caller = new AbortController();
+    setTimeout(() => caller.abort(), 100);
+    const startedAt = performance.now();
+    const [aborted, pastDeadline] = await Promise.all([write({ signal: caller.signal }), write({ deadlineAt: startedAt + 100 })]);
+    expect(aborted.body).toEqual({ id: 'created' });
+    expect(pastDeadline.body).toEqual({ id: 'created' });
+    expect(upstream.requests).toHaveLength(2);
+  });
+
+  it('its own UPSTREAM_TIMEOUT_MS still ends it, as a timeout that may have been sent', async () => {
+    connect({ timeoutMs: 300 });
+    answerAfter(2000);
+    const caller = new AbortController();
+    setTimeout(() => caller.abort(), 100);
+    const { error, afterMs } = await failure(write({ signal: caller.signal }));
+    expect(error).toMatchObject({ kind: 'timeout', sent: true });
+    expectOnTime(afterMs, 300);
+  });
+
+  it('one not sent yet is still given up: waiting for a pooled connection past the deadline, it sends nothing', async () => {
+    connect({ timeoutMs: 1000, connections: 1 });
+    upstream.handle((req, res) => (req.path === '/api/drip/' ? void dripBody(res) : sendJson(res, 201, {})));
+    const drip = failure(get('/api/drip/'));
+    await expect.poll(() => upstream.requests.length).toBe(1);
+    const { error } = await failure(write({ deadlineAt: performance.now() + 200 }));
+    expect(error).toMatchObject({ kind: 'timeout', sent: false });
+    await drip;
+    expect(upstream.requests.map((r) => r.method)).toEqual(['GET']);
   });
 });

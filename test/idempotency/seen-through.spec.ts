@@ -1,0 +1,274 @@
+// Idempotent mutations against the recording fake upstream, over HTTP: a duplicate while the first
+// runs is refused (409), a write once sent is seen through when its caller leaves or its deadline
+// passes and its real outcome is replayed, what "sent" means on each side (a refused connection
+// leaves nothing; a timeout after sending is remembered), a dropped answer, a response too large to
+// keep, the memory bound, and the metrics.
+import type { ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { afterEach, describe, expect, it } from 'vitest';
+import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway.ts';
+import { globalId } from '../../src/schema/global-id.ts';
+import { captureLogger } from '../ops/support.ts';
+import { dropMidResponse, type FakeUpstream, refusedUrl, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
+import { serveOverHttp } from '../support/http-server.ts';
+import { domainInput, ORGANIZATIONS, post, retryUntilSettled } from './support.ts';
+
+const ORG = '0190d1f2-0000-7000-8000-00000000abcd';
+const DOMAIN_ID = '0190d1f2-0000-7000-8000-0000000d0e01';
+const KEY = 'phx_idempotency_fake_key';
+const WRITE_PATH = `/api/organizations/${ORG}/domains/`;
+
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+interface Setup {
+  upstream: FakeUpstream;
+  gateway: Gateway;
+  url: string;
+  /** Answers to writes the fake finished sending, and those cut before the end (the gateway gave up on them). */
+  answered: number;
+  cut: number;
+  writes(): number;
+  /** Holds every write's answer until the function it returns is called. */
+  holdWrites(): () => void;
+}
+
+/** The fake answers a write after `writeMs` with the created domain; reads at once with an empty page. */
+async function setUp(options: Partial<GatewayOptions> & { writeMs?: number; port?: number; answer?: (res: ServerResponse) => void } = {}) {
+  const upstream = await startFakeUpstream(options.port);
+  const gateway = createGateway({ upstreamUrl: upstream.url, logger: captureLogger('warn').logger, ...options });
+  const served = await serveOverHttp(gateway);
+  cleanups.push(
+    () => upstream.close(),
+    () => gateway.close(),
+    () => served.close(),
+  );
+  const setup: Setup = {
+    upstream,
+    gateway,
+    url: served.url,
+    answered: 0,
+    cut: 0,
+    writes: () => upstream.requests.filter((request) => request.method !== 'GET').length,
+    holdWrites() {
+      let release!: () => void;
+      held = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      return release;
+    },
+  };
+  let held: Promise<void> | undefined;
+  upstream.handle(async (req, res) => {
+    if (req.method === 'GET') return sendJson(res, 200, { count: 0, next: null, previous: null, results: [] });
+    res.on('close', () => {
+      if (res.writableFinished) setup.answered += 1;
+      else setup.cut += 1;
+    });
+    await held;
+    await sleep(options.writeMs ?? 0);
+    if (options.answer) return options.answer(res);
+    sendJson(res, 201, { id: DOMAIN_ID, domain: JSON.parse(req.body).domain });
+  });
+  return setup;
+}
+
+const variables = (domain = 'acme.example') => domainInput(ORG, domain);
+
+describe('a duplicate while the first request runs', () => {
+  it('gets 409 IDEMPOTENCY_CONFLICT with Retry-After: 1 and no upstream call; after it ends, its response', async () => {
+    const s = await setUp();
+    const release = s.holdWrites();
+    const first = post(s.url, { key: KEY, idempotencyKey: 'slow-1', variables: variables() });
+    await expect.poll(() => s.writes()).toBe(1);
+    const duplicate = await post(s.url, { key: KEY, idempotencyKey: 'slow-1', variables: variables() });
+    expect(duplicate.status).toBe(409);
+    expect(duplicate.headers.get('retry-after')).toBe('1');
+    expect(duplicate.body.errors?.[0]?.extensions).toEqual({ code: 'IDEMPOTENCY_CONFLICT' });
+    release();
+    const done = await first;
+    expect(done.body.data.createDomain).toEqual({
+      __typename: 'CreateDomainPayload',
+      domain: expect.objectContaining({ domain: 'acme.example' }),
+    });
+    const retry = await post(s.url, { key: KEY, idempotencyKey: 'slow-1', variables: variables() });
+    expect(retry.text).toBe(done.text);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(s.upstream.requests.map((request) => `${request.method} ${request.path}`)).toEqual([`POST ${WRITE_PATH}`]);
+  });
+});
+
+describe('a write once sent is seen through', () => {
+  it('the caller disconnects mid-write: the upstream answers in full, once, and the retry gets that outcome', async () => {
+    const s = await setUp({ writeMs: 600 });
+    const caller = new AbortController();
+    const first = post(s.url, { key: KEY, idempotencyKey: 'gone-1', variables: variables(), signal: caller.signal });
+    await expect.poll(() => s.writes()).toBe(1);
+    caller.abort();
+    await expect(first).rejects.toThrow();
+    const retry = await retryUntilSettled(s.url, { key: KEY, idempotencyKey: 'gone-1', variables: variables() });
+    expect(retry.status).toBe(200);
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.body.data.createDomain).toEqual({
+      __typename: 'CreateDomainPayload',
+      domain: { id: expect.any(String), domain: 'acme.example' },
+    });
+    expect({ writes: s.writes(), answered: s.answered, cut: s.cut }).toEqual({ writes: 1, answered: 1, cut: 0 });
+  });
+
+  it('and so is the re-read its payload needs: the retry gets the whole payload, not the caller’s abort', async () => {
+    const s = await setUp();
+    const exportId = '0190d1f2-0000-7000-8000-0000000e0001';
+    const exportPath = `/api/organizations/${ORG}/batch_exports/${exportId}/`;
+    const caller = new AbortController();
+    // The live service answers a pause with `{"paused": true}`: the gateway reads the export back.
+    s.upstream.handle(async (req, res) => {
+      if (req.method === 'POST') {
+        caller.abort(); // the caller leaves while the write is on the wire
+        await sleep(200);
+        return sendJson(res, 200, { paused: true });
+      }
+      await sleep(100);
+      sendJson(res, 200, { id: exportId, name: 'Nightly', paused: true });
+    });
+    const query = `mutation Pause($id: ID!) { pauseBatchExport(input: { id: $id }) {
+      __typename ... on PauseBatchExportPayload { batchExport { name paused } } } }`;
+    const variables = { id: globalId('BatchExport', ORG, exportId) };
+    await expect(post(s.url, { key: KEY, idempotencyKey: 'reread-1', query, variables, signal: caller.signal })).rejects.toThrow();
+    const retry = await retryUntilSettled(s.url, { key: KEY, idempotencyKey: 'reread-1', query, variables });
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.body).toEqual({
+      data: { pauseBatchExport: { __typename: 'PauseBatchExportPayload', batchExport: { name: 'Nightly', paused: true } } },
+    });
+    expect(s.upstream.requests.map((request) => `${request.method} ${request.path}`)).toEqual([
+      `POST ${exportPath}pause/`,
+      `GET ${exportPath}`,
+    ]);
+  });
+
+  it('without the header too: the caller leaving no longer cuts a sent write', async () => {
+    const s = await setUp({ writeMs: 400 });
+    const caller = new AbortController();
+    const first = post(s.url, { key: KEY, variables: variables(), signal: caller.signal });
+    await expect.poll(() => s.writes()).toBe(1);
+    caller.abort();
+    await expect(first).rejects.toThrow();
+    await expect.poll(() => s.answered + s.cut).toBe(1);
+    expect(s.cut).toBe(0);
+  });
+
+  it('past the request deadline: the write gets its answer; a read is still cut at the deadline', async () => {
+    const s = await setUp({ writeMs: 900, requestDeadlineMs: 300 });
+    const write = await post(s.url, { key: KEY, variables: variables() });
+    expect(write.body.data.createDomain.__typename).toBe('CreateDomainPayload');
+    expect(s.cut).toBe(0);
+    s.upstream.handle(async (_req, res) => {
+      await sleep(900);
+      sendJson(res, 200, { count: 0, next: null, previous: null, results: [] });
+    });
+    const read = await post(s.url, { key: KEY, query: ORGANIZATIONS });
+    expect(read.body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_TIMEOUT');
+  });
+});
+
+describe('what a sent write means, on each side', () => {
+  it('a connection refused before the request went out is no write: nothing is remembered, the key runs another payload', async () => {
+    const url = await refusedUrl();
+    const s = await setUp({ upstreamUrl: url, port: 0 });
+    const refused = await post(s.url, { key: KEY, idempotencyKey: 'refused-1', variables: variables('one.example') });
+    expect(refused.body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_ERROR');
+    // The same gateway, its upstream now listening on that port.
+    const upstream = await startFakeUpstream(Number(new URL(url).port));
+    cleanups.push(() => upstream.close());
+    upstream.handle((req, res) => sendJson(res, 201, { id: DOMAIN_ID, domain: JSON.parse(req.body).domain }));
+    const next = await post(s.url, { key: KEY, idempotencyKey: 'refused-1', variables: variables('two.example') });
+    expect(next.status).toBe(200);
+    expect(next.body.data.createDomain.domain.domain).toBe('two.example');
+    expect(upstream.requests.map((request) => JSON.parse(request.body).domain)).toEqual(['two.example']);
+  });
+
+  it('refused by a limit after the key was claimed (the fan-out budget): the claim is released, the key runs another request', async () => {
+    const s = await setUp({ maxUpstreamCalls: 2 }); // one mutation field is estimated at 2 calls (its write and a re-read)
+    const twice = `mutation Twice($a: CreateDomainInput!, $b: CreateDomainInput!) {
+      a: createDomain(input: $a) { __typename } b: createDomain(input: $b) { __typename } }`;
+    const refused = await post(s.url, {
+      key: KEY,
+      idempotencyKey: 'limit-1',
+      query: twice,
+      variables: { a: variables('a.example').input, b: variables('b.example').input },
+    });
+    expect(refused.body.errors?.[0]?.extensions?.code).toBe('QUERY_TOO_COMPLEX');
+    const next = await post(s.url, { key: KEY, idempotencyKey: 'limit-1', variables: variables('c.example') });
+    expect(next.body.data.createDomain.domain.domain).toBe('c.example');
+    expect(s.upstream.requests.map((request) => JSON.parse(request.body).domain)).toEqual(['c.example']);
+  });
+
+  it('a timeout after it went out may be a write: the timeout is remembered and replayed, never sent again', async () => {
+    const s = await setUp({ writeMs: 1000, upstreamTimeoutMs: 200 });
+    const first = await post(s.url, { key: KEY, idempotencyKey: 'timeout-1', variables: variables() });
+    expect(first.body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_TIMEOUT');
+    const retry = await post(s.url, { key: KEY, idempotencyKey: 'timeout-1', variables: variables() });
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.text).toBe(first.text);
+    expect(s.writes()).toBe(1);
+  });
+
+  it('a dropped answer is remembered as the error it was: the retry replays it, with no second write', async () => {
+    const s = await setUp({ answer: dropMidResponse });
+    const first = await post(s.url, { key: KEY, idempotencyKey: 'dropped-1', variables: variables() });
+    expect(first.body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_ERROR');
+    const retry = await post(s.url, { key: KEY, idempotencyKey: 'dropped-1', variables: variables() });
+    expect(retry.headers.get('idempotent-replayed')).toBe('true');
+    expect(retry.text).toBe(first.text);
+    expect(s.writes()).toBe(1);
+  });
+});
+
+describe('bounds', () => {
+  it('a response too large to keep: the retry is refused with 409 and the reason, never run again', async () => {
+    const s = await setUp({ idempotency: { maxResponseBytes: 100 } });
+    const domain = `${'long'.repeat(30)}.example`;
+    const first = await post(s.url, { key: KEY, idempotencyKey: 'large-1', variables: variables(domain) });
+    expect(first.body.data.createDomain.domain.domain).toBe(domain);
+    const retry = await post(s.url, { key: KEY, idempotencyKey: 'large-1', variables: variables(domain) });
+    expect(retry.status).toBe(409);
+    expect(retry.headers.get('retry-after')).toBeNull();
+    expect(retry.body.errors?.[0]?.extensions).toEqual({ code: 'IDEMPOTENCY_CONFLICT', reason: 'RESPONSE_TOO_LARGE' });
+    expect(s.writes()).toBe(1);
+  });
+
+  it('past IDEMPOTENCY_MAX_ENTRIES in memory, a new key is refused with 503 before any call; remembered ones still replay', async () => {
+    const s = await setUp({ idempotency: { maxEntries: 1 } });
+    const first = await post(s.url, { key: KEY, idempotencyKey: 'full-1', variables: variables() });
+    const refused = await post(s.url, { key: KEY, idempotencyKey: 'full-2', variables: variables('other.example') });
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get('retry-after')).toBe('1');
+    expect(refused.body.errors?.[0]?.extensions).toEqual({ code: 'IDEMPOTENCY_UNAVAILABLE' });
+    expect((await post(s.url, { key: KEY, idempotencyKey: 'full-1', variables: variables() })).text).toBe(first.text);
+    const plain = await post(s.url, { key: KEY, variables: variables('plain.example') });
+    expect(plain.body.data.createDomain.__typename).toBe('CreateDomainPayload');
+    expect(s.writes()).toBe(2);
+  });
+});
+
+describe('metrics', () => {
+  it('count requests by outcome', async () => {
+    const s = await setUp();
+    const release = s.holdWrites();
+    const first = post(s.url, { key: KEY, idempotencyKey: 'm-1', variables: variables() });
+    await expect.poll(() => s.writes()).toBe(1);
+    await post(s.url, { key: KEY, idempotencyKey: 'm-1', variables: variables() });
+    release();
+    await first;
+    await post(s.url, { key: KEY, idempotencyKey: 'm-1', variables: variables() });
+    await post(s.url, { key: KEY, idempotencyKey: 'm-1', variables: variables('other.example') });
+    await post(s.url, { key: KEY, idempotencyKey: 'm 1', variables: variables() });
+    const text = await s.gateway.metrics.registry.metrics();
+    for (const outcome of ['claimed', 'replayed', 'conflict', 'key_reused', 'malformed'])
+      expect(text).toContain(`gateway_idempotent_requests_total{outcome="${outcome}"} 1`);
+    expect(text).toContain('gateway_idempotency_store_failures_total 0');
+    expect(text).not.toContain(KEY);
+  });
+});
