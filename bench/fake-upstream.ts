@@ -1,6 +1,6 @@
 // A fast fake of the REST upstream (node:http): serves the benchmark dataset in the REST shapes the
 // gateway reads, with an optional fixed delay and injected faults, and counts what it is sent.
-//   tsx bench/fake-upstream.ts --key <key> [--port 0] [--delay-ms 0] [--fault-rate 0] [--slow-ms 1500] [--seed 1]
+//   tsx bench/fake-upstream.ts --key <key> [--key <another key>] [--port 0] [--delay-ms 0] [--fault-rate 0] [--slow-ms 1500] [--seed 1]
 // prints one JSON line {"url": ...} once listening. Control endpoints (not under /api):
 //   GET /__bench/stats[?ids=1]  counters since the last reset (with calls and writes per x-request-id)
 //   POST /__bench/reset         zero the counters
@@ -60,8 +60,8 @@ export interface UpstreamBehaviour {
 }
 
 export interface FakeUpstreamOptions extends Partial<UpstreamBehaviour> {
-  /** The bearer key every call must carry (`Authorization: Bearer <key>`); others get a 401. */
-  key: string;
+  /** The bearer key (or keys: `bench:overload` has two callers) every call must carry (`Authorization: Bearer <key>`); others get a 401. */
+  key: string | readonly string[];
   port?: number;
   host?: string;
 }
@@ -69,7 +69,7 @@ export interface FakeUpstreamOptions extends Partial<UpstreamBehaviour> {
 export interface UpstreamStats {
   /** Requests to /api since the last reset. */
   calls: number;
-  /** Of those, the ones without exactly `Authorization: Bearer <key>`. */
+  /** Of those, the ones without exactly `Authorization: Bearer <one of the keys>`. */
   badAuth: number;
   byRoute: Record<string, number>;
   byStatus: Record<string, number>;
@@ -109,7 +109,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions) {
     seed: options.seed ?? 1,
   };
   let random: Random = seededRandom(behaviour.seed);
-  const expectedAuth = `Bearer ${options.key}`;
+  const expectedAuth = new Set([options.key].flat().map((key) => `Bearer ${key}`));
   let stats = emptyStats();
   let perRequestId = new Map<string, number>();
   let writesPerRequestId = new Map<string, number>();
@@ -127,7 +127,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions) {
     const requestId = headerValue(req.headers['x-request-id']);
     perRequestId.set(requestId, (perRequestId.get(requestId) ?? 0) + 1);
 
-    if (req.headers.authorization !== expectedAuth) {
+    if (!expectedAuth.has(req.headers.authorization ?? '')) {
       stats.badAuth += 1;
       return finish(res, {
         status: 401,
@@ -415,7 +415,7 @@ function positive(raw: string | null, fallback: number): number {
 if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
   const { values } = parseArgs({
     options: {
-      key: { type: 'string' },
+      key: { type: 'string', multiple: true },
       port: { type: 'string', default: '0' },
       'delay-ms': { type: 'string', default: '0' },
       'fault-rate': { type: 'string', default: '0' },
@@ -423,7 +423,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
       seed: { type: 'string', default: '1' },
     },
   });
-  if (!values.key) throw new Error('--key is required');
+  if (!values.key?.length) throw new Error('--key is required');
   const upstream = await startFakeUpstream({
     key: values.key,
     port: Number(values.port),
