@@ -1,5 +1,5 @@
 // Issue 20's overload run: the gateway (built and started as `start:prod`, all settings at their
-// defaults) over the fake upstream answering every call in 200 ms, driven by closed-loop clients that
+// defaults but MAX_CONNECTIONS, 1100) over the fake upstream answering every call in 200 ms, driven by closed-loop clients that
 // send the 21-call dashboard and honour Retry-After. Four scenarios, each on a fresh gateway:
 // capacity (15 clients), 600 clients, 1000 clients, and 500 clients of one key beside 20 of another.
 //   npm run bench:overload                           # 5 s warm-up + 40 s per scenario
@@ -37,6 +37,7 @@ const { quick, numbers } = readFlags({
   'backoff-ms': { env: 'BENCH_BACKOFF_MS', default: 1000 },
 });
 const SCENARIOS = ['capacity', '600', '1000', 'fair'] as const;
+const GATEWAY_MAX_CONNECTIONS = 1100;
 type Scenario = (typeof SCENARIOS)[number];
 const scenarios = (process.env.BENCH_SCENARIOS?.split(',') ?? [...SCENARIOS]) as Scenario[];
 const unknown = scenarios.filter((name) => !(SCENARIOS as readonly string[]).includes(name));
@@ -52,7 +53,14 @@ const isWholeDashboard = (json: unknown) => {
   return !response?.errors && response?.data?.organizations?.nodes?.length === 5;
 };
 
-const upstream = await startScript('bench/fake-upstream.ts', ['--key', heavyKey, '--key', lightKey, '--delay-ms', String(numbers['delay-ms'])]);
+const upstream = await startScript('bench/fake-upstream.ts', [
+  '--key',
+  heavyKey,
+  '--key',
+  lightKey,
+  '--delay-ms',
+  String(numbers['delay-ms']),
+]);
 console.log(
   `overload: upstream ${numbers['delay-ms']} ms per call, ${numbers.warmup} s warm-up + ${numbers.duration} s per scenario (${scenarios.join(', ')})${quick ? ' (quick)' : ''}`,
 );
@@ -67,6 +75,8 @@ interface ScenarioResult {
     refusalMs: { count: number; p50: number; p99: number; max: number };
     /** From the request log: error codes of every request in the counted window. */
     errorCodes: Record<string, number>;
+    /** From `/metrics` at the end: refusals by reason, since the gateway started (warm-up included). */
+    refusedByReason: Record<string, number>;
   };
   health: { probes: number; failed: number; p50: number; p99: number; max: number; over100ms: number };
   bench: { cpuShareOfOneCore: number; eventLoopDelayP99Ms: number };
@@ -78,7 +88,8 @@ await upstream.stop();
 
 async function runScenario(scenario: Scenario): Promise<ScenarioResult> {
   const logFile = join(tmpdir(), `bench-overload-${scenario}-${stamp}.log`);
-  const gateway = await startGateway({ upstreamUrl: upstream.url, logFile });
+  // 1000 clients and the probe need more than MAX_CONNECTIONS' default of 800 (docs/overload.md).
+  const gateway = await startGateway({ upstreamUrl: upstream.url, logFile, env: { MAX_CONNECTIONS: String(GATEWAY_MAX_CONNECTIONS) } });
   const rss = new RssSampler(gateway.pid, 250);
   const origin = new URL(gateway.url).origin;
   const probe = new Worker(
@@ -119,6 +130,7 @@ async function runScenario(scenario: Scenario): Promise<ScenarioResult> {
   await rss.sample();
   const peakRssMb = await rss.peakSinceStartMb();
   rss.stop();
+  const refusedByReason = await refusalsByReason(origin);
   await gateway.stop(2000);
   const log = readRequestLog(logFile, wallStart + numbers.warmup * 1000, wallStart + (numbers.warmup + numbers.duration) * 1000);
   rmSync(logFile, { force: true });
@@ -137,6 +149,7 @@ async function runScenario(scenario: Scenario): Promise<ScenarioResult> {
         max: refusalSorted.at(-1) ?? Number.NaN,
       },
       errorCodes: log.errorCodes,
+      refusedByReason,
     },
     health: {
       probes: health.latencyMs.length + health.failed,
@@ -151,6 +164,16 @@ async function runScenario(scenario: Scenario): Promise<ScenarioResult> {
       eventLoopDelayP99Ms: loopDelay.percentile(99) / 1e6,
     },
   };
+}
+
+/** `gateway_admission_refused_total` by reason, from the gateway's `/metrics`. */
+async function refusalsByReason(origin: string): Promise<Record<string, number>> {
+  const text = await (await fetch(`${origin}/metrics`)).text();
+  const byReason: Record<string, number> = {};
+  for (const [, reason, count] of text.matchAll(/^gateway_admission_refused_total\{reason="([^"]+)"\} (\d+)/gm)) {
+    byReason[reason as string] = Number(count);
+  }
+  return byReason;
 }
 
 /** The gateway's request lines (one JSON line per GraphQL request) whose time falls in [from, to]. */
@@ -173,7 +196,11 @@ const capacity = capacityResult ? goodPerSec(capacityResult.groups[0]?.result) :
 function goodPerSec(result: ClosedLoopResult | undefined): number {
   return result ? result.good / numbers.duration : Number.NaN;
 }
-const p99 = (values: number[]) => percentile([...values].sort((a, b) => a - b), 99);
+const p99 = (values: number[]) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    99,
+  );
 const upstreamErrors = (r: ScenarioResult) =>
   Object.entries(r.gateway.errorCodes)
     .filter(([code]) => code.startsWith('UPSTREAM_'))
@@ -190,7 +217,9 @@ const rows = results.map((r) => {
     fixed(good / numbers.duration, 1),
     fixed(good / numbers.duration / capacity, 2),
     fixed(p99(all.flatMap((g) => g.goodLatencyMs)) / 1000, 2),
-    String(all.reduce((sum, g) => sum + g.refused, 0)),
+    `${all.reduce((sum, g) => sum + g.refused, 0)} (${Object.entries(r.gateway.refusedByReason)
+      .map(([reason, n]) => `${reason} ${n}`)
+      .join(', ')})`,
     `${fixed(r.gateway.refusalMs.p99, 1)} / ${fixed(p99(all.flatMap((g) => g.refusalLatencyMs)), 1)}`,
     String(upstreamErrors(r)),
     other.length ? other.map(([k, n]) => `${k}: ${n}`).join('; ') : '0',
@@ -206,7 +235,7 @@ const headers = [
   'dashboards/s',
   '× capacity',
   'p99 good s',
-  'refused',
+  'refused (by reason, warm-up included)',
   'refusal p99 ms server / client',
   'UPSTREAM_* errors',
   'other answers',
@@ -224,7 +253,7 @@ const summary = {
   kind: 'overload',
   date: new Date().toISOString(),
   quick,
-  settings: { ...numbers, scenarios, gatewayEnv: { NODE_ENV: 'production' } },
+  settings: { ...numbers, scenarios, gatewayEnv: { NODE_ENV: 'production', MAX_CONNECTIONS: GATEWAY_MAX_CONNECTIONS } },
   environment: { ...env, loadAverageAtEnd: loadAverage() },
   capacity,
   table: { headers, rows },
@@ -235,7 +264,13 @@ const summary = {
       clients: g.clients,
       good: g.result.good,
       goodPerSec: goodPerSec(g.result),
-      goodLatencyMs: { p50: percentile([...g.result.goodLatencyMs].sort((a, b) => a - b), 50), p99: p99(g.result.goodLatencyMs) },
+      goodLatencyMs: {
+        p50: percentile(
+          [...g.result.goodLatencyMs].sort((a, b) => a - b),
+          50,
+        ),
+        p99: p99(g.result.goodLatencyMs),
+      },
       refused: g.result.refused,
       refusalLatencyMs: { p99: p99(g.result.refusalLatencyMs) },
       retryAfterSeconds: g.result.retryAfterSeconds,

@@ -13,7 +13,8 @@ type ErrorCode =
   | 'UPSTREAM_ERROR'
   | 'UPSTREAM_TIMEOUT'
   | 'BAD_USER_INPUT'
-  | 'QUERY_TOO_COMPLEX';
+  | 'QUERY_TOO_COMPLEX'
+  | 'OVERLOADED';
 
 /** A caller-facing error; `code` always wins over a same-named extension. `nodes` locate it in the operation. */
 export function gatewayError(code: ErrorCode, message: string, extensions?: Record<string, unknown>, nodes?: ASTNode): GraphQLError {

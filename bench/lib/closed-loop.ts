@@ -40,7 +40,15 @@ export interface ClosedLoopResult {
 export async function runClosedLoop(options: ClosedLoopOptions): Promise<ClosedLoopResult> {
   const target = new URL(options.url);
   const pool = new Pool(target.origin, { connections: options.clients, pipelining: 1 });
-  const result: ClosedLoopResult = { good: 0, goodLatencyMs: [], refused: 0, refusalLatencyMs: [], retryAfterSeconds: {}, other: {}, noAnswer: {} };
+  const result: ClosedLoopResult = {
+    good: 0,
+    goodLatencyMs: [],
+    refused: 0,
+    refusalLatencyMs: [],
+    retryAfterSeconds: {},
+    other: {},
+    noAnswer: {},
+  };
   const headers = { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${options.key}` };
   const stopped = new AbortController();
   setMaxListeners(0, stopped.signal); // every client's request and pause listens to it

@@ -11,14 +11,19 @@ import { exceedsDepth } from './json-depth.ts';
 const MAX_ESTIMATES_PER_DOCUMENT = 100;
 const MAX_KEY_LENGTH = 512;
 
-export function fanOutBudgetPlugin(budget: number, maxLookupScanPages: number): Plugin {
+/** `noteEstimate`: told each admitted operation's estimate (admission control weighs the request by it). */
+export function fanOutBudgetPlugin(
+  budget: number,
+  maxLookupScanPages: number,
+  noteEstimate?: (context: object, estimate: number) => void,
+): Plugin {
   // Yoga's parser cache hands the same document to every request with the same text, and the
   // estimate depends only on it, the operation name and the variables: a dashboard polled again and
   // again is walked once, not once per request.
   const estimates = new WeakMap<DocumentNode, Map<string, number>>();
 
   return {
-    onExecute({ args, setResultAndStopExecution }) {
+    onExecute({ args, context, setResultAndStopExecution }) {
       const key = estimateKey(args.operationName, args.variableValues);
       let byArguments = estimates.get(args.document);
       if (!byArguments) {
@@ -40,7 +45,9 @@ export function fanOutBudgetPlugin(budget: number, maxLookupScanPages: number): 
             ),
           ],
         });
+        return;
       }
+      noteEstimate?.(context, estimate);
     },
   };
 }
