@@ -85,7 +85,7 @@ interface GatewayConfig {
   requestDeadlineMs: number;
   /** Estimated upstream calls of admitted requests at once; unset: 2 × UPSTREAM_CONNECTIONS. @default DEFAULTS.ADMISSION_CAPACITY */
   admissionCapacity: number | undefined;
-  /** Longest a request may wait for admission; one predicted to wait longer is refused at once. @default DEFAULTS.ADMISSION_MAX_WAIT_MS */
+  /** Longest predicted wait for admission; a request predicted to wait longer is refused at once. @default DEFAULTS.ADMISSION_MAX_WAIT_MS */
   admissionMaxWaitMs: number;
   /** Requests waiting for admission at once, over all callers. @default DEFAULTS.ADMISSION_MAX_QUEUED */
   admissionMaxQueued: number;

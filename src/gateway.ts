@@ -46,7 +46,7 @@ export interface GatewayOptions extends OperationsOptions {
   requestDeadlineMs?: number;
   /** Estimated upstream calls of admitted requests at once. @default 2 × upstreamConnections (DEFAULTS.ADMISSION_CAPACITY is unset) */
   admissionCapacity?: number;
-  /** Longest a request may wait for admission. @default DEFAULTS.ADMISSION_MAX_WAIT_MS */
+  /** Longest predicted wait for admission; longer is refused at once. @default DEFAULTS.ADMISSION_MAX_WAIT_MS */
   admissionMaxWaitMs?: number;
   /** Requests waiting for admission at once. @default DEFAULTS.ADMISSION_MAX_QUEUED */
   admissionMaxQueued?: number;

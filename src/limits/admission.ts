@@ -6,7 +6,7 @@
 interface AdmissionOptions {
   /** Estimated upstream calls in flight at once, over all requests. */
   capacity: number;
-  /** Longest a request may wait in the queue. */
+  /** Longest predicted wait a request is queued for; one predicted to wait longer is refused at once. */
   maxWaitMs: number;
   /** Requests waiting at once, over all callers: bounds the queue's memory. */
   maxQueued: number;
@@ -14,7 +14,7 @@ interface AdmissionOptions {
   observer?: AdmissionObserver;
 }
 
-export type RefusalReason = 'queue_full' | 'wait_too_long' | 'timed_out';
+export type RefusalReason = 'queue_full' | 'wait_too_long' | 'deadline';
 
 export interface Refusal {
   refused: RefusalReason;
@@ -47,7 +47,8 @@ export interface Admission {
   /**
    * Asks to run `weight` (clamped to 1..capacity) for `caller` (a hash, never a key) within
    * `remainingMs`: a Grant at once when it fits, a Refusal at once when its predicted wait does not
-   * fit, else a promise of either (a Refusal when it waited `maxWaitMs` or its remaining time).
+   * fit, else a promise of either (a Refusal only if its turn has not come when too little of its
+   * time is left to run: admitted work is served, not refused after a wait, unless the prediction failed).
    */
   acquire(caller: string, weight: number, remainingMs: number): Grant | Refusal | Promise<Grant | Refusal>;
   state(): AdmissionState;
@@ -215,11 +216,12 @@ export function createAdmission(options: AdmissionOptions): Admission {
               const index = bucket.queue.indexOf(waiter);
               if (index < 0) return;
               dequeue(bucket, waiter, index);
-              settle(refusal('timed_out', predictedWaitMs(bucket, weight)));
+              settle(refusal('deadline', predictedWaitMs(bucket, weight)));
               // The head may have been the one blocking the others' turn.
               serveQueues();
             },
-            Math.max(0, Math.min(maxWaitMs, remainingMs - holdMs)),
+            // Started later, it would most likely be cut by its deadline: refused, it makes no call.
+            Math.max(0, remainingMs - holdMs),
           ),
         };
         if (bucket.queue.length === 0) ring.push(bucket);

@@ -59,7 +59,8 @@ async function serve(options: Partial<GatewayOptions>) {
     const endedAt = performance.now();
     return { status: response.status, retryAfter: response.headers.get('retry-after'), body, tookMs: endedAt - startedAt, endedAt };
   }
-  return { upstream: fake, gateway: created, post };
+  const metrics = async () => (await fetch(new URL('/metrics', url))).text();
+  return { upstream: fake, gateway: created, post, metrics };
 }
 
 /** Holds every upstream answer until `open()`; then answers them, and later calls at once. */
@@ -120,8 +121,8 @@ describe('past capacity', () => {
     );
   });
 
-  it('weighs a request by its fan-out estimate: one estimated past the free capacity is refused, a lookup still fits', async () => {
-    const { upstream, post } = await serve({ admissionCapacity: 3, admissionMaxWaitMs: 0 });
+  it('weighs a request by its fan-out estimate: one estimated past the free capacity is refused, a lookup still fits (and the metrics say so)', async () => {
+    const { upstream, post, metrics } = await serve({ admissionCapacity: 3, admissionMaxWaitMs: 0 });
     const held = gate(upstream);
     const first = post(LOOKUP);
     await until(() => upstream.requests.length === 1);
@@ -131,9 +132,18 @@ describe('past capacity', () => {
     expect(upstream.requests).toHaveLength(1);
     const second = post(LOOKUP);
     await until(() => upstream.requests.length === 2);
+    const during = await metrics();
+    expect(during).toMatch(/^gateway_admission_in_flight 2$/m);
+    expect(during).toMatch(/^gateway_admission_capacity 3$/m);
+    expect(during).toMatch(/^gateway_admission_top_caller_share 1$/m);
     held.open();
     expect((await first).status).toBe(200);
     expect((await second).body).toEqual({ data: { organization: { name: 'Org' } } });
+    const after = await metrics();
+    expect(after).toMatch(/^gateway_admission_admitted_total 2$/m);
+    expect(after).toMatch(/^gateway_admission_refused_total\{reason="wait_too_long"\} 1$/m);
+    expect(after).toMatch(/^gateway_admission_wait_seconds_count 2$/m);
+    expect(after).toMatch(/^gateway_admission_in_flight 0$/m);
   });
 });
 
@@ -175,16 +185,16 @@ describe('REQUEST_DEADLINE_MS counts the wait for admission', () => {
 
 describe("the gateway's own queue", () => {
   it('opens no circuit breaker: calls that timed out waiting for a pooled connection do not count', async () => {
-    // One pooled connection, an upstream that answers every call in 200 ms, a 300 ms timeout: of six
-    // calls at once, the second waits 200 ms for the connection and times out 100 ms after it was
+    // One pooled connection, an upstream that answers every call in 400 ms, a 600 ms timeout: of six
+    // calls at once, the second waits 400 ms for the connection and times out 200 ms after it was
     // sent, the rest time out before they are sent. The upstream is healthy; only the queue is slow.
     const { upstream, gateway, post } = await serve({
       upstreamConnections: 1,
-      upstreamTimeoutMs: 300,
+      upstreamTimeoutMs: 600,
       admissionCapacity: 10,
       circuitBreaker: { volumeThreshold: 2, errorThresholdPercentage: 1 },
     });
-    upstream.handle((_req, res) => setTimeout(() => sendJson(res, 200, org), 200));
+    upstream.handle((_req, res) => setTimeout(() => sendJson(res, 200, org), 400));
 
     const answers = await Promise.all(Array.from({ length: 6 }, () => post(LOOKUP)));
     const codes = answers.map((answer) => answer.body.errors?.[0]?.extensions.code ?? 'ok');
