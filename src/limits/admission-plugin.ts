@@ -19,7 +19,21 @@ interface AdmissionPluginOptions {
 const ANONYMOUS = 'anonymous';
 
 export function admissionPlugin(admission: Admission, { estimateOf, deadlineAt }: AdmissionPluginOptions): Plugin {
+  const callers = new WeakMap<Request, string>();
+  const callerOf = (request: Request) => {
+    let caller = callers.get(request);
+    if (caller === undefined) {
+      caller = callerHash(request);
+      callers.set(request, caller);
+    }
+    return caller;
+  };
   return {
+    // Overloaded past what even a one-call request could wait: refused before its body is read.
+    onRequestParse({ request }) {
+      const refused = admission.refusalBeforeReading(callerOf(request), deadlineAt(request) - performance.now());
+      if (refused) throw overloaded(refused.retryAfterSeconds);
+    },
     onExecute({ context, executeFn, setExecuteFn, setResultAndStopExecution }) {
       const { request } = context as YogaInitialContext;
       const outcome = admission.acquire(callerOf(request), estimateOf(context) ?? 1, deadlineAt(request) - performance.now());
@@ -43,7 +57,7 @@ export function admissionPlugin(admission: Admission, { estimateOf, deadlineAt }
 }
 
 /** The caller's queue: a short hash of its key, so the key itself is kept no longer than the request. */
-function callerOf(request: Request): string {
+function callerHash(request: Request): string {
   const key = bearerKey(request.headers.get('authorization'));
   return key === null ? ANONYMOUS : createHash('sha256').update(key).digest('base64url').slice(0, 16);
 }

@@ -51,6 +51,11 @@ export interface Admission {
    * time is left to run: admitted work is served, not refused after a wait, unless the prediction failed).
    */
   acquire(caller: string, weight: number, remainingMs: number): Grant | Refusal | Promise<Grant | Refusal>;
+  /**
+   * The refusal `acquire` would give even the lightest request (weight 1) of `caller` now, if any:
+   * asked before the request is read, so that refusing under overload costs no parsing. Changes nothing but the counts.
+   */
+  refusalBeforeReading(caller: string, remainingMs: number): Refusal | undefined;
   state(): AdmissionState;
 }
 
@@ -98,6 +103,8 @@ export function createAdmission(options: AdmissionOptions): Admission {
     }
     return bucket;
   };
+  /** Stands for a caller with nothing admitted or waiting, in predictions (never stored). */
+  const newcomer: Bucket = { caller: '', queue: [], queuedWeight: 0, inFlight: 0, deficit: 0, credited: false };
   const forgetIfIdle = (bucket: Bucket) => {
     if (bucket.inFlight === 0 && bucket.queue.length === 0) buckets.delete(bucket.caller);
   };
@@ -113,6 +120,8 @@ export function createAdmission(options: AdmissionOptions): Admission {
     const overflow = inFlight + ahead - capacity;
     return overflow <= 0 ? 0 : (overflow * holdMs) / capacity;
   };
+  /** Admitted work must end within the request's deadline: its wait and its own expected run. */
+  const fits = (waitMs: number, remainingMs: number) => waitMs <= maxWaitMs && waitMs + holdMs <= remainingMs;
   const refusal = (reason: RefusalReason, waitMs: number): Refusal => {
     observer?.refused(reason);
     // Spread over one to two times the predicted wait: callers refused together must not all come
@@ -197,8 +206,7 @@ export function createAdmission(options: AdmissionOptions): Admission {
       const bucket = bucketOf(caller);
       if (queued === 0 && inFlight + weight <= capacity) return grant(bucket, weight, 0);
       const waitMs = predictedWaitMs(bucket, weight);
-      // Admitted work must end within the request's deadline: its wait and its own expected run.
-      if (waitMs > maxWaitMs || waitMs + holdMs > remainingMs) {
+      if (!fits(waitMs, remainingMs)) {
         forgetIfIdle(bucket);
         return refusal('wait_too_long', waitMs);
       }
@@ -230,6 +238,12 @@ export function createAdmission(options: AdmissionOptions): Admission {
         queued += 1;
         serveQueues();
       });
+    },
+    refusalBeforeReading(caller, remainingMs) {
+      if (queued === 0) return undefined;
+      const bucket = buckets.get(caller);
+      const waitMs = bucket ? predictedWaitMs(bucket, 1) : predictedWaitMs(newcomer, 1);
+      return fits(waitMs, remainingMs) ? undefined : refusal('wait_too_long', waitMs);
     },
     state() {
       let top = 0;

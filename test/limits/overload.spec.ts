@@ -60,7 +60,7 @@ async function serve(options: Partial<GatewayOptions>) {
     return { status: response.status, retryAfter: response.headers.get('retry-after'), body, tookMs: endedAt - startedAt, endedAt };
   }
   const metrics = async () => (await fetch(new URL('/metrics', url))).text();
-  return { upstream: fake, gateway: created, post, metrics };
+  return { upstream: fake, gateway: created, post, metrics, url };
 }
 
 /** Holds every upstream answer until `open()`; then answers them, and later calls at once. */
@@ -106,7 +106,7 @@ describe('past capacity', () => {
         const refused = await Promise.all(Array.from({ length: extra }, () => post(LOOKUP)));
         for (const answer of refused) {
           expectRefused(answer);
-          expect(answer.tookMs).toBeLessThan(200);
+          expect(answer.tookMs).toBeLessThan(1000); // the admitted are held until the end: a refusal that waited would never come
         }
         expect(upstream.requests).toHaveLength(capacity);
 
@@ -144,6 +144,34 @@ describe('past capacity', () => {
     expect(after).toMatch(/^gateway_admission_refused_total\{reason="wait_too_long"\} 1$/m);
     expect(after).toMatch(/^gateway_admission_wait_seconds_count 2$/m);
     expect(after).toMatch(/^gateway_admission_in_flight 0$/m);
+  });
+
+  it('refuses before reading the body once even a one-call request could not wait its turn', async () => {
+    // Capacity 1, a request held: the next one is predicted to wait one hold (1 s before any has
+    // ended) and is queued; after it, two holds, more than the 1.5 s allowed.
+    const { upstream, post, metrics, url } = await serve({ admissionCapacity: 1, admissionMaxWaitMs: 1500 });
+    const held = gate(upstream);
+    const first = post(LOOKUP);
+    await until(() => upstream.requests.length === 1);
+    const queued = post(LOOKUP);
+    while (!/^gateway_admission_queued 1$/m.test(await metrics())) await wait(5);
+
+    // Not JSON: read, this body would be a 400 BAD_REQUEST.
+    const unread = await fetch(url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: 'Bearer phx_overload_key' },
+      body: '{"query": ',
+    });
+    expect(unread.status).toBe(503);
+    expect(unread.headers.get('retry-after')).toMatch(/^[1-9]\d*$/);
+    expect(await unread.json()).toEqual({
+      errors: [expect.objectContaining({ extensions: expect.objectContaining({ code: 'OVERLOADED' }) })],
+    });
+    expect(upstream.requests).toHaveLength(1);
+    held.open();
+    expect((await first).status).toBe(200);
+    expect((await queued).body).toEqual({ data: { organization: { name: 'Org' } } });
+    expect(await metrics()).toMatch(/^gateway_admission_refused_total\{reason="wait_too_long"\} 1$/m);
   });
 });
 
