@@ -3,14 +3,13 @@
 // still ends within REQUEST_DEADLINE_MS, its wait included; the gateway's own queueing opens no
 // circuit breaker; and one key's flood leaves another key served. Over HTTP, against the recording
 // fake upstream, with capacities of a few calls (the load figures are bench/overload.ts's).
-import type { Server, ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type { ServerResponse } from 'node:http';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway.ts';
-import { createGatewayServer } from '../../src/http/server.ts';
 import { DEADLINE_TICK_MS } from '../../src/rest/deadline.ts';
 import { type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
+import { type ServedGateway, serveOverHttp } from '../support/http-server.ts';
 
 const ORG = 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbb1';
 /** One upstream call (a retrieve): weight 1. */
@@ -22,14 +21,13 @@ const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let upstream: FakeUpstream | undefined;
 let gateway: Gateway | undefined;
-let server: Server | undefined;
+let served: ServedGateway | undefined;
 
 async function closeAll() {
-  server?.closeAllConnections();
-  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
+  await served?.close();
   await gateway?.close();
   await upstream?.close();
-  server = gateway = upstream = undefined;
+  served = gateway = upstream = undefined;
 }
 afterEach(closeAll);
 
@@ -44,10 +42,9 @@ interface Answer {
 async function serve(options: Partial<GatewayOptions>) {
   const fake = await startFakeUpstream();
   const created = createGateway({ upstreamUrl: fake.url, upstreamGetRetries: 0, ...options });
-  const listening = createGatewayServer(created.yoga);
-  await new Promise<void>((resolve) => listening.listen(0, '127.0.0.1', resolve));
-  [upstream, gateway, server] = [fake, created, listening];
-  const url = `http://127.0.0.1:${(listening.address() as AddressInfo).port}/graphql`;
+  const listening = await serveOverHttp(created);
+  [upstream, gateway, served] = [fake, created, listening];
+  const { url } = listening;
   async function post(query: string, key = 'phx_overload_key'): Promise<Answer> {
     const startedAt = performance.now();
     const response = await fetch(url, {
