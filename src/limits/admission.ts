@@ -106,7 +106,7 @@ export function createAdmission(options: AdmissionOptions): Admission {
   /** Stands for a caller with nothing admitted or waiting, in predictions (never stored). */
   const newcomer: Bucket = { caller: '', queue: [], queuedWeight: 0, inFlight: 0, deficit: 0, credited: false };
   const forgetIfIdle = (bucket: Bucket) => {
-    if (bucket.inFlight === 0 && bucket.queue.length === 0) buckets.delete(bucket.caller);
+    if (bucket.inFlight === 0 && bucket.queue.length === 0 && buckets.get(bucket.caller) === bucket) buckets.delete(bucket.caller);
   };
 
   /**
@@ -183,8 +183,10 @@ export function createAdmission(options: AdmissionOptions): Admission {
       // The head waits for weight to come back; it keeps its turn.
       if (inFlight + head.weight > capacity) return;
       bucket.deficit -= head.weight;
+      // Granted before it leaves the queue, so that its caller's bucket is not forgotten in between.
+      const granted = grant(bucket, head.weight, performance.now() - head.enqueuedAt);
       dequeue(bucket, head, 0);
-      head.settle(grant(bucket, head.weight, performance.now() - head.enqueuedAt));
+      head.settle(granted);
     }
   };
 
