@@ -17,6 +17,9 @@ export const DEFAULTS = {
   MAX_LOOKUP_SCAN_PAGES: 10,
   UPSTREAM_CONCURRENCY_PER_REQUEST: 16,
   REQUEST_DEADLINE_MS: 30_000,
+  ADMISSION_CAPACITY: undefined,
+  ADMISSION_MAX_WAIT_MS: 2000,
+  ADMISSION_MAX_QUEUED: 500,
   MAX_UPSTREAM_RESPONSE_BYTES: 8 * 1024 * 1024,
   CIRCUIT_BREAKER_ERROR_PERCENT: 50,
   CIRCUIT_BREAKER_MIN_CALLS: 10,
@@ -182,6 +185,12 @@ interface GatewayConfig {
   upstreamConcurrencyPerRequest: number;
   /** From a request's arrival, time until its last upstream call must have ended. @default DEFAULTS.REQUEST_DEADLINE_MS */
   requestDeadlineMs: number;
+  /** Estimated upstream calls of admitted requests at once; unset: 4 × UPSTREAM_CONNECTIONS. @default DEFAULTS.ADMISSION_CAPACITY */
+  admissionCapacity: number | undefined;
+  /** Longest predicted wait for admission; a request predicted to wait longer is refused at once. @default DEFAULTS.ADMISSION_MAX_WAIT_MS */
+  admissionMaxWaitMs: number;
+  /** Requests waiting for admission at once, over all callers. @default DEFAULTS.ADMISSION_MAX_QUEUED */
+  admissionMaxQueued: number;
   /** List pages (of 100) a lookup of an invite or member may scan; they have no REST retrieve. @default DEFAULTS.MAX_LOOKUP_SCAN_PAGES */
   maxLookupScanPages: number;
   /** Largest upstream answer body, in bytes (8 MiB). @default DEFAULTS.MAX_UPSTREAM_RESPONSE_BYTES */
@@ -273,6 +282,9 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     maxUpstreamCalls: integer(env, 'MAX_UPSTREAM_CALLS', 1, 100_000),
     upstreamConcurrencyPerRequest: integer(env, 'UPSTREAM_CONCURRENCY_PER_REQUEST', 1, 1024),
     requestDeadlineMs: integer(env, 'REQUEST_DEADLINE_MS', 1, 600_000),
+    admissionCapacity: optionalInteger(env, 'ADMISSION_CAPACITY', 1, 1_000_000),
+    admissionMaxWaitMs: integer(env, 'ADMISSION_MAX_WAIT_MS', 0, 600_000),
+    admissionMaxQueued: integer(env, 'ADMISSION_MAX_QUEUED', 0, 1_000_000),
     maxLookupScanPages: integer(env, 'MAX_LOOKUP_SCAN_PAGES', 1, 1000),
     maxUpstreamResponseBytes: integer(env, 'MAX_UPSTREAM_RESPONSE_BYTES', 1024, 1024 * 1024 * 1024),
     maxRequestBytes: integer(env, 'MAX_REQUEST_BYTES', 1024, 100 * 1024 * 1024),
@@ -512,8 +524,13 @@ function persistedOperations(file: string | undefined): OperationManifest | unde
 }
 
 function integer(env: Env, name: SettingOf<number>, min: number, max: number): number {
+  return optionalInteger(env, name, min, max) ?? DEFAULTS[name];
+}
+
+/** A whole number from `min` to `max`, or undefined when unset. */
+function optionalInteger(env: Env, name: Setting, min: number, max: number): number | undefined {
   const raw = env[name]?.trim();
-  if (!raw) return DEFAULTS[name];
+  if (!raw) return undefined;
   const value = Number(raw);
   if (!/^\d+$/.test(raw) || value < min || value > max) {
     throw new ConfigError(`${name} must be a whole number from ${min} to ${max} (got "${raw}").`);

@@ -12,6 +12,8 @@ import { createLocalGraphiQL } from './graphiql/index.ts';
 import { toGraphQLError } from './graphql-errors.ts';
 import { createHttpSurface, type HttpOptions } from './http/index.ts';
 import { createIdempotencyMetrics, idempotencyPlugin } from './idempotency/index.ts';
+import { createAdmission } from './limits/admission.ts';
+import { admissionPlugin } from './limits/admission-plugin.ts';
 import { bodyLimitPlugin } from './limits/body-limit.ts';
 import { fanOutBudgetPlugin } from './limits/fan-out-plugin.ts';
 import { jsonDepthPlugin } from './limits/json-depth.ts';
@@ -50,6 +52,12 @@ export interface GatewayOptions extends OperationsOptions {
   upstreamConcurrencyPerRequest?: number;
   /** From a request's arrival, time until its last upstream call must have ended. @default DEFAULTS.REQUEST_DEADLINE_MS */
   requestDeadlineMs?: number;
+  /** Estimated upstream calls of admitted requests at once. @default 2 × upstreamConnections (DEFAULTS.ADMISSION_CAPACITY is unset) */
+  admissionCapacity?: number;
+  /** Longest predicted wait for admission; longer is refused at once. @default DEFAULTS.ADMISSION_MAX_WAIT_MS */
+  admissionMaxWaitMs?: number;
+  /** Requests waiting for admission at once. @default DEFAULTS.ADMISSION_MAX_QUEUED */
+  admissionMaxQueued?: number;
   /** List pages (of 100) a lookup of an invite or member may scan; they have no REST retrieve. @default DEFAULTS.MAX_LOOKUP_SCAN_PAGES */
   maxLookupScanPages?: number;
   /** Largest upstream answer body, in bytes. @default DEFAULTS.MAX_UPSTREAM_RESPONSE_BYTES */
@@ -81,6 +89,9 @@ export interface GatewayOptions extends OperationsOptions {
   /** Told of every finished upstream call, after the metrics. */
   onUpstreamCall?: (call: UpstreamCall) => void;
 }
+
+/** ADMISSION_CAPACITY when unset: estimated calls admitted per upstream connection (docs/overload.md). */
+const ADMITTED_CALLS_PER_CONNECTION = 4;
 
 export interface Gateway {
   yoga: YogaServerInstance<Record<string, never>, GatewayContext>;
@@ -155,6 +166,17 @@ export function createGateway(options: GatewayOptions): Gateway {
     max: options.subscriptions?.max ?? DEFAULTS.MAX_SUBSCRIPTIONS,
     run: runPoll,
   });
+  const admission = createAdmission({
+    // Four times the pool (measured: docs/overload.md): a request's estimate is its most calls at
+    // once, and it holds fewer on average (a dashboard's first call runs alone); the pool's own queue
+    // absorbs the difference.
+    capacity: options.admissionCapacity ?? ADMITTED_CALLS_PER_CONNECTION * (options.upstreamConnections ?? DEFAULTS.UPSTREAM_CONNECTIONS),
+    maxWaitMs: options.admissionMaxWaitMs ?? DEFAULTS.ADMISSION_MAX_WAIT_MS,
+    maxQueued: options.admissionMaxQueued ?? DEFAULTS.ADMISSION_MAX_QUEUED,
+    observer: observability.metrics.admission,
+  });
+  observability.metrics.trackAdmission(admission.state);
+  const estimates = new WeakMap<object, number>();
 
   const maxJsonDepth = options.maxJsonDepth ?? DEFAULTS.MAX_JSON_DEPTH;
   const graphiql = createLocalGraphiQL({ title: 'Organization GraphQL gateway', defaultQuery: EXAMPLE_QUERY, demoKey: options.demoKey });
@@ -204,9 +226,18 @@ export function createGateway(options: GatewayOptions): Gateway {
         maxRequestMs: limits.deadlineMs + (options.upstreamTimeoutMs ?? DEFAULTS.UPSTREAM_TIMEOUT_MS) + 1000,
         events: createIdempotencyMetrics(observability.metrics.registry),
       }),
-      fanOutBudgetPlugin(limits.maxCalls, limits.maxLookupScanPages, economy?.onEstimate),
+      fanOutBudgetPlugin(limits.maxCalls, limits.maxLookupScanPages, (context, estimate) => {
+        estimates.set(context, estimate);
+        economy?.onEstimate?.(context, estimate);
+      }),
       // After the estimate: the upstream budget reserves it.
       ...(economy?.plugins ?? []),
+      // Last before execution: a request weighs its estimated upstream calls. After the budget, whose
+      // refusal would otherwise end execution before admission's wrapper could release the weight.
+      admissionPlugin(admission, {
+        estimateOf: (context) => estimates.get(context),
+        deadlineAt: (request) => (arrivals.get(request)?.receivedAt ?? performance.now()) + limits.deadlineMs,
+      }),
       ...subscriptionPlugins(),
     ],
   });

@@ -16,7 +16,8 @@ type ErrorCode =
   | 'QUERY_TOO_COMPLEX'
   | 'IDEMPOTENCY_CONFLICT'
   | 'IDEMPOTENCY_KEY_REUSED'
-  | 'IDEMPOTENCY_UNAVAILABLE';
+  | 'IDEMPOTENCY_UNAVAILABLE'
+  | 'OVERLOADED';
 
 /** A caller-facing error; `code` always wins over a same-named extension. `nodes` locate it in the operation. */
 export function gatewayError(code: ErrorCode, message: string, extensions?: Record<string, unknown>, nodes?: ASTNode): GraphQLError {

@@ -11,7 +11,7 @@ import { exceedsDepth } from './json-depth.ts';
 const MAX_ESTIMATES_PER_DOCUMENT = 100;
 const MAX_KEY_LENGTH = 512;
 
-/** `onEstimate`: told each admitted operation's estimate, by its context (the upstream budget reserves it). */
+/** `onEstimate`: told each admitted operation's estimate, by its context (the upstream budget reserves it; admission control weighs the request by it). */
 export function fanOutBudgetPlugin(
   budget: number,
   maxLookupScanPages: number,
@@ -23,7 +23,7 @@ export function fanOutBudgetPlugin(
   const estimates = new WeakMap<DocumentNode, Map<string, number>>();
 
   return {
-    onExecute({ args, setResultAndStopExecution }) {
+    onExecute({ args, context, setResultAndStopExecution }) {
       const key = estimateKey(args.operationName, args.variableValues);
       let byArguments = estimates.get(args.document);
       if (!byArguments) {
@@ -47,7 +47,7 @@ export function fanOutBudgetPlugin(
         });
         return;
       }
-      onEstimate?.(args.contextValue as object, estimate);
+      onEstimate?.(context, estimate);
     },
   };
 }

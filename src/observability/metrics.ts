@@ -20,10 +20,22 @@ export interface GatewayMetrics {
   readonly registry: Registry;
   observeOperation(summary: OperationSummary): void;
   observeUpstreamCall(call: UpstreamCall): void;
+  /** Admission control (src/limits/admission.ts): each admission, with its wait, and each refusal, by reason. */
+  readonly admission: { admitted(waitedMs: number): void; refused(reason: string): void };
+  /** Reads admission control's state at every scrape. */
+  trackAdmission(state: () => AdmissionGauges): void;
   /** Follows the circuit breakers' states in `gateway_upstream_circuit_state`. */
   trackCircuit(transport: Pick<GuardedTransport, 'state' | 'onStateChange'>): void;
   /** The text exposition of this gateway's and the process's metrics. */
   render(): Promise<{ contentType: string; body: string }>;
+}
+
+interface AdmissionGauges {
+  capacity: number;
+  inFlight: number;
+  queued: number;
+  callers: number;
+  topCallerShare: number;
 }
 
 const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
@@ -88,8 +100,59 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     labelNames: ['route'],
     registers,
   });
+  const admitted = new Counter({
+    name: 'gateway_admission_admitted_total',
+    help: 'GraphQL requests admitted to execution by admission control.',
+    registers,
+  });
+  const refused = new Counter({
+    name: 'gateway_admission_refused_total',
+    help: 'GraphQL requests refused with OVERLOADED, by reason: wait_too_long (predicted wait over ADMISSION_MAX_WAIT_MS or the deadline), queue_full (the queue is full), deadline (still waiting when too little of its deadline was left).',
+    labelNames: ['reason'],
+    registers,
+  });
+  const waitSeconds = new Histogram({
+    name: 'gateway_admission_wait_seconds',
+    help: 'Time admitted requests waited for admission (0 when there was room at once).',
+    buckets: [0, ...SECONDS_BUCKETS],
+    registers,
+  });
+  const reasonLabel = boundedLabel(gatewayBounds);
   return {
     registry,
+    admission: {
+      admitted(waitedMs) {
+        admitted.inc();
+        waitSeconds.observe(waitedMs / 1000);
+      },
+      refused(reason) {
+        refused.inc({ reason: reasonLabel(reason) });
+      },
+    },
+    trackAdmission(state) {
+      // No per-caller label: callers are keys, and a share per key hash would grow without bound.
+      const gauges: [keyof AdmissionGauges, string, string][] = [
+        ['capacity', 'gateway_admission_capacity', 'Estimated upstream calls admitted requests may hold at once (ADMISSION_CAPACITY).'],
+        ['inFlight', 'gateway_admission_in_flight', 'Estimated upstream calls held by admitted requests now.'],
+        ['queued', 'gateway_admission_queued', 'Requests waiting for admission now.'],
+        [
+          'callers',
+          'gateway_admission_callers',
+          'Callers (keys, and all anonymous requests as one) with requests admitted or waiting now.',
+        ],
+        ['topCallerShare', 'gateway_admission_top_caller_share', 'Share (0 to 1) of the calls in flight held by the busiest caller.'],
+      ];
+      for (const [field, name, help] of gauges) {
+        new Gauge({
+          name,
+          help,
+          registers,
+          collect() {
+            this.set(state()[field]);
+          },
+        });
+      }
+    },
     observeOperation(summary) {
       const labels = { operation: summary.operation ? operationLabel(summary.operation) : 'anonymous', outcome: summary.outcome };
       operations.inc(labels);

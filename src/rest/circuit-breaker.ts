@@ -3,7 +3,8 @@
 // - one breaker for the whole upstream (`*`) counts only failures to connect at all (refused, name
 //   not resolved, connect timeout): no request's content can cause those, whatever its method;
 // - one breaker per route template, for reads only, counts a read's 5xx, malformed answer, dropped
-//   connection or timeout on the wire: that endpoint is failing, the others may be fine.
+//   connection or timeout on the wire (one the upstream held longer than our pool's queue did):
+//   that endpoint is failing, the others may be fine.
 // A write's failure, any 4xx (a 429 included), a caller's own abort and a redirect never count: each
 // says something about one request, and counting them let one key pause every key's calls.
 // An open breaker fails its calls for `resetTimeoutMs`; then the next call is a probe, and any
@@ -50,7 +51,9 @@ export function failureScope(error: unknown): 'upstream' | 'route' | undefined {
     case 'http':
       return (error.status ?? 0) >= 500 ? 'route' : undefined;
     case 'timeout':
-      return error.sent === false ? undefined : 'route'; // never sent: it waited in our own pool's queue
+      // Only the upstream's own slowness: never sent (it waited in our pool's queue), or held
+      // longer by our queue than by the upstream, says more about this gateway's load than the upstream's.
+      return error.sent && error.wireMs >= error.queuedMs ? 'route' : undefined;
     case 'network':
     case 'malformed':
       return 'route';

@@ -115,7 +115,14 @@ describe('REQUEST_DEADLINE_MS', () => {
 
 describe('waiting for a pooled connection', () => {
   it('with both connections held by drips, a query fails at its own deadline without sending its call', async () => {
-    const { upstream, post } = await serve({ upstreamTimeoutMs: 5000, requestDeadlineMs: 400, upstreamConnections: 2 });
+    // Admission would hold the drips back (the query's estimate, 21 calls, fills 4 × 2 connections):
+    // room for all three, so that they meet in the pool (admission: test/limits/overload.spec.ts).
+    const { upstream, post } = await serve({
+      upstreamTimeoutMs: 5000,
+      requestDeadlineMs: 400,
+      upstreamConnections: 2,
+      admissionCapacity: 100,
+    });
     upstream.handle((req, res) => {
       if (req.path === `/api/organizations/${ORG}/`) return void dripBody(res, 100);
       if (req.path === '/api/organizations/') return void setTimeout(() => sendJson(res, 200, page([org])), 250);

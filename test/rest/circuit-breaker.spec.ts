@@ -55,4 +55,13 @@ describe('failureScope', () => {
   it('does not count a timeout of a call that never left the gateway (it waited for a pooled connection)', () => {
     expect(failureScope(new UpstreamError({ kind: 'timeout', sent: false, method: 'GET', route: '/api/organizations/' }))).toBeUndefined();
   });
+
+  it("counts a read's timeout only when the upstream held the call at least as long as the gateway's queue did", () => {
+    fc.assert(
+      fc.property(fc.boolean(), fc.nat(20_000), fc.nat(20_000), (sent, queuedMs, wireMs) => {
+        const scope = failureScope(errorOf({ kind: 'timeout', method: 'GET', sent, queuedMs, wireMs: sent ? wireMs : 0 }));
+        expect(scope).toBe(sent && wireMs >= queuedMs ? 'route' : undefined);
+      }),
+    );
+  });
 });

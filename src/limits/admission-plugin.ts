@@ -1,0 +1,71 @@
+// Admission before execution (contract: Limits, overload): right after the fan-out estimate, a
+// request asks src/limits/admission.ts for its estimated upstream calls. Refused, it ends here with
+// HTTP 503, `Retry-After` and OVERLOADED, before any upstream call; admitted, it gives its weight
+// back when its execution ends.
+import { createHash } from 'node:crypto';
+import type { Plugin, YogaInitialContext } from 'graphql-yoga';
+import { bearerKey } from '../context.ts';
+import { gatewayError } from '../graphql-errors.ts';
+import type { Admission, Grant, Refusal } from './admission.ts';
+
+interface AdmissionPluginOptions {
+  /** The request's fan-out estimate, noted by the fan-out plugin (src/limits/fan-out-plugin.ts). */
+  estimateOf(context: object): number | undefined;
+  /** When the request's deadline ends, as a `performance.now()` time (its arrival + REQUEST_DEADLINE_MS). */
+  deadlineAt(request: Request): number;
+}
+
+/** Requests without a key share one queue. */
+const ANONYMOUS = 'anonymous';
+
+export function admissionPlugin(admission: Admission, { estimateOf, deadlineAt }: AdmissionPluginOptions): Plugin {
+  const callers = new WeakMap<Request, string>();
+  const callerOf = (request: Request) => {
+    let caller = callers.get(request);
+    if (caller === undefined) {
+      caller = callerHash(request);
+      callers.set(request, caller);
+    }
+    return caller;
+  };
+  return {
+    // Overloaded past what even a one-call request could wait: refused before its body is read.
+    onRequestParse({ request }) {
+      const refused = admission.refusalBeforeReading(callerOf(request), deadlineAt(request) - performance.now());
+      if (refused) throw overloaded(refused.retryAfterSeconds);
+    },
+    onExecute({ context, executeFn, setExecuteFn, setResultAndStopExecution }) {
+      const { request } = context as YogaInitialContext;
+      const outcome = admission.acquire(callerOf(request), estimateOf(context) ?? 1, deadlineAt(request) - performance.now());
+      const apply = (settled: Grant | Refusal) => {
+        if (settled.refused) {
+          setResultAndStopExecution({ errors: [overloaded(settled.retryAfterSeconds)] });
+          return;
+        }
+        setExecuteFn(async (executeArgs) => {
+          try {
+            return await executeFn(executeArgs);
+          } finally {
+            settled.release();
+          }
+        });
+      };
+      if (outcome instanceof Promise) return outcome.then(apply);
+      apply(outcome);
+    },
+  };
+}
+
+/** The caller's queue: a short hash of its key, so the key itself is kept no longer than the request. */
+function callerHash(request: Request): string {
+  const key = bearerKey(request.headers.get('authorization'));
+  return key === null ? ANONYMOUS : createHash('sha256').update(key).digest('base64url').slice(0, 16);
+}
+
+function overloaded(retryAfterSeconds: number) {
+  return gatewayError(
+    'OVERLOADED',
+    `This gateway is at capacity. Retry after ${retryAfterSeconds} ${retryAfterSeconds === 1 ? 'second' : 'seconds'}.`,
+    { retryAfter: retryAfterSeconds, http: { status: 503, headers: { 'Retry-After': String(retryAfterSeconds) } } },
+  );
+}
