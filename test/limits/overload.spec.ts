@@ -6,6 +6,7 @@
 import type { ServerResponse } from 'node:http';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parseUpstreamBudget } from '../../src/budget-setting.ts';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway.ts';
 import { DEADLINE_TICK_MS } from '../../src/rest/deadline.ts';
 import { type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
@@ -169,6 +170,19 @@ describe('past capacity', () => {
     expect((await first).status).toBe(200);
     expect((await queued).body).toEqual({ data: { organization: { name: 'Org' } } });
     expect(await metrics()).toMatch(/^gateway_admission_refused_total\{reason="wait_too_long"\} 1$/m);
+  });
+});
+
+describe('beside the upstream budget', () => {
+  it("a request the key's budget refuses holds no admission capacity: the next caller is admitted", async () => {
+    const { upstream, post } = await serve({ admissionCapacity: 1, upstreamBudget: parseUpstreamBudget('2/minute') });
+    upstream.handle((_req, res) => sendJson(res, 200, org));
+    for (let i = 0; i < 2; i++) expect((await post(LOOKUP)).body).toEqual({ data: { organization: { name: 'Org' } } });
+    for (let i = 0; i < 3; i++) expect((await post(LOOKUP)).body.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
+    const other = await post(LOOKUP, 'phx_another_key');
+    expect(other.status).toBe(200);
+    expect(other.body).toEqual({ data: { organization: { name: 'Org' } } });
+    expect(upstream.requests).toHaveLength(3);
   });
 });
 
