@@ -133,8 +133,13 @@ export function createGateway(options: GatewayOptions): Gateway {
     maxEntries: DEFAULTS.IDEMPOTENCY_MAX_ENTRIES,
     ...options.idempotency,
   };
+  // Each operation's fan-out estimate, noted once by the fan-out plugin and read by the upstream
+  // budget (which reserves it) and admission control (which weighs the request by it).
+  const estimates = new WeakMap<object, number>();
+  const estimateOf = (context: object) => estimates.get(context);
   const economy = createUpstreamEconomy({
     ...options,
+    estimateOf,
     idempotencyMaxEntries: idempotency.maxEntries,
     logger: observability.logger,
     registry: observability.metrics.registry,
@@ -176,7 +181,6 @@ export function createGateway(options: GatewayOptions): Gateway {
     observer: observability.metrics.admission,
   });
   observability.metrics.trackAdmission(admission.state);
-  const estimates = new WeakMap<object, number>();
 
   const maxJsonDepth = options.maxJsonDepth ?? DEFAULTS.MAX_JSON_DEPTH;
   const graphiql = createLocalGraphiQL({ title: 'Organization GraphQL gateway', defaultQuery: EXAMPLE_QUERY, demoKey: options.demoKey });
@@ -226,16 +230,13 @@ export function createGateway(options: GatewayOptions): Gateway {
         maxRequestMs: limits.deadlineMs + (options.upstreamTimeoutMs ?? DEFAULTS.UPSTREAM_TIMEOUT_MS) + 1000,
         events: createIdempotencyMetrics(observability.metrics.registry),
       }),
-      fanOutBudgetPlugin(limits.maxCalls, limits.maxLookupScanPages, (context, estimate) => {
-        estimates.set(context, estimate);
-        economy?.onEstimate?.(context, estimate);
-      }),
+      fanOutBudgetPlugin(limits.maxCalls, limits.maxLookupScanPages, (context, estimate) => estimates.set(context, estimate)),
       // After the estimate: the upstream budget reserves it.
       ...(economy?.plugins ?? []),
       // Last before execution: a request weighs its estimated upstream calls. After the budget, whose
       // refusal would otherwise end execution before admission's wrapper could release the weight.
       admissionPlugin(admission, {
-        estimateOf: (context) => estimates.get(context),
+        estimateOf,
         deadlineAt: (request) => (arrivals.get(request)?.receivedAt ?? performance.now()) + limits.deadlineMs,
       }),
       ...subscriptionPlugins(),

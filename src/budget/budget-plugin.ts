@@ -12,14 +12,16 @@ const BUDGET_HEADER = 'x-upstream-budget';
 
 interface BudgetPlugin {
   plugin: Plugin;
-  /** For the fan-out plugin: the estimate it computed for each admitted operation. */
-  onEstimate(context: object, estimate: number): void;
   /** A subscription poll in its own context: it reserves one call, or is refused with RATE_LIMITED like a request. */
   poll<T>(key: string, context: GatewayContext, run: () => Promise<T>): Promise<T>;
 }
 
-export function upstreamBudgetPlugin(budget: UpstreamBudget, onRefusal?: () => void): BudgetPlugin {
-  const estimates = new WeakMap<object, number>();
+/** `estimateOf`: the fan-out estimate of a request's operation, by its context (src/limits/fan-out-plugin.ts). */
+export function upstreamBudgetPlugin(
+  budget: UpstreamBudget,
+  estimateOf: (context: object) => number | undefined,
+  onRefusal?: () => void,
+): BudgetPlugin {
   const reports = new WeakMap<Request, WindowReport[]>();
   const wantsReport = (request: Request) => request.headers.get(BUDGET_HEADER)?.trim() === '1';
 
@@ -29,7 +31,7 @@ export function upstreamBudgetPlugin(budget: UpstreamBudget, onRefusal?: () => v
       const { request } = context;
       const key = bearerKey(request.headers.get('authorization'));
       if (key === null) return; // no upstream call will be made
-      const estimate = estimates.get(context) ?? 0;
+      const estimate = estimateOf(context) ?? 0;
       const outcome = await budget.take(key, estimate);
       reports.set(request, outcome.report);
       if (!outcome.taken) {
@@ -56,7 +58,6 @@ export function upstreamBudgetPlugin(budget: UpstreamBudget, onRefusal?: () => v
   };
   return {
     plugin,
-    onEstimate: (context, estimate) => estimates.set(context, estimate),
     async poll(key, context, run) {
       const outcome = await budget.take(key, POLL_ESTIMATE);
       if (!outcome.taken) {

@@ -11,7 +11,7 @@ import { exceedsDepth } from './json-depth.ts';
 const MAX_ESTIMATES_PER_DOCUMENT = 100;
 const MAX_KEY_LENGTH = 512;
 
-/** `onEstimate`: told each admitted operation's estimate, by its context (the upstream budget reserves it; admission control weighs the request by it). */
+/** `onEstimate`: told each admitted operation's estimate, by its context (the gateway notes it once for the upstream budget and admission control). */
 export function fanOutBudgetPlugin(
   budget: number,
   maxLookupScanPages: number,

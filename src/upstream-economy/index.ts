@@ -22,6 +22,8 @@ interface UpstreamEconomyOptions {
   /** Idempotency records a memory store keeps at most. @default DEFAULTS.IDEMPOTENCY_MAX_ENTRIES */
   idempotencyMaxEntries?: number;
   upstreamBudget?: readonly BudgetWindow[];
+  /** The fan-out estimate of a request's operation, by its context: what the budget reserves. */
+  estimateOf(context: object): number | undefined;
   logger: Logger;
   registry: Registry;
   labelBounds: LabelBounds;
@@ -30,8 +32,6 @@ interface UpstreamEconomyOptions {
 interface UpstreamEconomy {
   /** The transport one request's calls go through (the cache's when it is on). */
   transportFor(request: Request, base: UpstreamTransport): UpstreamTransport;
-  /** For the fan-out plugin: the budget reserves each operation's estimate. */
-  onEstimate?(context: object, estimate: number): void;
   /** Runs a subscription poll under the key's budget (UPSTREAM_BUDGET), when there is one. */
   poll?<T>(key: string, context: GatewayContext, run: () => Promise<T>): Promise<T>;
   /** After the fan-out plugin. */
@@ -59,11 +59,11 @@ export function createUpstreamEconomy(options: UpstreamEconomyOptions): Upstream
     options.upstreamBudget &&
     upstreamBudgetPlugin(
       createUpstreamBudget({ windows: options.upstreamBudget, store: stores.shared, fallback: stores.local }),
+      options.estimateOf,
       metrics.budgetRefused,
     );
   return {
     transportFor: (request, base) => (cache ? cache.transportFor(request, base) : base),
-    onEstimate: budget ? budget.onEstimate : undefined,
     poll: budget ? budget.poll : undefined,
     plugins: [...(budget ? [budget.plugin] : []), ...(cache ? [cache.plugin] : [])],
     store: stores.shared,
