@@ -3,7 +3,9 @@
 // `Authorization: Bearer <caller's key>`, trailing-slash paths, `?limit=&offset=`; organizations
 // first, then the 4 lists of every organization at once) and answers the JSON the gateway's
 // GraphQL response has, field for field, global ids included. No GraphQL anywhere.
-//   tsx bench/floor.ts --upstream http://127.0.0.1:PORT [--port 0] [--connections 64]
+// Its pool has no connection limit (undici's default): every call of every dashboard is in flight at
+// once, so at 200 ms per upstream call a dashboard takes two round trips, whatever the load.
+//   tsx bench/floor.ts --upstream http://127.0.0.1:PORT [--port 0] [--connections N (0: no limit)]
 // prints one JSON line {"url": ...} once listening; POST anything to /graphql.
 import { randomUUID } from 'node:crypto';
 import { createServer } from 'node:http';
@@ -18,7 +20,7 @@ export interface FloorOptions {
   upstreamUrl: string;
   port?: number;
   host?: string;
-  /** Same default as the gateway's UPSTREAM_CONNECTIONS. @default 64 */
+  /** Upstream connections at most. @default undefined: no limit */
   connections?: number;
   /** @default 10000, the gateway's UPSTREAM_TIMEOUT_MS default */
   timeoutMs?: number;
@@ -30,7 +32,7 @@ const USER_AGENT = 'org-graphql-gateway-floor/0.1 (+undici)';
 export async function startFloor(options: FloorOptions) {
   const origin = new URL(options.upstreamUrl).origin;
   const timeoutMs = options.timeoutMs ?? 10_000;
-  const pool = new Pool(origin, { connections: options.connections ?? 64 });
+  const pool = new Pool(origin, { connections: options.connections || null });
 
   async function get<T>(key: string, requestId: string, path: string, limit: number): Promise<T> {
     const response = await pool.request({
@@ -128,7 +130,7 @@ if (import.meta.url === pathToFileURL(process.argv[1] ?? '').href) {
     options: {
       upstream: { type: 'string' },
       port: { type: 'string', default: '0' },
-      connections: { type: 'string', default: '64' },
+      connections: { type: 'string', default: '0' },
     },
   });
   if (!values.upstream) throw new Error('--upstream is required');

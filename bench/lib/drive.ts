@@ -24,6 +24,8 @@ export interface DriveResult {
   /** Responses received (any status). */
   requests: number;
   requestsPerSec: number;
+  /** Answers that were a whole result, per second: 2xx, and with checkBodies also data and no errors. */
+  completePerSec: number;
   bytesPerSec: number;
   latencyMs: { mean: number; p50: number; p90: number; p99: number; max: number };
   statusCodes: Record<string, number>;
@@ -49,7 +51,7 @@ export interface DriveResult {
 export async function drive(options: DriveOptions): Promise<DriveResult> {
   const latencies: number[] = [];
   const answeredIds: string[] = [];
-  const check: BodyCheck = { bodyless: 0, withErrors: 0, dataNull: 0, errorCodes: {}, samples: [], errorSamples: [] };
+  const check: BodyCheck = { complete: 0, bodyless: 0, withErrors: 0, dataNull: 0, errorCodes: {}, samples: [], errorSamples: [] };
 
   const onResponse = (status: number, body: string, _context: object, headers: Record<string, unknown> | undefined) => {
     const id = headers?.['x-request-id'] ?? headers?.['X-Request-Id'];
@@ -97,6 +99,7 @@ export async function drive(options: DriveOptions): Promise<DriveResult> {
     durationSec: result.duration,
     requests: latencies.length,
     requestsPerSec: latencies.length / result.duration,
+    completePerSec: (options.checkBodies ? check.complete : latencies.length - result.non2xx) / result.duration,
     bytesPerSec: result.throughput.average,
     latencyMs: {
       mean: latencies.reduce((a, b) => a + b, 0) / (latencies.length || 1),
@@ -121,6 +124,7 @@ export async function drive(options: DriveOptions): Promise<DriveResult> {
 }
 
 interface BodyCheck {
+  complete: number;
   bodyless: number;
   withErrors: number;
   dataNull: number;
@@ -143,9 +147,11 @@ function inspectBody(status: number, body: string, check: BodyCheck): void {
   }
   const response = parsed as { data?: unknown; errors?: { extensions?: { code?: string } }[] };
   if (response.data === null || response.data === undefined) check.dataNull += 1;
-  if (Array.isArray(response.errors) && response.errors.length > 0) {
+  const errors = Array.isArray(response.errors) ? response.errors : [];
+  if (errors.length === 0 && status >= 200 && status < 300 && response.data !== null && response.data !== undefined) check.complete += 1;
+  if (errors.length > 0) {
     check.withErrors += 1;
-    for (const error of response.errors) {
+    for (const error of errors) {
       const code = error.extensions?.code ?? 'none';
       check.errorCodes[code] = (check.errorCodes[code] ?? 0) + 1;
       if (check.errorSamples.length < 5) check.errorSamples.push(error);
