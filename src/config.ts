@@ -11,11 +11,11 @@ export const DEFAULTS = {
   HOST: '0.0.0.0',
   UPSTREAM_URL: undefined,
   UPSTREAM_TIMEOUT_MS: 10_000,
-  UPSTREAM_CONNECTIONS: 64,
+  UPSTREAM_CONNECTIONS: 1024,
   UPSTREAM_GET_RETRIES: 2,
   MAX_UPSTREAM_CALLS: 250,
   MAX_LOOKUP_SCAN_PAGES: 10,
-  UPSTREAM_CONCURRENCY_PER_REQUEST: 16,
+  UPSTREAM_CONCURRENCY_PER_REQUEST: 32,
   REQUEST_DEADLINE_MS: 30_000,
   ADMISSION_CAPACITY: undefined,
   ADMISSION_MAX_WAIT_MS: 2000,
@@ -185,7 +185,7 @@ interface GatewayConfig {
   upstreamConcurrencyPerRequest: number;
   /** From a request's arrival, time until its last upstream call must have ended. @default DEFAULTS.REQUEST_DEADLINE_MS */
   requestDeadlineMs: number;
-  /** Estimated upstream calls of admitted requests at once; unset: 4 × UPSTREAM_CONNECTIONS. @default DEFAULTS.ADMISSION_CAPACITY */
+  /** Estimated upstream calls of admitted requests at once; unset: 2 × UPSTREAM_CONNECTIONS. @default DEFAULTS.ADMISSION_CAPACITY */
   admissionCapacity: number | undefined;
   /** Longest predicted wait for admission; a request predicted to wait longer is refused at once. @default DEFAULTS.ADMISSION_MAX_WAIT_MS */
   admissionMaxWaitMs: number;

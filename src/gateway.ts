@@ -52,7 +52,7 @@ export interface GatewayOptions extends OperationsOptions {
   upstreamConcurrencyPerRequest?: number;
   /** From a request's arrival, time until its last upstream call must have ended. @default DEFAULTS.REQUEST_DEADLINE_MS */
   requestDeadlineMs?: number;
-  /** Estimated upstream calls of admitted requests at once. @default 2 × upstreamConnections (DEFAULTS.ADMISSION_CAPACITY is unset) */
+  /** Estimated upstream calls of admitted requests at once. @default ADMITTED_CALLS_PER_CONNECTION × upstreamConnections (DEFAULTS.ADMISSION_CAPACITY is unset) */
   admissionCapacity?: number;
   /** Longest predicted wait for admission; longer is refused at once. @default DEFAULTS.ADMISSION_MAX_WAIT_MS */
   admissionMaxWaitMs?: number;
@@ -91,7 +91,7 @@ export interface GatewayOptions extends OperationsOptions {
 }
 
 /** ADMISSION_CAPACITY when unset: estimated calls admitted per upstream connection (docs/overload.md). */
-const ADMITTED_CALLS_PER_CONNECTION = 4;
+const ADMITTED_CALLS_PER_CONNECTION = 2;
 
 export interface Gateway {
   yoga: YogaServerInstance<Record<string, never>, GatewayContext>;
@@ -172,9 +172,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     run: runPoll,
   });
   const admission = createAdmission({
-    // Four times the pool (measured: docs/overload.md): a request's estimate is its most calls at
-    // once, and it holds fewer on average (a dashboard's first call runs alone); the pool's own queue
-    // absorbs the difference.
+    // Twice the pool (measured: docs/overload.md): a request's estimate is its most calls at once,
+    // and it holds about half that on average (a dashboard's first call runs alone, then its 20).
     capacity: options.admissionCapacity ?? ADMITTED_CALLS_PER_CONNECTION * (options.upstreamConnections ?? DEFAULTS.UPSTREAM_CONNECTIONS),
     maxWaitMs: options.admissionMaxWaitMs ?? DEFAULTS.ADMISSION_MAX_WAIT_MS,
     maxQueued: options.admissionMaxQueued ?? DEFAULTS.ADMISSION_MAX_QUEUED,
