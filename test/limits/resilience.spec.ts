@@ -229,4 +229,32 @@ describe('per-request bounds', () => {
     expect(upstream.requests).toHaveLength(7);
     expect(peak).toBe(2);
   });
+
+  it("with the default settings, a dashboard's 20 lists are in flight together: two round trips, not three", async () => {
+    const { upstream, gateway } = await setUp({});
+    const orgs = ['1', '2', '3', '4', '5'].map((n) => ({ id: ORG.replace(/1$/, n), name: `Org ${n}`, teams: [] }));
+    let inFlight = 0;
+    let peak = 0;
+    upstream.handle((req, res) => {
+      inFlight += 1;
+      peak = Math.max(peak, inFlight);
+      // A list is held 200 ms unless all 20 are in: with fewer at once (a third round trip) the peak stays lower.
+      const answer = () => {
+        inFlight -= 1;
+        sendJson(res, 200, page(req.path === '/api/organizations/' ? orgs : []));
+      };
+      if (req.path === '/api/organizations/') answer();
+      else setTimeout(answer, inFlight >= 20 ? 0 : 200);
+    });
+    const { data, errors } = await run(
+      gateway,
+      `{ organizations(first: 5) { nodes {
+      batchExports(first: 10) { totalCount } domains(first: 5) { totalCount } members(first: 10) { totalCount }
+      pipelineDestinations(first: 10) { totalCount } } } }`,
+    );
+    expect(errors).toBeUndefined();
+    expect(data.organizations.nodes).toHaveLength(5);
+    expect(upstream.requests).toHaveLength(21);
+    expect(peak).toBe(20); // 16 with the old default of UPSTREAM_CONCURRENCY_PER_REQUEST
+  });
 });
