@@ -17,10 +17,15 @@ import {
 
 type Rest = () => RestClient;
 
+/** Tags in place by assignment: Object.assign would build a throwaway object per listed record. */
 const underOrg =
   <T extends string>($type: T) =>
-  <Raw extends object>(record: Raw, orgId: string) =>
-    Object.assign(record, { $type, $org: orgId });
+  <Raw extends object>(record: Raw, orgId: string) => {
+    const tagged = record as Raw & { $type: T; $org: string };
+    tagged.$type = $type;
+    tagged.$org = orgId;
+    return tagged;
+  };
 
 export class Loaders {
   #organizations?: ResourceLoader<Organization, OrganizationRecord>;
@@ -147,10 +152,15 @@ class PipelineLoaders {
 
   private of(family: PipelineFamily): ResourceLoader<PipelineItem, PipelineItemRecord> {
     const rest = this.rest;
+    const underItsOrg = underOrg(PIPELINE_TYPENAMES[family]);
     this.#loaders[family] ??= new ResourceLoader<PipelineItem, PipelineItemRecord>({
       list: (orgId, p) => rest().listPipelineItems(family, orgId, p),
       retrieve: (orgId, id) => rest().getPipelineItem(family, orgId, Number(id)),
-      tag: (record, orgId) => Object.assign(record, { $type: PIPELINE_TYPENAMES[family], $org: orgId, $family: family }),
+      tag: (record, orgId) => {
+        const tagged = underItsOrg(record, orgId) as PipelineItemRecord;
+        tagged.$family = family;
+        return tagged;
+      },
       idOf: (record) => String(record.id),
     });
     return this.#loaders[family];

@@ -28,6 +28,11 @@ export class ResourceLoader<Raw, R extends Raw = Raw> {
   private readonly records: DataLoader<string, R | null>;
   /** Every record a list page brought in this request, by parent and then id (no joined key to build per record). */
   private readonly listed = new Map<string, Map<string, R>>();
+  /**
+   * Records of pages not yet in `listed`, by parent: indexed on the first lookup or write under
+   * that parent, which most queries never make (a map entry per listed record otherwise).
+   */
+  private readonly unindexed = new Map<string, R[][]>();
   /** List pages on their way, by parent: a lookup waits for them before calling on its own. */
   private readonly pagesInFlight = new Map<string, Set<Promise<unknown>>>();
   /** The list's `count` as the latest page of each parent told it. */
@@ -62,7 +67,7 @@ export class ResourceLoader<Raw, R extends Raw = Raw> {
 
   /** The record, or null when the upstream does not have it. */
   byId(parentId: string, id: string): Promise<R | null> {
-    const listed = this.listed.get(parentId)?.get(id);
+    const listed = this.listedOf(parentId)?.get(id);
     return listed ? Promise.resolve(listed) : this.records.load(recordKey(parentId, id));
   }
 
@@ -81,17 +86,28 @@ export class ResourceLoader<Raw, R extends Raw = Raw> {
   /** Forgets the record and every cached page (after a write changed or removed it). */
   forget(parentId: string, id: string): void {
     this.records.clear(recordKey(parentId, id));
-    this.listed.get(parentId)?.delete(id);
+    this.listedOf(parentId)?.delete(id);
     this.pages.clear();
     this.counts.clear();
   }
 
   private listedUnder(parentId: string): Map<string, R> {
-    let listed = this.listed.get(parentId);
+    let listed = this.listedOf(parentId);
     if (!listed) {
       listed = new Map();
       this.listed.set(parentId, listed);
     }
+    return listed;
+  }
+
+  /** The parent's listed records, with the pages that came since the last lookup indexed first, in arrival order. */
+  private listedOf(parentId: string): Map<string, R> | undefined {
+    const pages = this.unindexed.get(parentId);
+    if (!pages) return this.listed.get(parentId);
+    this.unindexed.delete(parentId);
+    const listed = this.listed.get(parentId) ?? new Map<string, R>();
+    this.listed.set(parentId, listed);
+    for (const records of pages) for (const record of records) listed.set(this.resource.idOf(record), record);
     return listed;
   }
 
@@ -104,10 +120,13 @@ export class ResourceLoader<Raw, R extends Raw = Raw> {
       this.counts.set(parentId, page.count);
       // Not primed into `records` (a promise per record, for lookups most queries never make):
       // loadRecords consults `listed` first.
-      const listed = this.listedUnder(parentId);
-      for (const record of page.results) listed.set(this.resource.idOf(record), this.resource.tag(record, parentId));
+      for (const record of page.results) this.resource.tag(record, parentId);
       // Tagging is in place, so the page now holds tagged records.
-      return page as Page<R>;
+      const tagged = page as Page<R>;
+      const pages = this.unindexed.get(parentId);
+      if (pages) pages.push(tagged.results);
+      else this.unindexed.set(parentId, [tagged.results]);
+      return tagged;
     } finally {
       inFlight.delete(pending);
     }
@@ -129,12 +148,12 @@ export class ResourceLoader<Raw, R extends Raw = Raw> {
     await Promise.all(
       [...idsByParent].map(async ([parentId, ids]) => {
         await Promise.allSettled(this.pagesInFlight.get(parentId) ?? []);
-        const listed = this.listed.get(parentId);
+        const listed = this.listedOf(parentId);
         const unlisted = ids.filter((id) => !listed?.has(id));
         const results = await this.lookUp(parentId, unlisted);
         for (const [i, id] of unlisted.entries()) found.set(recordKey(parentId, id), results[i] as R | null | Error);
         for (const id of ids) {
-          const record = this.listed.get(parentId)?.get(id);
+          const record = this.listedOf(parentId)?.get(id);
           if (record) found.set(recordKey(parentId, id), record);
         }
       }),

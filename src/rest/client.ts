@@ -149,7 +149,7 @@ class CallerRestClient implements RestClient {
    * One call whose answer must have `expected` (none: a delete, whose answer is not read). An answer
    * of another shape is a malformed response (UPSTREAM_ERROR), like one that is not JSON.
    */
-  async #call<T>(
+  #call<T>(
     method: HttpMethod,
     template: string,
     params: PathParams,
@@ -157,23 +157,33 @@ class CallerRestClient implements RestClient {
     body?: unknown,
     query?: Record<string, number | undefined>,
   ): Promise<T> {
-    const response = await this.transport.request<unknown>({
-      method,
-      path: buildPath(template, params),
-      route: template,
-      query,
-      body,
-      key: this.caller.key,
-      requestId: this.caller.requestId,
-      signal: this.caller.signal,
-      deadlineAt: this.caller.deadlineAt,
-      answerShape: expected,
-    });
-    if (expected && !expected(response.body)) {
-      const { status, attempts, durationMs } = response;
-      throw new UpstreamError({ kind: 'malformed', method, route: template, status, attempts, durationMs });
+    let path: string;
+    try {
+      path = buildPath(template, params);
+    } catch (error) {
+      return Promise.reject(error); // a bad id fails the call's promise, as from an async function
     }
-    return response.body as T;
+    // `.then` rather than an async function: one promise per call instead of two.
+    return this.transport
+      .request<unknown>({
+        method,
+        path,
+        route: template,
+        query,
+        body,
+        key: this.caller.key,
+        requestId: this.caller.requestId,
+        signal: this.caller.signal,
+        deadlineAt: this.caller.deadlineAt,
+        answerShape: expected,
+      })
+      .then((response) => {
+        if (expected && !expected(response.body)) {
+          const { status, attempts, durationMs } = response;
+          throw new UpstreamError({ kind: 'malformed', method, route: template, status, attempts, durationMs });
+        }
+        return response.body as T;
+      });
   }
 
   #list<T>(collection: Collection<T>, params: PathParams, p: ListParams = {}): Promise<Page<T>> {

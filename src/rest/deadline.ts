@@ -18,17 +18,25 @@ export interface CallDeadline {
 
 /** `deadlineAt`: a `performance.now()` time the caller's own budget ends. */
 export function startDeadline(timeoutMs: number, callerSignal?: AbortSignal, deadlineAt = Number.POSITIVE_INFINITY): CallDeadline {
-  const endsAt = Math.min(performance.now() + timeoutMs, deadlineAt);
-  const remainingMs = () => Math.max(0, endsAt - performance.now());
-  return {
-    endsAt,
-    signal: callerSignal,
-    remainingMs,
-    abortKind() {
-      if (callerSignal?.aborted) return isTimeoutReason(callerSignal.reason) ? 'timeout' : 'aborted';
-      return remainingMs() <= 0 ? 'timeout' : undefined;
-    },
-  };
+  return new Deadline(Math.min(performance.now() + timeoutMs, deadlineAt), callerSignal);
+}
+
+/** A class rather than an object of closures: every upstream call starts one. */
+class Deadline implements CallDeadline {
+  constructor(
+    readonly endsAt: number,
+    readonly signal: AbortSignal | undefined,
+  ) {}
+
+  remainingMs(): number {
+    return Math.max(0, this.endsAt - performance.now());
+  }
+
+  abortKind(): 'timeout' | 'aborted' | undefined {
+    const { signal } = this;
+    if (signal?.aborted) return isTimeoutReason(signal.reason) ? 'timeout' : 'aborted';
+    return this.remainingMs() <= 0 ? 'timeout' : undefined;
+  }
 }
 
 function isTimeoutReason(reason: unknown): boolean {

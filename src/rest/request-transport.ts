@@ -1,7 +1,6 @@
 // The transport one GraphQL request sees: it caps the request's upstream calls (the runtime back-up
 // of the fan-out estimate) and how many run at once, and records each call for logs, metrics, the
 // debug extension and its trace span.
-import pLimit from 'p-limit';
 import { routeTemplate } from './paths.ts';
 import type { HttpMethod, TraceHeaders, UpstreamRequest, UpstreamResponse, UpstreamTransport } from './transport.ts';
 import { CallBudgetExceededError, mayHaveReachedUpstream, UpstreamError } from './upstream-error.ts';
@@ -54,25 +53,71 @@ interface RequestTransport extends UpstreamTransport {
 
 /** `tracer`: the request's trace, when it has one (an incoming `traceparent`, or spans exported). */
 export function createRequestTransport(base: UpstreamTransport, options: RequestTransportOptions, tracer?: CallTracer): RequestTransport {
-  const limit = pLimit(options.concurrency);
   const calls: UpstreamCall[] = [];
   let started = 0;
   let inFlight = 0;
   let writesInFlight = 0;
+  // A FIFO semaphore of `concurrency` slots, inline rather than p-limit: a call that finds a free
+  // slot starts at once, without p-limit's queue node, promise and microtask per call.
+  let running = 0;
+  const waiting: (() => void)[] = [];
+  const release = () => {
+    // The slot passes straight to the longest waiting call, if any.
+    const next = waiting.shift();
+    if (next) next();
+    else running -= 1;
+  };
 
-  const record = (req: UpstreamRequest, startedAt: number, result: Partial<UpstreamCall>, trace: CallTrace | undefined) => {
+  const record = (
+    req: UpstreamRequest,
+    startedAt: number,
+    trace: CallTrace | undefined,
+    status: number | undefined,
+    attempts: number,
+    outcome: string,
+    sent: boolean,
+    source: UpstreamCall['source'],
+  ) => {
     const call: UpstreamCall = {
       method: req.method,
       route: req.route ?? req.path,
       durationMs: Math.round((performance.now() - startedAt) * 10) / 10,
-      attempts: 1,
-      outcome: 'ok',
-      sent: true,
-      ...result,
+      attempts,
+      outcome,
+      sent,
+      status,
+      source,
     };
     calls.push(call);
     options.onCall?.(call);
     trace?.end(call);
+  };
+
+  const run = async <T>(req: UpstreamRequest): Promise<UpstreamResponse<T>> => {
+    const startedAt = performance.now();
+    const trace = tracer?.startCall(req.method, req.route ?? routeTemplate(req.path));
+    try {
+      const response = await base.request<T>(trace ? { ...req, trace: trace.headers } : req);
+      record(req, startedAt, trace, response.status, response.attempts, 'ok', true, response.source);
+      return response;
+    } catch (error) {
+      const failure = error instanceof UpstreamError ? error : undefined;
+      record(
+        req,
+        startedAt,
+        trace,
+        failure?.status,
+        failure?.attempts ?? 1,
+        failure?.kind ?? 'error',
+        mayHaveReachedUpstream(error),
+        failure?.source,
+      );
+      throw error;
+    } finally {
+      inFlight -= 1;
+      if (req.method !== 'GET') writesInFlight -= 1;
+      release();
+    }
   };
 
   return {
@@ -85,35 +130,12 @@ export function createRequestTransport(base: UpstreamTransport, options: Request
       started += 1;
       if (started > options.maxCalls) return Promise.reject(new CallBudgetExceededError(options.maxCalls));
       inFlight += 1;
-      const write = req.method !== 'GET';
-      if (write) writesInFlight += 1;
-      return limit(async () => {
-        const startedAt = performance.now();
-        const trace = tracer?.startCall(req.method, req.route ?? routeTemplate(req.path));
-        try {
-          const response = await base.request<T>(trace ? { ...req, trace: trace.headers } : req);
-          record(req, startedAt, { status: response.status, attempts: response.attempts, source: response.source }, trace);
-          return response;
-        } catch (error) {
-          const failure = error instanceof UpstreamError ? error : undefined;
-          record(
-            req,
-            startedAt,
-            {
-              status: failure?.status,
-              attempts: failure?.attempts ?? 1,
-              outcome: failure?.kind ?? 'error',
-              sent: mayHaveReachedUpstream(error),
-              source: failure?.source,
-            },
-            trace,
-          );
-          throw error;
-        } finally {
-          inFlight -= 1;
-          if (write) writesInFlight -= 1;
-        }
-      });
+      if (req.method !== 'GET') writesInFlight += 1;
+      if (running < options.concurrency) {
+        running += 1;
+        return run<T>(req);
+      }
+      return new Promise<void>((resolve) => waiting.push(resolve)).then(() => run<T>(req));
     },
     close: () => Promise.resolve(),
   };

@@ -162,8 +162,7 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
       ctx.attempt += 1;
       let error: UpstreamError;
       try {
-        const { status, body, text } = await send(ctx);
-        return { status, body: body as T, durationMs: elapsed(ctx), attempts: ctx.attempt, text: req.keepText ? text : undefined };
+        return (await send(ctx)) as UpstreamResponse<T>;
       } catch (caught) {
         error = toUpstreamError(caught, ctx);
       }
@@ -179,8 +178,8 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
     }
   }
 
-  /** One attempt: resolves with a 2xx answer's parsed body, throws UpstreamError for any other answer. */
-  async function send(ctx: CallContext): Promise<{ status: number; body: unknown; text: string }> {
+  /** One attempt: resolves with a 2xx answer (the call's response), throws UpstreamError for any other answer. */
+  async function send(ctx: CallContext): Promise<UpstreamResponse> {
     const { req, deadline } = ctx;
     // Queued behind the request's other calls until its deadline passed, or the caller left: send nothing.
     const stopped = deadline.abortKind();
@@ -216,7 +215,10 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
     const { status, headers, text } = answer;
     // Location is never read.
     if (status >= 300 && status < 400) throw failure(ctx, { kind: 'redirect', status });
-    if (status >= 200 && status < 300) return { status, body: parseSuccessBody(ctx, status, headers['content-type'], text), text };
+    if (status >= 200 && status < 300) {
+      const body = parseSuccessBody(ctx, status, headers['content-type'], text);
+      return { status, body, durationMs: elapsed(ctx), attempts: ctx.attempt, text: req.keepText ? text : undefined };
+    }
     // Only an error answer is shown to callers: its text is redacted (src/rest/redact.ts) before anything holds it.
     const parsed = parseErrorBody(text, redactorFor(req.key));
     const retryAfterSeconds = parseRetryAfter(headers['retry-after']) ?? (status === 429 ? retryAfterFromDetail(parsed.detail) : undefined);

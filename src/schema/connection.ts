@@ -1,6 +1,6 @@
 // Relay connections over REST limit/offset lists: argument checks, opaque cursors, and the
 // fewest upstream calls that fill the requested window.
-import { type FieldNode, type GraphQLResolveInfo, Kind, type SelectionSetNode } from 'graphql';
+import { type GraphQLResolveInfo, Kind, type SelectionSetNode } from 'graphql';
 import { gatewayError } from '../graphql-errors.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../page-size.ts';
 import type { Page } from '../wire/rest-types.ts';
@@ -72,7 +72,7 @@ export async function resolveRestConnection<R>(
   list: ListSource<R>,
 ): Promise<ConnectionResult<R>> {
   const { start, end, last } = pageWindow(connectionKey, args);
-  const needsRecords = selectsAny(info, ['edges', 'nodes']);
+  const needsRecords = selectsAny(info, RECORD_FIELDS);
 
   let count: number;
   let lo: number;
@@ -164,16 +164,27 @@ export async function fetchRange<R>(list: ListSource<R>, offset: number, size: n
   return { count, records };
 }
 
-/** Whether the connection field's selection (through fragments) includes any of `names`. */
-function selectsAny(info: GraphQLResolveInfo, names: string[]): boolean {
-  return info.fieldNodes.some((field: FieldNode) => field.selectionSet && setSelects(info, field.selectionSet, names));
+/** The connection's fields that need its records (the others need only the count). */
+const RECORD_FIELDS: readonly string[] = ['edges', 'nodes'];
+
+/** Whether the connection field's selection (through fragments) includes any of `names`. Loops, not closures: every connection asks. */
+function selectsAny(info: GraphQLResolveInfo, names: readonly string[]): boolean {
+  for (const field of info.fieldNodes) {
+    if (field.selectionSet && setSelects(info, field.selectionSet, names)) return true;
+  }
+  return false;
 }
 
-function setSelects(info: GraphQLResolveInfo, set: SelectionSetNode, names: string[]): boolean {
-  return set.selections.some((selection) => {
-    if (selection.kind === Kind.FIELD) return names.includes(selection.name.value);
-    if (selection.kind === Kind.INLINE_FRAGMENT) return setSelects(info, selection.selectionSet, names);
-    const fragment = info.fragments[selection.name.value];
-    return fragment ? setSelects(info, fragment.selectionSet, names) : false;
-  });
+function setSelects(info: GraphQLResolveInfo, set: SelectionSetNode, names: readonly string[]): boolean {
+  for (const selection of set.selections) {
+    if (selection.kind === Kind.FIELD) {
+      if (names.includes(selection.name.value)) return true;
+    } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+      if (setSelects(info, selection.selectionSet, names)) return true;
+    } else {
+      const fragment = info.fragments[selection.name.value];
+      if (fragment && setSelects(info, fragment.selectionSet, names)) return true;
+    }
+  }
+  return false;
 }

@@ -86,15 +86,16 @@ export function createSubscriptionHub(options: SubscriptionHubOptions): Subscrip
       return subscriber;
     },
     notifyingWrites(transport) {
+      const write = async <R>(req: UpstreamRequest): Promise<UpstreamResponse<R>> => {
+        try {
+          return await transport.request<R>(req);
+        } finally {
+          if (pollers.size > 0) changed(req.path);
+        }
+      };
       return {
-        async request<R>(req: UpstreamRequest): Promise<UpstreamResponse<R>> {
-          if (req.method === 'GET') return transport.request<R>(req);
-          try {
-            return await transport.request<R>(req);
-          } finally {
-            if (pollers.size > 0) changed(req.path);
-          }
-        },
+        // A read passes straight through: no async frame and promise of its own per call.
+        request: <R>(req: UpstreamRequest) => (req.method === 'GET' ? transport.request<R>(req) : write<R>(req)),
         close: () => transport.close(),
       };
     },
