@@ -20,7 +20,7 @@ import { jsonDepthPlugin } from './limits/json-depth.ts';
 import { DEFAULT_QUERY_LIMITS, type QueryLimits, queryLimitPlugins } from './limits/query-limits.ts';
 import { createObservability, type ObservabilityOptions } from './observability/index.ts';
 import type { Logger } from './observability/logger.ts';
-import type { GatewayMetrics } from './observability/metrics.ts';
+import { GATEWAY_LABEL_MAX_LENGTH, type GatewayMetrics } from './observability/metrics.ts';
 import { type OperationManifest, persistedOperationPlugins } from './persisted/index.ts';
 import { protocolErrorPlugins } from './protocol-errors.ts';
 import { type CircuitBreakerOptions, type GuardedTransport, withCircuitBreakers } from './rest/circuit-breaker.ts';
@@ -143,7 +143,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     idempotencyMaxEntries: idempotency.maxEntries,
     logger: observability.logger,
     registry: observability.metrics.registry,
-    labelBounds: { maxLength: 200, maxValues: options.metricsMaxLabelValues ?? DEFAULTS.METRICS_MAX_LABEL_VALUES },
+    labelBounds: { maxLength: GATEWAY_LABEL_MAX_LENGTH, maxValues: options.metricsMaxLabelValues ?? DEFAULTS.METRICS_MAX_LABEL_VALUES },
   });
   const http = createHttpSurface({ ...options, transport, cacheStore: economy?.storeReport });
   const limits: RequestLimits = {

@@ -42,7 +42,7 @@ const SECONDS_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10
 const CIRCUIT_VALUES: Record<CircuitState, number> = { closed: 0, 'half-open': 1, open: 2 };
 /** Error codes, methods, route templates and statuses are the gateway's own words, never a caller's;
  * they are bounded like operation names all the same, with room for the longest route template. */
-const GATEWAY_LABEL_MAX_LENGTH = 200;
+export const GATEWAY_LABEL_MAX_LENGTH = 200;
 
 let processRegistry: Registry | undefined;
 
