@@ -152,8 +152,10 @@ export class ResourceLoader<Raw, R extends Raw = Raw> {
         const unlisted = ids.filter((id) => !listed?.has(id));
         const results = await this.lookUp(parentId, unlisted);
         for (const [i, id] of unlisted.entries()) found.set(recordKey(parentId, id), results[i] as R | null | Error);
+        // Read again after the lookups: a scan may have listed pages meanwhile.
+        const listedNow = this.listedOf(parentId);
         for (const id of ids) {
-          const record = this.listedOf(parentId)?.get(id);
+          const record = listedNow?.get(id);
           if (record) found.set(recordKey(parentId, id), record);
         }
       }),
