@@ -7,7 +7,7 @@
 //   npm run bench -- --quick      # a short smoke run (1 round × 2 s, 1 s warm-up; 10 s per polled mode)
 //   npm run bench -- --rounds 2 --round-sec 15 --cells 15x200,50x200   # (or BENCH_CELLS)
 //   npm run bench -- --only polled      # (or --only dashboard) one part alone
-// Flags also read BENCH_ROUNDS, BENCH_ROUND_SEC, BENCH_WARMUP_SEC, BENCH_CONNECTIONS_LIST, BENCH_DELAYS, ...
+// Flags also read BENCH_ROUNDS, BENCH_ROUND_SEC, BENCH_WARMUP_SEC, BENCH_CELLS, ...
 // Exit code 1 when a correctness check fails (answer differs from the floor's, a call without the
 // key, a crash); a missed performance target only fails the run with --strict.
 import { randomUUID } from 'node:crypto';
