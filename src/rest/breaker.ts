@@ -82,6 +82,12 @@ export class Breaker {
     return this.shut ? 'closed' : this.current;
   }
 
+  /** The calls and counted failures the window holds now. */
+  get window(): { fires: number; failures: number } {
+    this.roll();
+    return { fires: this.windowFires, failures: this.windowFailures };
+  }
+
   /** Open, half-open with its probe already sent, or shut down: a call now must not be sent. */
   refuses(): boolean {
     return this.shut || (this.current !== 'closed' && !this.probeDue);
