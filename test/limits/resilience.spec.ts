@@ -2,6 +2,7 @@
 // the upstream (or one read route) is down and probe it back, while no caller's own failures (its
 // writes, its 4xx) pause anyone else's calls; the per-request deadline bounds a slow upstream, and
 // one request runs only so many calls at once.
+import type { ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway.ts';
@@ -37,6 +38,7 @@ async function run(g: Gateway, query: string, key = 'phx_resilience_key') {
 
 const DOMAINS_ROUTE = '/api/organizations/:organization_id/domains/';
 const ORG_QUERY = `{ organization(databaseId: "${ORG}") { name domains { totalCount } batchExports { totalCount } } }`;
+const WRITE = 'mutation { createOrganization(input: { name: "x" }) { __typename } }';
 const PAUSED = { extensions: { code: 'UPSTREAM_ERROR' }, message: expect.stringMatching(/paused/) };
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -160,6 +162,153 @@ describe('the circuit breakers', () => {
     expect(gateway.transport.circuits()).toEqual([]);
     expect(await run(gateway, '{ organizations { totalCount } }')).toEqual({ data: { organizations: { totalCount: 0 } } });
     expect(upstream.requests).toHaveLength(2);
+  });
+});
+
+describe('how a circuit counts (over HTTP, one read route)', () => {
+  const LIST = '{ organizations { totalCount } }'; // one GET of the route below
+  const LIST_ROUTE = '/api/organizations/';
+  const LISTED = { data: { organizations: { totalCount: 0 } } };
+  const answer = (res: ServerResponse, status: number) => sendJson(res, status, status < 300 ? page([]) : { detail: 'down' });
+  const circuitLog = (log: ReturnType<typeof captureLogger>) => log.lines.filter((line) => line.circuit).map((line) => line.circuit);
+  async function until(check: () => boolean, what: string) {
+    const deadline = performance.now() + 5000;
+    while (!check()) {
+      if (performance.now() > deadline) throw new Error(`gave up waiting until ${what}`);
+      await wait(5);
+    }
+  }
+
+  it('opens once its window holds CIRCUIT_BREAKER_MIN_CALLS calls, not one call before', async () => {
+    const { upstream, gateway } = await setUp({ circuitBreaker: { volumeThreshold: 4, errorThresholdPercentage: 1 } });
+    upstream.handle((_req, res) => answer(res, 503));
+    const states: string[] = [];
+    for (let i = 0; i < 4; i++) {
+      expect((await run(gateway, LIST)).errors?.[0]?.extensions).toMatchObject({ upstreamStatus: 503 });
+      states.push(gateway.transport.state(LIST_ROUTE));
+    }
+    expect(states).toEqual(['closed', 'closed', 'closed', 'open']);
+    expect((await run(gateway, LIST)).errors?.[0]).toMatchObject(PAUSED);
+    expect(upstream.requests).toHaveLength(4);
+  });
+
+  it('opens only above CIRCUIT_BREAKER_ERROR_PERCENT: at exactly that share of failures it stays closed', async () => {
+    const { upstream, gateway } = await setUp({ circuitBreaker: { volumeThreshold: 4, errorThresholdPercentage: 50 } });
+    let status = 200;
+    upstream.handle((_req, res) => answer(res, status));
+    const states: string[] = [];
+    for (const next of [200, 200, 200, 503, 503, 503, 503]) {
+      status = next;
+      await run(gateway, LIST);
+      states.push(gateway.transport.state(LIST_ROUTE));
+    }
+    // The sixth call makes 3 failures of 6 calls, 50%; the seventh 4 of 7.
+    expect(states).toEqual([...Array(6).fill('closed'), 'open']);
+  });
+
+  it('forgets the calls of more than its rolling window ago', async () => {
+    const { upstream, gateway } = await setUp({
+      circuitBreaker: { volumeThreshold: 3, errorThresholdPercentage: 50, rollingWindowMs: 1000 },
+    });
+    upstream.handle((_req, res) => answer(res, 503));
+    await run(gateway, LIST);
+    await run(gateway, LIST);
+    await wait(1100);
+    await run(gateway, LIST);
+    await run(gateway, LIST);
+    expect(gateway.transport.state(LIST_ROUTE)).toBe('closed'); // two calls in the window: the first two are gone
+    await run(gateway, LIST);
+    expect(gateway.transport.state(LIST_ROUTE)).toBe('open');
+    expect(upstream.requests).toHaveLength(5);
+  });
+
+  it('turns half-open after CIRCUIT_BREAKER_RESET_MS by itself, then lets one probe through and refuses the rest, unsent, while it runs', async () => {
+    const log = captureLogger('info');
+    const { upstream, gateway } = await setUp({
+      logger: log.logger,
+      circuitBreaker: { volumeThreshold: 1, errorThresholdPercentage: 1, resetTimeoutMs: 300 },
+    });
+    upstream.handle((_req, res) => answer(res, 503));
+    await run(gateway, LIST);
+    expect(gateway.transport.state(LIST_ROUTE)).toBe('open');
+
+    const held: ServerResponse[] = [];
+    upstream.handle((_req, res) => held.push(res));
+    upstream.requests.length = 0;
+    await until(() => gateway.transport.state(LIST_ROUTE) === 'half-open', 'half-open');
+    expect(circuitLog(log)).toEqual(['open', 'half-open']); // logged before any call came
+    const probe = run(gateway, LIST);
+    await until(() => held.length === 1, 'the probe arrives');
+    for (let i = 0; i < 3; i++) expect((await run(gateway, LIST)).errors?.[0]).toMatchObject(PAUSED);
+    expect(upstream.requests).toHaveLength(1);
+    expect(gateway.transport.circuits()).toEqual([{ route: LIST_ROUTE, state: 'half-open' }]);
+
+    answer(held[0]!, 200);
+    expect(await probe).toEqual(LISTED);
+    expect(gateway.transport.circuits()).toEqual([]);
+    expect(circuitLog(log)).toEqual(['open', 'half-open', 'closed']);
+  });
+
+  it("re-opens on the probe's counted failure for another CIRCUIT_BREAKER_RESET_MS, then probes again", async () => {
+    const log = captureLogger('info');
+    const { upstream, gateway } = await setUp({
+      logger: log.logger,
+      circuitBreaker: { volumeThreshold: 1, errorThresholdPercentage: 1, resetTimeoutMs: 300 },
+    });
+    let status = 503;
+    upstream.handle((_req, res) => answer(res, status));
+    await run(gateway, LIST);
+    await until(() => gateway.transport.state(LIST_ROUTE) === 'half-open', 'half-open');
+    expect((await run(gateway, LIST)).errors?.[0]?.extensions).toMatchObject({ upstreamStatus: 503 }); // the probe, sent
+    const reopenedAt = performance.now();
+    expect(gateway.transport.state(LIST_ROUTE)).toBe('open');
+    expect((await run(gateway, LIST)).errors?.[0]).toMatchObject(PAUSED);
+    expect(upstream.requests).toHaveLength(2);
+
+    status = 200;
+    await until(() => gateway.transport.state(LIST_ROUTE) === 'half-open', 'half-open again');
+    expect(performance.now() - reopenedAt).toBeGreaterThanOrEqual(250);
+    expect(await run(gateway, LIST)).toEqual(LISTED);
+    expect(circuitLog(log)).toEqual(['open', 'half-open', 'open', 'half-open', 'closed']);
+  });
+
+  it('closes on a probe answered with a 4xx: an answer, which no circuit counts', async () => {
+    const { upstream, gateway } = await setUp({ circuitBreaker: { volumeThreshold: 1, errorThresholdPercentage: 1, resetTimeoutMs: 300 } });
+    let status = 503;
+    upstream.handle((_req, res) => answer(res, status));
+    await run(gateway, LIST);
+    status = 404;
+    await until(() => gateway.transport.state(LIST_ROUTE) === 'half-open', 'half-open');
+    expect((await run(gateway, LIST)).errors?.[0]?.message).not.toMatch(/paused/);
+    expect(gateway.transport.circuits()).toEqual([]);
+    expect(upstream.requests).toHaveLength(2);
+  });
+
+  it("does not spend a read route's half-open probe on a call the whole upstream's open circuit refuses", async () => {
+    const { upstream: first, gateway } = await setUp({
+      circuitBreaker: { volumeThreshold: 3, errorThresholdPercentage: 50, resetTimeoutMs: 1000 },
+    });
+    first.handle((_req, res) => answer(res, 503));
+    for (let i = 0; i < 3; i++) await run(gateway, LIST);
+    expect(gateway.transport.circuits()).toEqual([{ route: LIST_ROUTE, state: 'open' }]);
+
+    // Some time later the upstream goes away: refused connections open the whole upstream's circuit.
+    await wait(400);
+    await first.close();
+    for (let i = 0; i < 10 && gateway.transport.state() !== 'open'; i++) await run(gateway, WRITE);
+    expect(gateway.transport.state()).toBe('open');
+
+    await until(() => gateway.transport.state(LIST_ROUTE) === 'half-open', 'the route is half-open');
+    expect(gateway.transport.state()).toBe('open');
+    expect((await run(gateway, LIST)).errors?.[0]).toMatchObject(PAUSED);
+    expect(gateway.transport.state(LIST_ROUTE)).toBe('half-open'); // its probe still to come
+
+    upstream = await startFakeUpstream(Number(new URL(first.url).port));
+    upstream.handle((_req, res) => answer(res, 200));
+    await until(() => gateway.transport.state() === 'half-open', 'the whole upstream is half-open');
+    expect(await run(gateway, LIST)).toEqual(LISTED); // one call, the probe of both
+    expect(gateway.transport.circuits()).toEqual([]);
+    expect(upstream.requests).toHaveLength(1);
   });
 });
 
