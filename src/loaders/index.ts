@@ -151,9 +151,12 @@ class PipelineLoaders {
   }
 
   private of(family: PipelineFamily): ResourceLoader<PipelineItem, PipelineItemRecord> {
+    // Every resolver of a pipeline list asks for its loader: build its tagger only with the loader.
+    const existing = this.#loaders[family];
+    if (existing) return existing;
     const rest = this.rest;
     const underItsOrg = underOrg(PIPELINE_TYPENAMES[family]);
-    this.#loaders[family] ??= new ResourceLoader<PipelineItem, PipelineItemRecord>({
+    const created = new ResourceLoader<PipelineItem, PipelineItemRecord>({
       list: (orgId, p) => rest().listPipelineItems(family, orgId, p),
       retrieve: (orgId, id) => rest().getPipelineItem(family, orgId, Number(id)),
       tag: (record, orgId) => {
@@ -163,7 +166,8 @@ class PipelineLoaders {
       },
       idOf: (record) => String(record.id),
     });
-    return this.#loaders[family];
+    this.#loaders[family] = created;
+    return created;
   }
 }
 
