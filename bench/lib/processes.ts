@@ -50,9 +50,17 @@ function track(child: ChildProcess, url: string): Child {
   return handle;
 }
 
-/** Runs a bench script (fake-upstream.ts, floor.ts) that prints `{"url": ...}` as its first stdout line. */
-/** `nodeArgs`: Node/V8 flags before the script (the floor gets the gateway's production flags). */
-export async function startScript(script: string, args: string[], nodeArgs: string[] = []): Promise<Child> {
+/**
+ * Runs a bench script (fake-upstream.ts, floor.ts) that prints `{"url": ...}` on stdout once ready.
+ * `nodeArgs`: Node/V8 flags before the script (the floor gets the gateway's production flags).
+ * `onOutput`: every other stdout line, e.g. V8's `--trace-gc-nvp` lines, which may come before the URL.
+ */
+export async function startScript(
+  script: string,
+  args: string[],
+  nodeArgs: string[] = [],
+  onOutput?: (line: string) => void,
+): Promise<Child> {
   const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', resolve(REPO_ROOT, script), ...args], {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
@@ -61,15 +69,18 @@ export async function startScript(script: string, args: string[], nodeArgs: stri
   const lines = createInterface({ input: child.stdout as NodeJS.ReadableStream });
   const url = await new Promise<string>((resolveUrl, reject) => {
     child.once('exit', (code) => reject(new Error(`${script} exited (${code}) before it was ready`)));
-    lines.once('line', (line) => {
+    const onLine = (line: string) => {
+      if (onOutput && !line.startsWith('{')) return onOutput(line);
+      lines.off('line', onLine);
       try {
         resolveUrl((JSON.parse(line) as { url: string }).url);
       } catch {
         reject(new Error(`${script} printed ${line}`));
       }
-    });
+    };
+    lines.on('line', onLine);
   });
-  lines.on('line', () => {}); // keep draining
+  lines.on('line', (line) => onOutput?.(line)); // keep draining
   return track(child, url);
 }
 
