@@ -72,6 +72,7 @@ export async function startScript(
     const onLine = (line: string) => {
       if (onOutput && !line.startsWith('{')) return onOutput(line);
       lines.off('line', onLine);
+      lines.on('line', (next) => onOutput?.(next)); // keep draining
       try {
         resolveUrl((JSON.parse(line) as { url: string }).url);
       } catch {
@@ -80,7 +81,6 @@ export async function startScript(
     };
     lines.on('line', onLine);
   });
-  lines.on('line', (line) => onOutput?.(line)); // keep draining
   return track(child, url);
 }
 
