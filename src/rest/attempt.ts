@@ -5,7 +5,7 @@
 // deadline of its own: the caller leaving no longer cuts it (a cut write is applied anyway, unseen).
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
-import { type CallDeadline, unwatchDeadline, type Watched, watchDeadline } from './deadline.ts';
+import { type CallDeadline, type DeadlineWatch, unwatchDeadline, type Watched, watchDeadline } from './deadline.ts';
 
 export interface RawAnswer {
   status: number;
@@ -41,6 +41,7 @@ export class Attempt implements Dispatcher.DispatchHandler, Watched {
   private bytes = 0;
   private resolve!: (answer: RawAnswer) => void;
   private reject!: (error: Error) => void;
+  private readonly watch: DeadlineWatch;
 
   /**
    * `onceSent`: the deadline from the moment the request is written, in place of `deadline` (a
@@ -55,7 +56,7 @@ export class Attempt implements Dispatcher.DispatchHandler, Watched {
       this.resolve = resolve;
       this.reject = reject;
     });
-    watchDeadline(this);
+    this.watch = watchDeadline(this);
   }
 
   /** Time spent inside the gateway before the request was written (pool wait, connecting). */
@@ -115,7 +116,7 @@ export class Attempt implements Dispatcher.DispatchHandler, Watched {
   private end(): boolean {
     if (this.endedAt) return false;
     this.endedAt = performance.now();
-    unwatchDeadline(this);
+    unwatchDeadline(this.watch);
     return true;
   }
 }

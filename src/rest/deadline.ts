@@ -50,28 +50,56 @@ export interface Watched {
   expire(): void;
 }
 
-const watched = new Set<Watched>();
-let sweeper: NodeJS.Timeout | undefined;
-
-export function watchDeadline(item: Watched): void {
-  watched.add(item);
-  // Unref'd: an attempt in flight keeps the process alive through its socket, not through the clock.
-  sweeper ??= setInterval(sweep, DEADLINE_TICK_MS).unref();
+/** An item's place on the clock's list, from `watchDeadline` until `unwatchDeadline`. */
+export class DeadlineWatch {
+  constructor(
+    readonly item: Watched,
+    /** Its index in `watched`; -1 once unwatched. */
+    public index: number,
+  ) {}
 }
 
-export function unwatchDeadline(item: Watched): void {
-  watched.delete(item);
+/**
+ * Everything watched, in no order: an array with swap-removal, not a Set. V8 rebuilds a Set's table
+ * every few hundred adds and deletes, and keeps each replaced table, with every item it held, linked
+ * to the next one (for iterators). Once such a table was promoted, every young collection took its
+ * links as live until the next full collection: attempts long ended stayed alive, with their
+ * requests' bodies and results, and each scavenge copied 10x what the floor's does
+ * (docs/performance.md). An array's slot is overwritten when its item leaves.
+ */
+const watched: DeadlineWatch[] = [];
+let sweeper: NodeJS.Timeout | undefined;
+
+export function watchDeadline(item: Watched): DeadlineWatch {
+  const watch = new DeadlineWatch(item, watched.length);
+  watched.push(watch);
+  // Unref'd: an attempt in flight keeps the process alive through its socket, not through the clock.
+  sweeper ??= setInterval(sweep, DEADLINE_TICK_MS).unref();
+  return watch;
+}
+
+/** Idempotent. */
+export function unwatchDeadline(watch: DeadlineWatch): void {
+  const { index } = watch;
+  if (index < 0) return;
+  watch.index = -1;
+  const last = watched.pop() as DeadlineWatch;
+  if (last === watch) return;
+  watched[index] = last;
+  last.index = index;
 }
 
 function sweep(): void {
-  if (watched.size === 0) {
+  if (watched.length === 0) {
     // Stopped lazily, so back-to-back calls do not start and stop an interval each.
     clearInterval(sweeper);
     sweeper = undefined;
     return;
   }
   const now = performance.now();
-  for (const item of watched) {
+  // Backwards: an item that leaves is replaced by the last one, which was already swept.
+  for (let i = watched.length - 1; i >= 0; i--) {
+    const { item } = watched[i] as DeadlineWatch;
     if (now >= item.deadline.endsAt || item.deadline.signal?.aborted) item.expire();
   }
 }

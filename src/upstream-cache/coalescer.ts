@@ -31,21 +31,20 @@ export function waitFor<T>(call: Promise<T>, req: UpstreamRequest, leader: boole
   const stopped = deadline.abortKind();
   if (stopped) return Promise.reject(gaveUp(req, stopped, leader));
   return new Promise<T>((resolve, reject) => {
-    const watched = {
+    const watch = watchDeadline({
       deadline,
       expire() {
-        unwatchDeadline(watched);
+        unwatchDeadline(watch);
         reject(gaveUp(req, deadline.abortKind() ?? 'timeout', leader));
       },
-    };
-    watchDeadline(watched);
+    });
     call.then(
       (value) => {
-        unwatchDeadline(watched);
+        unwatchDeadline(watch);
         resolve(value);
       },
       (error: unknown) => {
-        unwatchDeadline(watched);
+        unwatchDeadline(watch);
         reject(error);
       },
     );
