@@ -5,6 +5,7 @@
 // and its helper threads' work grow with it, not with what was allocated.
 //   npm run bench:gc                             # 50 connections, 12 s, delay 0
 //   npm run bench:gc -- --connections 10 --duration 8
+//   npm run bench:gc -- --only gateway             # one side, e.g. to compare builds of the gateway
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -16,12 +17,21 @@ import { productionNodeArgs, REPO_ROOT, startGateway, startScript } from './lib/
 import { DASHBOARD, graphqlBody } from './lib/queries.ts';
 import { fileStamp, fixed, table } from './lib/stats.ts';
 
-const { numbers } = readFlags({
-  duration: { env: 'BENCH_DURATION', default: 12, quick: 4 },
-  connections: { env: 'BENCH_CONNECTIONS', default: 50 },
-  'delay-ms': { env: 'BENCH_DELAY_MS', default: 0 },
-  'warmup-sec': { env: 'BENCH_WARMUP_SEC', default: 3, quick: 1 },
-});
+const { numbers, strings } = readFlags(
+  {
+    duration: { env: 'BENCH_DURATION', default: 12, quick: 4 },
+    connections: { env: 'BENCH_CONNECTIONS', default: 50 },
+    'delay-ms': { env: 'BENCH_DELAY_MS', default: 0 },
+    'warmup-sec': { env: 'BENCH_WARMUP_SEC', default: 3, quick: 1 },
+  },
+  {},
+  [],
+  ['only'],
+);
+const SIDES = ['floor', 'gateway'] as const;
+type Side = (typeof SIDES)[number];
+const sides = SIDES.filter((side) => strings.only === undefined || strings.only === side);
+if (sides.length === 0) throw new Error(`--only takes ${SIDES.join(' or ')} (got "${strings.only}").`);
 
 /** One `--trace-gc-nvp` line's numbers, by name (`gc=s` is a scavenge, `gc=mc` a mark-compact). */
 type GcEvent = Record<string, string>;
@@ -56,7 +66,7 @@ const stamp = fileStamp();
 const body = graphqlBody(DASHBOARD);
 const gcFlags = ['--trace-gc-nvp'];
 
-async function measure(side: 'gateway' | 'floor') {
+async function measure(side: Side) {
   const upstream = await startScript('bench/fake-upstream.ts', ['--key', key, '--delay-ms', String(numbers['delay-ms'])]);
   // The floor prints V8's lines on its stdout; the gateway's stdout goes to its log file.
   const floorLines: string[] = [];
@@ -93,8 +103,10 @@ async function measure(side: 'gateway' | 'floor') {
 console.log(
   `GC per dashboard: ${numbers.connections} connections, ${numbers.duration} s after ${numbers['warmup-sec']} s of warm-up, upstream delay ${numbers['delay-ms']} ms, flags ${productionNodeArgs().join(' ')}`,
 );
-const results = { floor: await measure('floor'), gateway: await measure('gateway') };
-const rows: [string, (r: (typeof results)['floor']) => string][] = [
+type Measured = Awaited<ReturnType<typeof measure>>;
+const results: Partial<Record<Side, Measured>> = {};
+for (const side of sides) results[side] = await measure(side);
+const rows: [string, (r: Measured) => string][] = [
   ['dashboards/s', (r) => fixed(r.dashboardsPerSec, 0)],
   ['scavenges', (r) => String(r.scavenges)],
   ['MB allocated per scavenge', (r) => fixed(r.allocatedMbPerScavenge)],
@@ -107,8 +119,8 @@ const rows: [string, (r: (typeof results)['floor']) => string][] = [
 ];
 console.log(
   `\n${table(
-    ['', 'floor', 'gateway'],
-    rows.map(([label, cell]) => [label, cell(results.floor), cell(results.gateway)]),
+    ['', ...sides],
+    rows.map(([label, cell]) => [label, ...sides.map((side) => cell(results[side] as Measured))]),
   )}`,
 );
 
