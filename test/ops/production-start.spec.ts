@@ -18,7 +18,7 @@ describe('npm run build && npm run start:prod', () => {
     const flags = productionNodeArgs();
     expect(flags).toContain('--max-semi-space-size=64');
     // The old generation's growth cap (docs/performance.md); a Node whose V8 dropped the flag refuses to start.
-    expect(flags).toContain('--heap-growing-percent=50');
+    expect(flags).toContain('--heap-growing-percent=100');
     const command = [...flags, 'dist/main.js'];
 
     const main = startMain({ UPSTREAM_URL: api.url }, command);
