@@ -1,6 +1,6 @@
 // One upstream call's time budget, and the one clock that enforces every budget in flight. No timer
 // or AbortController per call (a dashboard makes dozens of calls, and a controller with its
-// listeners costs more than a call's own bookkeeping): each attempt joins a set that a single
+// listeners costs more than a call's own bookkeeping): each attempt joins a list that a single
 // interval sweeps every DEADLINE_TICK_MS, ending those past their time or whose caller left.
 
 /** How often the clock sweeps: an attempt ends at most this long after its limit (plus event-loop delay). */
@@ -97,9 +97,10 @@ function sweep(): void {
     return;
   }
   const now = performance.now();
-  // Backwards: an item that leaves is replaced by the last one, which was already swept.
+  // Backwards: an item that leaves is replaced by the last one, which was already swept. Should an
+  // expiry end other items too, the list may be shorter than the index by then.
   for (let i = watched.length - 1; i >= 0; i--) {
-    const { item } = watched[i] as DeadlineWatch;
-    if (now >= item.deadline.endsAt || item.deadline.signal?.aborted) item.expire();
+    const item = watched[i]?.item;
+    if (item && (now >= item.deadline.endsAt || item.deadline.signal?.aborted)) item.expire();
   }
 }
