@@ -1,0 +1,178 @@
+// `npm run bench:split`: where a dashboard's CPU goes, layer by layer, against the floor's. Four
+// servers run in this one process, each behind a real HTTP server, driven in turn by autocannon from
+// a child process; this process's CPU time is counted while each one is driven:
+//   gateway          the dashboard, upstream calls over HTTP to the fake upstream (as in production)
+//   gateway, memory  the dashboard, every upstream answer served from memory after one event-loop
+//                    turn (recorded once from the fake upstream, parsed again per call): no sockets
+//   gateway, fixed   `{ __typename }`: no upstream call; the HTTP server, Yoga, every plugin, the log
+//                    line and the metrics of one request
+//   floor            bench/floor.ts: the same 21 calls and the same JSON, no GraphQL
+// The differences split the gateway's CPU per dashboard into its upstream calls (gateway − memory),
+// execution with the REST layers above the transport and the parsing of answers (memory − fixed),
+// and the per-request cost (fixed). The process runs with `npm run start:prod`'s Node flags (it
+// restarts itself with them); the gateway code runs through tsx, not compiled.
+//   npm run bench:split                     # 10 connections, 4 rounds × 5 s per server, 5 s warm-up each
+//   npm run bench:split -- --connections 50 --rounds 6
+import { execFile, spawnSync } from 'node:child_process';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createGateway, type Gateway } from '../src/gateway.ts';
+import { createGatewayServer } from '../src/http/server.ts';
+import { createLogger } from '../src/observability/logger.ts';
+import { createUpstreamTransport, type UpstreamRequest, type UpstreamTransport } from '../src/rest/transport.ts';
+import { startFloor } from './floor.ts';
+import { readFlags } from './lib/cli.ts';
+import { environment } from './lib/environment.ts';
+import { productionNodeArgs, REPO_ROOT, startScript } from './lib/processes.ts';
+import { DASHBOARD } from './lib/queries.ts';
+import { fileStamp, fixed, median, table } from './lib/stats.ts';
+
+// Measured under the production flags: restart under them once.
+if (!process.env.BENCH_SPLIT_CHILD) {
+  const args = [...productionNodeArgs(), '--import', 'tsx', fileURLToPath(import.meta.url), ...process.argv.slice(2)];
+  const child = spawnSync(process.execPath, args, { stdio: 'inherit', env: { ...process.env, BENCH_SPLIT_CHILD: '1' } });
+  process.exit(child.status ?? 1);
+}
+
+const { numbers } = readFlags({
+  connections: { env: 'BENCH_CONNECTIONS', default: 10 },
+  rounds: { env: 'BENCH_ROUNDS', default: 4 },
+  'round-sec': { env: 'BENCH_ROUND_SEC', default: 5 },
+  'warmup-sec': { env: 'BENCH_WARMUP_SEC', default: 5 },
+});
+
+const FIXED_QUERY = '{ __typename }';
+const key = 'phx_bench_split_key';
+const stamp = fileStamp();
+
+/**
+ * Answers each upstream call from the text the fake upstream gave the first identical call, parsed
+ * again every time, after one event-loop turn (as a socket read would be): the gateway without its
+ * sockets, undici and the transport's own work.
+ */
+function memoryTransport(real: UpstreamTransport): UpstreamTransport {
+  const texts = new Map<string, string>();
+  return {
+    async request<T>(req: UpstreamRequest) {
+      const callKey = `${req.method} ${req.path} ${JSON.stringify(req.query ?? {})}`;
+      let text = texts.get(callKey);
+      if (text === undefined) {
+        text = (await real.request({ ...req, keepText: true })).text as string;
+        texts.set(callKey, text);
+      } else {
+        await new Promise(setImmediate);
+      }
+      return { status: 200, body: JSON.parse(text) as T, durationMs: 0, attempts: 1 };
+    },
+    close: () => real.close(),
+  };
+}
+
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
+}
+
+interface DriveSummary {
+  requests: number;
+  requestsPerSec: number;
+  non2xx: number;
+  errors: number;
+  bodyless: number;
+  withErrors: number;
+}
+
+const drive = (url: string, seconds: number, query: string) =>
+  new Promise<DriveSummary>((resolve, reject) =>
+    execFile(
+      process.execPath,
+      ['--import', 'tsx', 'bench/lib/drive-cli.ts', url, key, String(seconds), String(numbers.connections), query],
+      { cwd: REPO_ROOT },
+      (error, stdout) => {
+        if (error) return reject(error);
+        const summary = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as DriveSummary;
+        if (summary.non2xx || summary.errors || summary.bodyless || summary.withErrors)
+          return reject(new Error(`not every request was answered in full: ${JSON.stringify(summary)}`));
+        resolve(summary);
+      },
+    ),
+  );
+
+const upstream = await startScript('bench/fake-upstream.ts', ['--key', key]);
+const gatewayFor = (transport?: UpstreamTransport): Gateway =>
+  createGateway({ upstreamUrl: upstream.url, transport, logger: createLogger({ logFile: join(tmpdir(), `bench-split-${stamp}.log`) }) });
+const gateway = gatewayFor();
+const memory = gatewayFor(memoryTransport(createUpstreamTransport({ baseUrl: upstream.url })));
+const servers = [createGatewayServer(gateway.yoga), createGatewayServer(memory.yoga)];
+const [gatewayUrl, memoryUrl] = await Promise.all(servers.map(listen));
+const floor = await startFloor({ upstreamUrl: upstream.url });
+
+const sides = [
+  { name: 'gateway', url: gatewayUrl as string, query: DASHBOARD },
+  { name: 'gateway, memory', url: memoryUrl as string, query: DASHBOARD },
+  { name: 'gateway, fixed', url: gatewayUrl as string, query: FIXED_QUERY },
+  { name: 'floor', url: floor.url, query: DASHBOARD },
+] as const;
+type SideName = (typeof sides)[number]['name'];
+const cpuMs: Record<SideName, number[]> = { gateway: [], 'gateway, memory': [], 'gateway, fixed': [], floor: [] };
+
+console.log(
+  `CPU per request, layer by layer: ${numbers.connections} connections, ${numbers.rounds} rounds × ${numbers['round-sec']} s per server (${numbers['warmup-sec']} s warm-up), flags ${productionNodeArgs().join(' ')}`,
+);
+for (const side of sides) await drive(side.url, numbers['warmup-sec'], side.query);
+for (let round = 0; round < numbers.rounds; round++) {
+  // Alternating order, so that a slow stretch of a shared machine does not always fall on one side.
+  for (const side of round % 2 ? [...sides].reverse() : sides) {
+    const before = process.cpuUsage();
+    const load = await drive(side.url, numbers['round-sec'], side.query);
+    const used = process.cpuUsage(before);
+    cpuMs[side.name].push((used.user + used.system) / 1000 / load.requests);
+    process.stdout.write('.');
+  }
+}
+console.log('\n');
+
+const ms = Object.fromEntries(Object.entries(cpuMs).map(([name, values]) => [name, median(values)])) as Record<SideName, number>;
+const split = {
+  total: ms.gateway,
+  upstreamCalls: ms.gateway - ms['gateway, memory'],
+  executionAndParsing: ms['gateway, memory'] - ms['gateway, fixed'],
+  perRequest: ms['gateway, fixed'],
+  floor: ms.floor,
+};
+const share = (value: number) => `${((value / split.total) * 100).toFixed(0)}%`;
+console.log(
+  table(
+    ['CPU ms per dashboard (median of rounds)', 'ms', 'share'],
+    [
+      ['gateway', fixed(split.total, 3), '100%'],
+      ['  upstream calls: sockets, undici, the transport (gateway − memory)', fixed(split.upstreamCalls, 3), share(split.upstreamCalls)],
+      ['  execution, REST layers, parsing answers (memory − fixed)', fixed(split.executionAndParsing, 3), share(split.executionAndParsing)],
+      ['  per request: HTTP, Yoga, plugins, log, metrics (fixed)', fixed(split.perRequest, 3), share(split.perRequest)],
+      ['floor', fixed(split.floor, 3), share(split.floor)],
+    ],
+  ),
+);
+console.log(
+  `\nrounds (ms): ${Object.entries(cpuMs)
+    .map(([name, values]) => `${name} ${values.map((v) => v.toFixed(2)).join(' ')}`)
+    .join('; ')}`,
+);
+
+await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+await Promise.all([gateway.close(), memory.close(), floor.close()]);
+await upstream.stop();
+
+const resultsDir = join(REPO_ROOT, 'bench', 'results');
+mkdirSync(resultsDir, { recursive: true });
+const file = join(resultsDir, `split-${stamp}.json`);
+writeFileSync(
+  file,
+  `${JSON.stringify({ kind: 'split', date: new Date().toISOString(), settings: numbers, environment: environment(), cpuMsPerRequest: cpuMs, medians: ms, split }, null, 2)}\n`,
+);
+console.log(`\nresults: ${relative(REPO_ROOT, file)}`);
+process.exit(0);
