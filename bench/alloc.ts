@@ -6,7 +6,6 @@
 //   npm run bench:alloc                 # 50 connections, 6 s after a 3 s warm-up, top 30 functions
 //   npm run bench:alloc -- --quick      # 2 s
 //   npm run bench:alloc -- --connections 10 --top 50
-import { execFile } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { Session } from 'node:inspector/promises';
@@ -16,6 +15,7 @@ import { join, relative } from 'node:path';
 import { createGateway } from '../src/gateway.ts';
 import { createLogger } from '../src/observability/logger.ts';
 import { readFlags } from './lib/cli.ts';
+import { driveInChild } from './lib/drive-child.ts';
 import { environment } from './lib/environment.ts';
 import { type CallFrame, frameName } from './lib/frames.ts';
 import { REPO_ROOT, startScript } from './lib/processes.ts';
@@ -33,14 +33,6 @@ interface SamplingNode {
   selfSize: number;
   children: SamplingNode[];
 }
-interface DriveSummary {
-  requests: number;
-  requestsPerSec: number;
-  non2xx: number;
-  errors: number;
-  bodyless: number;
-  withErrors: number;
-}
 
 const key = 'phx_bench_alloc_key';
 const stamp = fileStamp();
@@ -50,21 +42,7 @@ const server = createServer(gateway.yoga);
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
 
-const drive = (seconds: number) =>
-  new Promise<DriveSummary>((resolve, reject) =>
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'bench/lib/drive-cli.ts', url, key, String(seconds), String(numbers.connections)],
-      { cwd: REPO_ROOT },
-      (error, stdout) => {
-        if (error) return reject(error);
-        const summary = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as DriveSummary;
-        if (summary.non2xx || summary.errors || summary.bodyless || summary.withErrors)
-          return reject(new Error(`not every dashboard was answered in full: ${JSON.stringify(summary)}`));
-        resolve(summary);
-      },
-    ),
-  );
+const drive = (seconds: number) => driveInChild({ url, key, seconds, connections: numbers.connections });
 
 console.log(
   `allocation per dashboard: ${numbers.connections} connections, ${numbers.duration} s after ${numbers['warmup-sec']} s of warm-up`,

@@ -13,7 +13,7 @@
 // restarts itself with them); the gateway code runs through tsx, not compiled.
 //   npm run bench:split                     # 10 connections, 4 rounds × 5 s per server, 5 s warm-up each
 //   npm run bench:split -- --connections 50 --rounds 6
-import { execFile, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdirSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -26,6 +26,7 @@ import { createLogger } from '../src/observability/logger.ts';
 import { createUpstreamTransport, type UpstreamRequest, type UpstreamTransport } from '../src/rest/transport.ts';
 import { startFloor } from './floor.ts';
 import { readFlags } from './lib/cli.ts';
+import { driveInChild } from './lib/drive-child.ts';
 import { environment } from './lib/environment.ts';
 import { productionNodeArgs, REPO_ROOT, startScript } from './lib/processes.ts';
 import { DASHBOARD } from './lib/queries.ts';
@@ -77,30 +78,7 @@ async function listen(server: Server): Promise<string> {
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
 }
 
-interface DriveSummary {
-  requests: number;
-  requestsPerSec: number;
-  non2xx: number;
-  errors: number;
-  bodyless: number;
-  withErrors: number;
-}
-
-const drive = (url: string, seconds: number, query: string) =>
-  new Promise<DriveSummary>((resolve, reject) =>
-    execFile(
-      process.execPath,
-      ['--import', 'tsx', 'bench/lib/drive-cli.ts', url, key, String(seconds), String(numbers.connections), query],
-      { cwd: REPO_ROOT },
-      (error, stdout) => {
-        if (error) return reject(error);
-        const summary = JSON.parse(stdout.trim().split('\n').at(-1) ?? '{}') as DriveSummary;
-        if (summary.non2xx || summary.errors || summary.bodyless || summary.withErrors)
-          return reject(new Error(`not every request was answered in full: ${JSON.stringify(summary)}`));
-        resolve(summary);
-      },
-    ),
-  );
+const drive = (url: string, seconds: number, query: string) => driveInChild({ url, key, seconds, connections: numbers.connections, query });
 
 const upstream = await startScript('bench/fake-upstream.ts', ['--key', key]);
 const gatewayFor = (transport?: UpstreamTransport): Gateway =>
