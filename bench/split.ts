@@ -14,7 +14,7 @@
 //   npm run bench:split                     # 10 connections, 4 rounds × 5 s per server, 5 s warm-up each
 //   npm run bench:split -- --connections 50 --rounds 6
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -81,8 +81,10 @@ async function listen(server: Server): Promise<string> {
 const drive = (url: string, seconds: number, query: string) => driveInChild({ url, key, seconds, connections: numbers.connections, query });
 
 const upstream = await startScript('bench/fake-upstream.ts', ['--key', key]);
-const gatewayFor = (transport?: UpstreamTransport): Gateway =>
-  createGateway({ upstreamUrl: upstream.url, transport, logger: createLogger({ logFile: join(tmpdir(), `bench-split-${stamp}.log`) }) });
+// One log for both gateways, written at info as in production.
+const logFile = join(tmpdir(), `bench-split-${stamp}.log`);
+const logger = createLogger({ logFile });
+const gatewayFor = (transport?: UpstreamTransport): Gateway => createGateway({ upstreamUrl: upstream.url, transport, logger });
 const gateway = gatewayFor();
 const memory = gatewayFor(memoryTransport(createUpstreamTransport({ baseUrl: upstream.url })));
 const servers = [createGatewayServer(gateway.yoga), createGatewayServer(memory.yoga)];
@@ -144,6 +146,7 @@ console.log(
 await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
 await Promise.all([gateway.close(), memory.close(), floor.close()]);
 await upstream.stop();
+rmSync(logFile, { force: true });
 
 const resultsDir = join(REPO_ROOT, 'bench', 'results');
 mkdirSync(resultsDir, { recursive: true });
