@@ -12,7 +12,7 @@ import { join, relative, resolve } from 'node:path';
 import { readFlags } from './lib/cli.ts';
 import { drive } from './lib/drive.ts';
 import { environment } from './lib/environment.ts';
-import { frameName } from './lib/frames.ts';
+import { type CpuProfile, frameName, packageOf, selfTimeBy } from './lib/frames.ts';
 import { REPO_ROOT, startGateway, startScript } from './lib/processes.ts';
 import { DASHBOARD, graphqlBody } from './lib/queries.ts';
 import { fileStamp, fixed, table } from './lib/stats.ts';
@@ -24,16 +24,6 @@ const { quick, numbers } = readFlags({
   'warmup-sec': { env: 'BENCH_WARMUP_SEC', default: 3, quick: 1 },
   top: { env: 'BENCH_TOP', default: 15 },
 });
-
-interface ProfileNode {
-  id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
-}
-interface CpuProfile {
-  nodes: ProfileNode[];
-  samples: number[];
-  timeDeltas: number[];
-}
 
 const key = `bench-${randomUUID()}`;
 const stamp = fileStamp();
@@ -60,20 +50,10 @@ if (!file) {
 const profile = JSON.parse(readFileSync(join(profileDir, file), 'utf8')) as CpuProfile;
 
 // Self time per function and per package (the warm-up and start-up are in the profile too).
-const byNode = new Map<number, number>();
-for (const [i, nodeId] of profile.samples.entries()) byNode.set(nodeId, (byNode.get(nodeId) ?? 0) + (profile.timeDeltas[i] ?? 0));
-const nodes = new Map(profile.nodes.map((node) => [node.id, node]));
-const byFunction = new Map<string, number>();
-const byPackage = new Map<string, number>();
+const byFunction = selfTimeBy(profile, frameName);
+const byPackage = selfTimeBy(profile, (frame) => packageOf(frame));
 let totalUs = 0;
-for (const [nodeId, us] of byNode) {
-  const frame = (nodes.get(nodeId) as ProfileNode).callFrame;
-  totalUs += us;
-  const name = frameName(frame);
-  byFunction.set(name, (byFunction.get(name) ?? 0) + us);
-  const pkg = packageOf(frame.url, frame.functionName);
-  byPackage.set(pkg, (byPackage.get(pkg) ?? 0) + us);
-}
+for (const us of byFunction.values()) totalUs += us;
 const top = (map: Map<string, number>, n: number) =>
   [...map]
     .sort((a, b) => b[1] - a[1])
@@ -112,21 +92,3 @@ writeFileSync(
 );
 console.log(`\nresults: ${relative(REPO_ROOT, `${base}.json`)}, profile: ${relative(REPO_ROOT, `${base}.cpuprofile`)} (git-ignored)`);
 process.exit(0);
-
-function packageOf(url: string, functionName: string): string {
-  if (!url) return functionName.startsWith('(') ? functionName : '(native)';
-  if (url.startsWith('node:')) return 'node: (core)';
-  const path = url.replace(/^file:\/\//, '');
-  const nm = path.lastIndexOf('/node_modules/');
-  if (nm >= 0) {
-    const rest = path.slice(nm + '/node_modules/'.length).split('/');
-    return rest[0]?.startsWith('@') ? `${rest[0]}/${rest[1]}` : (rest[0] as string);
-  }
-  if (path.startsWith(REPO_ROOT))
-    return path
-      .slice(REPO_ROOT.length + 1)
-      .split('/')
-      .slice(0, 2)
-      .join('/');
-  return path;
-}

@@ -10,25 +10,29 @@
 // The differences split the gateway's CPU per dashboard into its upstream calls (gateway − memory),
 // execution with the REST layers above the transport and the parsing of answers (memory − fixed),
 // and the per-request cost (fixed). The process runs with `npm run start:prod`'s Node flags (it
-// restarts itself with them); the gateway code runs through tsx, not compiled.
+// restarts itself with them) and the gateway's compiled code (dist/, built first), as production
+// does: through tsx, esbuild's name-keeping helpers would add their own work to every closure.
+// `--profile` also samples each server's timed rounds with V8's profiler and prints its self time
+// per request by package, side by side (the profiler's overhead is in the CPU figures then).
 //   npm run bench:split                     # 10 connections, 4 rounds × 5 s per server, 5 s warm-up each
 //   npm run bench:split -- --connections 50 --rounds 6
+//   npm run bench:split -- --profile        # and where each server's time goes (.cpuprofile files kept)
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
+import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { createGateway, type Gateway } from '../src/gateway.ts';
-import { createGatewayServer } from '../src/http/server.ts';
-import { createLogger } from '../src/observability/logger.ts';
-import { createUpstreamTransport, type UpstreamRequest, type UpstreamTransport } from '../src/rest/transport.ts';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import type { Gateway } from '../src/gateway.ts';
+import type { UpstreamRequest, UpstreamTransport } from '../src/rest/transport.ts';
 import { startFloor } from './floor.ts';
 import { readFlags } from './lib/cli.ts';
 import { driveInChild } from './lib/drive-child.ts';
 import { environment } from './lib/environment.ts';
-import { productionNodeArgs, REPO_ROOT, startScript } from './lib/processes.ts';
+import { type CpuProfile, packageOf, selfTimeBy } from './lib/frames.ts';
+import { buildGateway, productionNodeArgs, REPO_ROOT, startScript } from './lib/processes.ts';
 import { DASHBOARD } from './lib/queries.ts';
 import { fileStamp, fixed, median, table } from './lib/stats.ts';
 
@@ -39,12 +43,24 @@ if (!process.env.BENCH_SPLIT_CHILD) {
   process.exit(child.status ?? 1);
 }
 
-const { numbers } = readFlags({
-  connections: { env: 'BENCH_CONNECTIONS', default: 10 },
-  rounds: { env: 'BENCH_ROUNDS', default: 4 },
-  'round-sec': { env: 'BENCH_ROUND_SEC', default: 5 },
-  'warmup-sec': { env: 'BENCH_WARMUP_SEC', default: 5 },
-});
+const { numbers, booleans } = readFlags(
+  {
+    connections: { env: 'BENCH_CONNECTIONS', default: 10 },
+    rounds: { env: 'BENCH_ROUNDS', default: 4 },
+    'round-sec': { env: 'BENCH_ROUND_SEC', default: 5 },
+    'warmup-sec': { env: 'BENCH_WARMUP_SEC', default: 5 },
+  },
+  {},
+  ['profile'],
+);
+
+// The compiled gateway, as `npm run start:prod` runs it (its types are the sources').
+buildGateway();
+const dist = (path: string) => pathToFileURL(join(REPO_ROOT, 'dist', path)).href;
+const { createGateway } = (await import(dist('gateway.js'))) as typeof import('../src/gateway.ts');
+const { createGatewayServer } = (await import(dist('http/server.js'))) as typeof import('../src/http/server.ts');
+const { createLogger } = (await import(dist('observability/logger.js'))) as typeof import('../src/observability/logger.ts');
+const { createUpstreamTransport } = (await import(dist('rest/transport.js'))) as typeof import('../src/rest/transport.ts');
 
 const FIXED_QUERY = '{ __typename }';
 const key = 'phx_bench_split_key';
@@ -104,13 +120,35 @@ console.log(
   `CPU per request, layer by layer: ${numbers.connections} connections, ${numbers.rounds} rounds × ${numbers['round-sec']} s per server (${numbers['warmup-sec']} s warm-up), flags ${productionNodeArgs().join(' ')}`,
 );
 for (const side of sides) await drive(side.url, numbers['warmup-sec'], side.query);
+// With --profile: V8's sampling profiler over each timed round of this process (the load generator
+// is a child, so not in it).
+const profiler = booleans.profile ? new Session() : undefined;
+profiler?.connect();
+await profiler?.post('Profiler.enable');
+interface SideProfile {
+  /** Self time by package (native functions apart), µs, over the side's timed rounds. */
+  selfUs: Map<string, number>;
+  requests: number;
+  lastRound?: CpuProfile;
+}
+const profiles = new Map<SideName, SideProfile>(sides.map((side) => [side.name, { selfUs: new Map(), requests: 0 }]));
+function addRound(side: SideProfile, profile: CpuProfile, requests: number): void {
+  for (const [name, us] of selfTimeBy(profile, (frame) => packageOf(frame, true))) side.selfUs.set(name, (side.selfUs.get(name) ?? 0) + us);
+  side.requests += requests;
+  side.lastRound = profile;
+}
 for (let round = 0; round < numbers.rounds; round++) {
   // Alternating order, so that a slow stretch of a shared machine does not always fall on one side.
   for (const side of round % 2 ? [...sides].reverse() : sides) {
+    await profiler?.post('Profiler.start');
     const before = process.cpuUsage();
     const load = await drive(side.url, numbers['round-sec'], side.query);
     const used = process.cpuUsage(before);
     cpuMs[side.name].push((used.user + used.system) / 1000 / load.requests);
+    if (profiler) {
+      const { profile } = (await profiler.post('Profiler.stop')) as { profile: CpuProfile };
+      addRound(profiles.get(side.name) as SideProfile, profile, load.requests);
+    }
     process.stdout.write('.');
   }
 }
@@ -143,6 +181,29 @@ console.log(
     .join('; ')}`,
 );
 
+// Self time per request by package, side by side: the rows where any side spends at least 5 µs.
+const selfUsPerRequest = Object.fromEntries(
+  [...profiles].map(([name, side]) => [
+    name,
+    Object.fromEntries([...side.selfUs].map(([pkg, us]) => [pkg, us / Math.max(side.requests, 1)])),
+  ]),
+) as Record<SideName, Record<string, number>>;
+if (profiler) {
+  const packages = [...new Set(Object.values(selfUsPerRequest).flatMap((bySide) => Object.keys(bySide)))]
+    .map((pkg) => ({ pkg, us: sides.map((side) => selfUsPerRequest[side.name][pkg] ?? 0) }))
+    .filter((row) => row.pkg !== '(idle)' && Math.max(...row.us) >= 5)
+    .sort((a, b) => Math.max(...b.us) - Math.max(...a.us));
+  console.log(`
+self time per request by package, µs (V8's sampling profiler; its own overhead is in the CPU figures above):
+`);
+  console.log(
+    table(
+      ['package', ...sides.map((side) => side.name)],
+      packages.map((row) => [row.pkg, ...row.us.map((us) => fixed(us, 1))]),
+    ),
+  );
+}
+
 await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
 await Promise.all([gateway.close(), memory.close(), floor.close()]);
 await upstream.stop();
@@ -153,7 +214,13 @@ mkdirSync(resultsDir, { recursive: true });
 const file = join(resultsDir, `split-${stamp}.json`);
 writeFileSync(
   file,
-  `${JSON.stringify({ kind: 'split', date: new Date().toISOString(), settings: numbers, environment: environment(), cpuMsPerRequest: cpuMs, medians: ms, split }, null, 2)}\n`,
+  `${JSON.stringify({ kind: 'split', date: new Date().toISOString(), settings: { ...numbers, profile: booleans.profile }, environment: environment(), cpuMsPerRequest: cpuMs, medians: ms, split, selfUsPerRequest: profiler ? selfUsPerRequest : undefined }, null, 2)}\n`,
 );
 console.log(`\nresults: ${relative(REPO_ROOT, file)}`);
+for (const [name, side] of profiles) {
+  if (!side.lastRound) continue;
+  const profileFile = join(resultsDir, `split-${stamp}-${name.replace(/\W+/g, '-')}.cpuprofile`);
+  writeFileSync(profileFile, JSON.stringify(side.lastRound));
+  console.log(`${name}, its last round: ${relative(REPO_ROOT, profileFile)} (git-ignored)`);
+}
 process.exit(0);

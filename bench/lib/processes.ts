@@ -105,7 +105,7 @@ interface GatewayProcessOptions {
 let built = false;
 
 /** `npm run build` once per bench run: the gateway runs compiled, as in production. */
-function buildGateway(): void {
+export function buildGateway(): void {
   if (built) return;
   execFileSync(process.execPath, [resolve(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
     cwd: REPO_ROOT,
