@@ -14,6 +14,9 @@
 // does: through tsx, esbuild's name-keeping helpers would add their own work to every closure.
 // `--profile` also samples each server's timed rounds with V8's profiler and prints its self time
 // per request by package, side by side (the profiler's overhead is in the CPU figures then).
+// Sharing one heap has a price: at 50 connections the gateway's rounds climb (a gateway alone in its
+// process does not), and the floor runs slower here than alone; docs/performance.md says which
+// figures hold.
 //   npm run bench:split                     # 10 connections, 4 rounds × 5 s per server, 5 s warm-up each
 //   npm run bench:split -- --connections 50 --rounds 6
 //   npm run bench:split -- --profile        # and where each server's time goes (.cpuprofile files kept)
@@ -193,9 +196,7 @@ if (profiler) {
     .map((pkg) => ({ pkg, us: sides.map((side) => selfUsPerRequest[side.name][pkg] ?? 0) }))
     .filter((row) => row.pkg !== '(idle)' && Math.max(...row.us) >= 5)
     .sort((a, b) => Math.max(...b.us) - Math.max(...a.us));
-  console.log(`
-self time per request by package, µs (V8's sampling profiler; its own overhead is in the CPU figures above):
-`);
+  console.log(`\nself time per request by package, µs (V8's sampling profiler; its own overhead is in the CPU figures above):\n`);
   console.log(
     table(
       ['package', ...sides.map((side) => side.name)],
