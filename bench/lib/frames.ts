@@ -36,19 +36,12 @@ export function packageOf(frame: CallFrame, splitNative = false): string {
     return splitNative && functionName ? `(native) ${functionName}` : '(native)';
   }
   if (url.startsWith('node:')) return 'node: (core)';
-  const path = url.replace(/^file:\/\//, '');
-  const nm = path.lastIndexOf('/node_modules/');
-  if (nm >= 0) {
-    const rest = path.slice(nm + '/node_modules/'.length).split('/');
-    return rest[0]?.startsWith('@') ? `${rest[0]}/${rest[1]}` : (rest[0] as string);
-  }
-  if (path.startsWith(REPO_ROOT))
-    return path
-      .slice(REPO_ROOT.length + 1)
-      .split('/')
-      .slice(0, 2)
-      .join('/');
-  return path;
+  const { path, under } = located(url);
+  if (under === 'elsewhere') return path;
+  const parts = path.split('/');
+  // A package's name (`@scope/name` takes two parts), or the repository's top two directories.
+  const count = under === 'repository' || parts[0]?.startsWith('@') ? 2 : 1;
+  return parts.slice(0, count).join('/');
 }
 
 const GRAPHQL_JIT_COMPILED = /Handler$|Handler\.|^query$/;
@@ -77,8 +70,14 @@ export function selfTimeBy(profile: CpuProfile, keyOf: (frame: CallFrame) => str
 }
 
 function shortUrl(url: string): string {
+  return located(url).path;
+}
+
+/** A script's path relative to node_modules (the innermost) or to the repository, else as it is. */
+function located(url: string): { path: string; under: 'node_modules' | 'repository' | 'elsewhere' } {
   const path = url.replace(/^file:\/\//, '');
   const nm = path.lastIndexOf('/node_modules/');
-  if (nm >= 0) return path.slice(nm + '/node_modules/'.length);
-  return path.startsWith(REPO_ROOT) ? path.slice(REPO_ROOT.length + 1) : path;
+  if (nm >= 0) return { path: path.slice(nm + '/node_modules/'.length), under: 'node_modules' };
+  if (path.startsWith(REPO_ROOT)) return { path: path.slice(REPO_ROOT.length + 1), under: 'repository' };
+  return { path, under: 'elsewhere' };
 }
