@@ -20,14 +20,12 @@
 //   npm run bench:split                     # 10 connections, 4 rounds × 5 s per server, 5 s warm-up each
 //   npm run bench:split -- --connections 50 --rounds 6
 //   npm run bench:split -- --profile        # and where each server's time goes (.cpuprofile files kept)
-import { spawnSync } from 'node:child_process';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import type { Gateway } from '../src/gateway.ts';
 import type { UpstreamRequest, UpstreamTransport } from '../src/rest/transport.ts';
 import { startFloor } from './floor.ts';
@@ -35,16 +33,11 @@ import { readFlags } from './lib/cli.ts';
 import { driveInChild } from './lib/drive-child.ts';
 import { environment } from './lib/environment.ts';
 import { type CpuProfile, packageOf, selfTimeBy } from './lib/frames.ts';
-import { buildGateway, productionNodeArgs, REPO_ROOT, startScript } from './lib/processes.ts';
+import { buildGateway, distModule, productionNodeArgs, REPO_ROOT, runUnderProductionFlags, startScript } from './lib/processes.ts';
 import { DASHBOARD } from './lib/queries.ts';
 import { fileStamp, fixed, median, table } from './lib/stats.ts';
 
-// Measured under the production flags: restart under them once.
-if (!process.env.BENCH_SPLIT_CHILD) {
-  const args = [...productionNodeArgs(), '--import', 'tsx', fileURLToPath(import.meta.url), ...process.argv.slice(2)];
-  const child = spawnSync(process.execPath, args, { stdio: 'inherit', env: { ...process.env, BENCH_SPLIT_CHILD: '1' } });
-  process.exit(child.status ?? 1);
-}
+runUnderProductionFlags(import.meta.url);
 
 const { numbers, booleans } = readFlags(
   {
@@ -59,11 +52,10 @@ const { numbers, booleans } = readFlags(
 
 // The compiled gateway, as `npm run start:prod` runs it (its types are the sources').
 buildGateway();
-const dist = (path: string) => pathToFileURL(join(REPO_ROOT, 'dist', path)).href;
-const { createGateway } = (await import(dist('gateway.js'))) as typeof import('../src/gateway.ts');
-const { createGatewayServer } = (await import(dist('http/server.js'))) as typeof import('../src/http/server.ts');
-const { createLogger } = (await import(dist('observability/logger.js'))) as typeof import('../src/observability/logger.ts');
-const { createUpstreamTransport } = (await import(dist('rest/transport.js'))) as typeof import('../src/rest/transport.ts');
+const { createGateway } = (await import(distModule('gateway.js'))) as typeof import('../src/gateway.ts');
+const { createGatewayServer } = (await import(distModule('http/server.js'))) as typeof import('../src/http/server.ts');
+const { createLogger } = (await import(distModule('observability/logger.js'))) as typeof import('../src/observability/logger.ts');
+const { createUpstreamTransport } = (await import(distModule('rest/transport.js'))) as typeof import('../src/rest/transport.ts');
 
 const FIXED_QUERY = '{ __typename }';
 const key = 'phx_bench_split_key';

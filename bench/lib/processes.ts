@@ -1,12 +1,12 @@
 // Child processes of a benchmark: the fake upstream, the floor and the gateway each run in their own
 // Node process (so each has its own event loop and its own RSS), started with tsx.
-import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
 import { closeSync, openSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
-import { dirname, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 
 export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
@@ -112,6 +112,21 @@ export function buildGateway(): void {
     stdio: 'inherit',
   });
   built = true;
+}
+
+/** The URL of a compiled module of the gateway (`dist/<path>`), for a benchmark that runs it in its own process. */
+export const distModule = (path: string) => pathToFileURL(join(REPO_ROOT, 'dist', path)).href;
+
+/**
+ * For a benchmark that measures the gateway in its own process: restarts the script at `scriptUrl`
+ * once under `npm run start:prod`'s Node flags (V8 reads them only at start) and exits with its
+ * status; in the restarted process, returns at once.
+ */
+export function runUnderProductionFlags(scriptUrl: string): void {
+  if (process.env.BENCH_UNDER_PRODUCTION_FLAGS) return;
+  const args = [...productionNodeArgs(), '--import', 'tsx', fileURLToPath(scriptUrl), ...process.argv.slice(2)];
+  const child = spawnSync(process.execPath, args, { stdio: 'inherit', env: { ...process.env, BENCH_UNDER_PRODUCTION_FLAGS: '1' } });
+  process.exit(child.status ?? 1);
 }
 
 /** The Node flags of `npm run start:prod` (`node <flags> dist/main.js`): the bench runs what production runs. */
