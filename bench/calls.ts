@@ -13,7 +13,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { Pool } from 'undici';
-import type { ListParams } from '../src/rest/client.ts';
+import type { ListParams, RestClient } from '../src/rest/client.ts';
 import type { UpstreamTransport } from '../src/rest/transport.ts';
 import type { Page } from '../src/wire/rest-types.ts';
 import { readFlags } from './lib/cli.ts';
@@ -43,27 +43,44 @@ const requestId = 'bench-calls';
 const upstream = await startScript('bench/fake-upstream.ts', ['--key', key]);
 const origin = new URL(upstream.url).origin;
 
-/** One list page: every stack answers with the parsed page. */
-type ListPage = (path: string, limit: number) => Promise<Page<{ id: string }>>;
-/** The dashboard's lists per organization, with the page sizes of its query. */
-const ORGANIZATION_LISTS = [
-  ['batch_exports', 10],
-  ['domains', 5],
-  ['members', 10],
-  ['pipeline_destinations', 10],
-] as const;
+type ListedPage = Page<{ id: string }>;
+/** The lists of each organization the dashboard reads, with its query's page sizes, and the REST client's method for each. */
+const ORGANIZATION_LISTS: {
+  collection: string;
+  limit: number;
+  viaClient(client: RestClient, organizationId: string, page: ListParams): Promise<unknown>;
+}[] = [
+  { collection: 'batch_exports', limit: 10, viaClient: (client, id, page) => client.listBatchExports(id, page) },
+  { collection: 'domains', limit: 5, viaClient: (client, id, page) => client.listDomains(id, page) },
+  { collection: 'members', limit: 10, viaClient: (client, id, page) => client.listMembers(id, page) },
+  {
+    collection: 'pipeline_destinations',
+    limit: 10,
+    viaClient: (client, id, page) => client.listPipelineItems('pipeline_destinations', id, page),
+  },
+];
+const ORGANIZATIONS_LIMIT = 5;
+const firstPage = (limit: number): ListParams => ({ limit, offset: 0 });
 
-async function dashboard(list: ListPage): Promise<void> {
-  const organizations = await list('/api/organizations/', 5);
-  await Promise.all(
-    organizations.results.flatMap((organization) =>
-      ORGANIZATION_LISTS.map(([collection, limit]) => list(`/api/organizations/${organization.id}/${collection}/`, limit)),
-    ),
-  );
+/** How one stack makes the dashboard's two kinds of call. */
+interface DashboardCalls {
+  organizations(limit: number): Promise<ListedPage>;
+  list(organizationId: string, list: (typeof ORGANIZATION_LISTS)[number]): Promise<unknown>;
 }
 
+async function dashboard(calls: DashboardCalls): Promise<void> {
+  const organizations = await calls.organizations(ORGANIZATIONS_LIMIT);
+  await Promise.all(organizations.results.flatMap((organization) => ORGANIZATION_LISTS.map((list) => calls.list(organization.id, list))));
+}
+
+/** A stack that takes a REST path and a page size. */
+const byPath = (listPage: (path: string, limit: number) => Promise<ListedPage>): DashboardCalls => ({
+  organizations: (limit) => listPage('/api/organizations/', limit),
+  list: (organizationId, list) => listPage(`/api/organizations/${organizationId}/${list.collection}/`, list.limit),
+});
+
 const pool = new Pool(origin, { connections: null });
-const bareUndici: ListPage = async (path, limit) => {
+const bareUndici = byPath(async (path, limit) => {
   const response = await pool.request({
     origin,
     path: `${path}?limit=${limit}&offset=0`,
@@ -74,39 +91,36 @@ const bareUndici: ListPage = async (path, limit) => {
   });
   const text = await response.body.text();
   if (response.statusCode !== 200) throw new Error(`upstream ${response.statusCode} on ${path}`);
-  return JSON.parse(text) as Page<{ id: string }>;
-};
-const through =
-  (transport: UpstreamTransport): ListPage =>
-  async (path, limit) =>
-    (await transport.request<Page<{ id: string }>>({ method: 'GET', path, query: { limit, offset: 0 }, key, requestId })).body;
+  return JSON.parse(text) as ListedPage;
+});
+const through = (transport: UpstreamTransport) =>
+  byPath(
+    async (path, limit) => (await transport.request<ListedPage>({ method: 'GET', path, query: { limit, offset: 0 }, key, requestId })).body,
+  );
 
 const transport = createUpstreamTransport({ baseUrl: upstream.url });
 const breakers = withCircuitBreakers(transport);
+const [viaTransport, viaBreakers] = [through(transport), through(breakers)];
 
 /** A fresh request's client per dashboard, as each GraphQL request gets (src/context.ts). */
 async function clientDashboard(): Promise<void> {
   const perRequest = createRequestTransport(breakers, { maxCalls: DASHBOARD_CALLS, concurrency: DASHBOARD_CALLS });
   const client = createRestClient(perRequest, { key, requestId });
-  const firstPage = (limit: number): ListParams => ({ limit, offset: 0 });
-  const organizations = await client.listOrganizations(firstPage(5));
-  await Promise.all(
-    organizations.results.flatMap((organization) => [
-      client.listBatchExports(organization.id, firstPage(10)),
-      client.listDomains(organization.id, firstPage(5)),
-      client.listMembers(organization.id, firstPage(10)),
-      client.listPipelineItems('pipeline_destinations', organization.id, firstPage(10)),
-    ]),
-  );
+  await dashboard({
+    organizations: (limit) => client.listOrganizations(firstPage(limit)),
+    list: (organizationId, list) => list.viaClient(client, organizationId, firstPage(list.limit)),
+  });
   if (perRequest.calls.length !== DASHBOARD_CALLS) throw new Error(`the client made ${perRequest.calls.length} calls`);
 }
 
-const stacks: Record<string, () => Promise<void>> = {
+const stacks = {
   undici: () => dashboard(bareUndici),
-  transport: () => dashboard(through(transport)),
-  breakers: () => dashboard(through(breakers)),
+  transport: () => dashboard(viaTransport),
+  breakers: () => dashboard(viaBreakers),
   client: clientDashboard,
 };
+type StackName = keyof typeof stacks;
+const stackNames = Object.keys(stacks) as StackName[];
 
 /** CPU ms of this process per dashboard, `count` dashboards run `concurrency` at a time. */
 async function cpuPerDashboard(run: () => Promise<void>, count: number): Promise<number> {
@@ -124,16 +138,17 @@ async function cpuPerDashboard(run: () => Promise<void>, count: number): Promise
 console.log(
   `CPU per dashboard's ${DASHBOARD_CALLS} upstream calls, ${numbers.rounds} rounds × ${numbers.dashboards} dashboards per stack, ${numbers.concurrency} at a time`,
 );
+// Warm-up: a fifth of a round per stack, so that every stack's code is optimised before it is counted.
 for (const run of Object.values(stacks)) await cpuPerDashboard(run, Math.ceil(numbers.dashboards / 5));
-const cpuMs: Record<string, number[]> = Object.fromEntries(Object.keys(stacks).map((name) => [name, []]));
+const cpuMs = Object.fromEntries(stackNames.map((name) => [name, [] as number[]])) as Record<StackName, number[]>;
 for (let round = 0; round < numbers.rounds; round++) {
   // Alternating order, so that a slow stretch of a shared machine does not always fall on one stack.
-  const order = round % 2 ? Object.keys(stacks).reverse() : Object.keys(stacks);
-  for (const name of order) (cpuMs[name] as number[]).push(await cpuPerDashboard(stacks[name] as () => Promise<void>, numbers.dashboards));
+  for (const name of round % 2 ? [...stackNames].reverse() : stackNames)
+    cpuMs[name].push(await cpuPerDashboard(stacks[name], numbers.dashboards));
   process.stdout.write('.');
 }
 console.log('\n');
-const undiciMs = median(cpuMs.undici as number[]);
+const undiciMs = median(cpuMs.undici);
 console.log(
   table(
     ['stack', 'CPU ms per dashboard (median)', 'min', '÷ undici'],
