@@ -97,7 +97,7 @@ async function measure(side: Side) {
     const event = parseGcLine(line);
     return event ? [event] : [];
   });
-  return { dashboardsPerSec: load.completePerSec, ...summarise(events, load.requests) };
+  return { dashboardsPerSec: load.completePerSec, latencyMs: load.latencyMs, ...summarise(events, load.requests) };
 }
 
 console.log(
@@ -108,6 +108,8 @@ const results: Partial<Record<Side, Measured>> = {};
 for (const side of sides) results[side] = await measure(side);
 const rows: [string, (r: Measured) => string][] = [
   ['dashboards/s', (r) => fixed(r.dashboardsPerSec, 0)],
+  // Beside the collector's state: whether a run's tail moves with it.
+  ['latency p50 / p99, ms', (r) => `${fixed(r.latencyMs.p50, 1)} / ${fixed(r.latencyMs.p99, 1)}`],
   ['scavenges', (r) => String(r.scavenges)],
   ['MB allocated per scavenge', (r) => fixed(r.allocatedMbPerScavenge)],
   ['MB copied per scavenge (survived + promoted)', (r) => fixed(r.copiedMbPerScavenge)],
