@@ -2,7 +2,7 @@
 // themselves: no GraphQL, no HTTP server. The calls the canonical dashboard makes (one organizations
 // page, then four lists per organization at once) run against the fake upstream, through each stack
 // in turn, with `concurrency` dashboards at a time; this process's CPU time is counted per dashboard:
-//   undici     what bench/floor.ts does: Pool.request, body.text(), JSON.parse
+//   undici     bench/floor.ts's own calls (createFloorCalls): Pool.request, body.text(), JSON.parse
 //   transport  the gateway's transport (src/rest/transport.ts): its dispatch handler, deadline, size cap
 //   breakers   and the circuit breakers over it (the transport every request shares)
 //   client     and a request's own layers over those: the REST client with its answer-shape checks and
@@ -12,10 +12,10 @@
 //   npm run bench:calls -- --rounds 8 --dashboards 3000
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { Pool } from 'undici';
 import type { ListParams, RestClient } from '../src/rest/client.ts';
 import type { UpstreamTransport } from '../src/rest/transport.ts';
 import type { Page } from '../src/wire/rest-types.ts';
+import { createFloorCalls } from './floor.ts';
 import { readFlags } from './lib/cli.ts';
 import { environment } from './lib/environment.ts';
 import { buildGateway, distModule, REPO_ROOT, runUnderProductionFlags, startScript } from './lib/processes.ts';
@@ -41,7 +41,6 @@ const { createRestClient } = (await import(distModule('rest/client.js'))) as typ
 const key = 'phx_bench_calls_key';
 const requestId = 'bench-calls';
 const upstream = await startScript('bench/fake-upstream.ts', ['--key', key]);
-const origin = new URL(upstream.url).origin;
 
 type ListedPage = Page<{ id: string }>;
 /** The lists of each organization the dashboard reads, with its query's page sizes, and the REST client's method for each. */
@@ -79,20 +78,8 @@ const byPath = (listPage: (path: string, limit: number) => Promise<ListedPage>):
   list: (organizationId, list) => listPage(`/api/organizations/${organizationId}/${list.collection}/`, list.limit),
 });
 
-const pool = new Pool(origin, { connections: null });
-const bareUndici = byPath(async (path, limit) => {
-  const response = await pool.request({
-    origin,
-    path: `${path}?limit=${limit}&offset=0`,
-    method: 'GET',
-    headers: { authorization: `Bearer ${key}`, accept: 'application/json', 'user-agent': 'bench-calls', 'x-request-id': requestId },
-    headersTimeout: 10_000,
-    bodyTimeout: 10_000,
-  });
-  const text = await response.body.text();
-  if (response.statusCode !== 200) throw new Error(`upstream ${response.statusCode} on ${path}`);
-  return JSON.parse(text) as ListedPage;
-});
+const floorCalls = createFloorCalls(upstream.url);
+const bareUndici = byPath((path, limit) => floorCalls.get<ListedPage>(key, requestId, path, limit));
 const through = (transport: UpstreamTransport) =>
   byPath(
     async (path, limit) => (await transport.request<ListedPage>({ method: 'GET', path, query: { limit, offset: 0 }, key, requestId })).body,
@@ -161,7 +148,7 @@ console.log(
   ),
 );
 
-await Promise.all([pool.close(), transport.close()]);
+await Promise.all([floorCalls.close(), transport.close()]);
 await upstream.stop();
 const resultsDir = join(REPO_ROOT, 'bench', 'results');
 mkdirSync(resultsDir, { recursive: true });

@@ -29,8 +29,12 @@ export interface FloorOptions {
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 const USER_AGENT = 'org-graphql-gateway-floor/0.1 (+undici)';
 
-export async function startFloor(options: FloorOptions) {
-  const origin = new URL(options.upstreamUrl).origin;
+/**
+ * The floor's upstream calls: a GET of one list's first page through one plain undici Pool, its body
+ * read as text and parsed. bench/calls.ts counts these same calls against the gateway's REST layers.
+ */
+export function createFloorCalls(upstreamUrl: string, options: Pick<FloorOptions, 'connections' | 'timeoutMs'> = {}) {
+  const origin = new URL(upstreamUrl).origin;
   const timeoutMs = options.timeoutMs ?? 10_000;
   const pool = new Pool(origin, { connections: options.connections || null });
 
@@ -47,6 +51,12 @@ export async function startFloor(options: FloorOptions) {
     if (response.statusCode < 200 || response.statusCode >= 300) throw new Error(`upstream ${response.statusCode} on ${path}`);
     return JSON.parse(text) as T;
   }
+
+  return { get, close: () => pool.close() };
+}
+
+export async function startFloor(options: FloorOptions) {
+  const { get, close: closeCalls } = createFloorCalls(options.upstreamUrl, options);
 
   async function dashboard(key: string, requestId: string) {
     const orgs = await get<Page<Organization>>(key, requestId, '/api/organizations/', 5);
@@ -120,7 +130,7 @@ export async function startFloor(options: FloorOptions) {
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
-      await pool.close();
+      await closeCalls();
     },
   };
 }
