@@ -1,0 +1,111 @@
+// `npm run bench:bound`: how far any way of executing the dashboard could take the gateway. Three
+// servers over one fake upstream, each in its own process under `npm run start:prod`'s flags, driven
+// by autocannon in alternating rounds: the gateway; the same gateway without its GraphQL layer
+// (bench/rest-path.ts: its context, loaders, REST client, transport, circuit breakers, metrics and
+// log line, with the answer assembled by hand); and the floor (bench/floor.ts). The rest path's
+// dashboards/s over the floor's is the most a faster GraphQL execution (a compiled plan for persisted
+// operations, a leaner Yoga) could reach without also dropping what the gateway does per call.
+//   npm run bench:bound                                   # 10 clients, 0 ms upstream, 6 rounds × 5 s per side
+//   npm run bench:bound -- --connections 50 --delay-ms 5 --rounds 8
+import { randomUUID } from 'node:crypto';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { isDeepStrictEqual } from 'node:util';
+import { readFlags } from './lib/cli.ts';
+import { drive, postOnce } from './lib/drive.ts';
+import { environment } from './lib/environment.ts';
+import { buildGateway, type Child, cpuSeconds, productionNodeArgs, REPO_ROOT, startGateway, startScript } from './lib/processes.ts';
+import { DASHBOARD, graphqlBody } from './lib/queries.ts';
+import { fileStamp, fixed, median, spread, table } from './lib/stats.ts';
+
+const { numbers } = readFlags({
+  connections: { env: 'BENCH_CONNECTIONS', default: 10 },
+  'delay-ms': { env: 'BENCH_DELAY_MS', default: 0 },
+  rounds: { env: 'BENCH_ROUNDS', default: 6, quick: 1 },
+  'round-sec': { env: 'BENCH_ROUND_SEC', default: 5, quick: 2 },
+  'warmup-sec': { env: 'BENCH_WARMUP_SEC', default: 3, quick: 1 },
+});
+
+const key = `bench-${randomUUID()}`;
+const stamp = fileStamp();
+const body = graphqlBody(DASHBOARD);
+buildGateway(); // the rest path imports the compiled gateway too
+const upstream = await startScript('bench/fake-upstream.ts', ['--key', key, '--delay-ms', String(numbers['delay-ms'])]);
+const sides = {
+  gateway: await startGateway({ upstreamUrl: upstream.url, logFile: join(tmpdir(), `bench-bound-gateway-${stamp}.log`) }),
+  'rest path': await startScript(
+    'bench/rest-path.ts',
+    ['--upstream', upstream.url, '--log', join(tmpdir(), `bench-bound-rest-path-${stamp}.log`)],
+    productionNodeArgs(),
+  ),
+  floor: await startScript('bench/floor.ts', ['--upstream', upstream.url], productionNodeArgs()),
+} satisfies Record<string, Child>;
+type Side = keyof typeof sides;
+const names = Object.keys(sides) as Side[];
+
+// All three must answer the same JSON, or the comparison is of different work.
+const answers = await Promise.all(names.map((name) => postOnce(sides[name].url, key, body)));
+for (const [i, answer] of answers.entries()) {
+  if (answer.status !== 200 || !isDeepStrictEqual(answer.json, answers[2]?.json)) {
+    throw new Error(`${names[i]} does not answer the floor's dashboard: ${answer.status} ${JSON.stringify(answer.json).slice(0, 300)}`);
+  }
+}
+
+console.log(
+  `${numbers.connections} clients, ${numbers['delay-ms']} ms upstream, ${numbers.rounds} rounds × ${numbers['round-sec']} s per side`,
+);
+for (const name of names)
+  await drive({ url: sides[name].url, connections: numbers.connections, durationSec: numbers['warmup-sec'], key, body });
+const perRound = Object.fromEntries(names.map((name) => [name, { qps: [] as number[], cpuMs: [] as number[] }])) as Record<
+  Side,
+  { qps: number[]; cpuMs: number[] }
+>;
+for (let round = 0; round < numbers.rounds; round++) {
+  // Rotating order, so that a slow stretch of a shared machine does not always fall on one side.
+  for (const name of [...names.slice(round % 3), ...names.slice(0, round % 3)]) {
+    const before = await cpuSeconds(sides[name].pid);
+    const load = await drive({
+      url: sides[name].url,
+      connections: numbers.connections,
+      durationSec: numbers['round-sec'],
+      key,
+      body,
+      checkBodies: true,
+    });
+    const after = await cpuSeconds(sides[name].pid);
+    if (load.non2xx + load.errors + load.timeouts + load.bodyless + load.withErrors > 0)
+      throw new Error(`${name}: not every answer was a full dashboard`);
+    perRound[name].qps.push(load.completePerSec);
+    perRound[name].cpuMs.push((((after ?? Number.NaN) - (before ?? Number.NaN)) * 1000) / Math.max(1, load.requests));
+  }
+  process.stdout.write('.');
+}
+for (const name of names) await sides[name].stop();
+await upstream.stop();
+
+// Ratios to the floor paired per round (the rounds of one rotation ran minutes apart at most).
+const toFloor = (name: Side, pick: 'qps' | 'cpuMs') => perRound[name][pick].map((value, i) => value / (perRound.floor[pick][i] as number));
+console.log(
+  `\n\n${table(
+    ['side', 'dashboards/s', '÷ floor', 'CPU ms per dashboard', '÷ floor'],
+    names.map((name) => [
+      name,
+      spread(perRound[name].qps, 0),
+      spread(toFloor(name, 'qps')),
+      fixed(median(perRound[name].cpuMs), 2),
+      spread(toFloor(name, 'cpuMs')),
+    ]),
+  )}`,
+);
+console.log('(median (min–max) over rounds; ratios paired per round; CPU: user+system time of that process per answered dashboard)');
+
+const resultsDir = join(REPO_ROOT, 'bench', 'results');
+mkdirSync(resultsDir, { recursive: true });
+const file = join(resultsDir, `bound-${stamp}.json`);
+writeFileSync(
+  file,
+  `${JSON.stringify({ kind: 'bound', date: new Date().toISOString(), settings: numbers, environment: environment(), perRound }, null, 2)}\n`,
+);
+console.log(`\nresults: ${relative(REPO_ROOT, file)}`);
+process.exit(0);
