@@ -2,9 +2,10 @@
 // servers over one fake upstream, each in its own process under `npm run start:prod`'s flags, driven
 // by autocannon in alternating rounds: the gateway; the same gateway without its GraphQL layer
 // (bench/rest-path.ts: its context, loaders, REST client, transport, circuit breakers, metrics and
-// log line, with the answer assembled by hand); and the floor (bench/floor.ts). The rest path's
-// dashboards/s over the floor's is the most a faster GraphQL execution (a compiled plan for persisted
-// operations, a leaner Yoga) could reach without also dropping what the gateway does per call.
+// log line, with the answer assembled by the floor's own code); and the floor (bench/floor.ts). The
+// rest path's dashboards/s over the floor's is the most a faster GraphQL execution (a compiled plan
+// for persisted operations, a leaner Yoga) could reach without also dropping what the gateway does
+// per call.
 //   npm run bench:bound                                   # 10 clients, 0 ms upstream, 6 rounds × 5 s per side
 //   npm run bench:bound -- --connections 50 --delay-ms 5 --rounds 8
 import { randomUUID } from 'node:crypto';
@@ -64,7 +65,7 @@ const perRound = Object.fromEntries(names.map((name) => [name, { qps: [] as numb
 >;
 for (let round = 0; round < numbers.rounds; round++) {
   // Rotating order, so that a slow stretch of a shared machine does not always fall on one side.
-  for (const name of [...names.slice(round % 3), ...names.slice(0, round % 3)]) {
+  for (const name of [...names.slice(round % names.length), ...names.slice(0, round % names.length)]) {
     const before = await cpuSeconds(sides[name].pid);
     const load = await drive({
       url: sides[name].url,

@@ -55,45 +55,70 @@ export function createFloorCalls(upstreamUrl: string, options: Pick<FloorOptions
   return { get, close: () => pool.close() };
 }
 
+/** Where a dashboard's pages come from: the floor's own GETs, or the gateway's loaders (bench/rest-path.ts). */
+export interface DashboardPages {
+  organizations(limit: number): Promise<Page<Organization>>;
+  batchExports(organizationId: string, limit: number): Promise<Page<BatchExport>>;
+  domains(organizationId: string, limit: number): Promise<Page<Domain>>;
+  members(organizationId: string, limit: number): Promise<Page<Member>>;
+  pipelineDestinations(organizationId: string, limit: number): Promise<Page<PipelineItem>>;
+}
+
+/**
+ * The dashboard's answer, field for field the gateway's: organizations first, then the 4 lists of
+ * every organization at once, with the query's page sizes. `idOf` encodes the global ids.
+ */
+export async function dashboardAnswer(pages: DashboardPages, idOf: (typename: string, ...parts: (string | number)[]) => string) {
+  const orgs = await pages.organizations(5);
+  const nodes = await Promise.all(
+    orgs.results.map(async (org) => {
+      const [exports, domains, members, destinations] = await Promise.all([
+        pages.batchExports(org.id, 10),
+        pages.domains(org.id, 5),
+        pages.members(org.id, 10),
+        pages.pipelineDestinations(org.id, 10),
+      ]);
+      return {
+        id: idOf('Organization', org.id),
+        name: org.name,
+        batchExports: {
+          nodes: exports.results.map((e) => ({
+            id: idOf('BatchExport', org.id, e.id),
+            name: e.name,
+            paused: e.paused,
+            interval: e.interval,
+          })),
+        },
+        domains: { nodes: domains.results.map((d) => ({ id: idOf('Domain', org.id, d.id), domain: d.domain })) },
+        members: {
+          nodes: members.results.map((m) => ({
+            id: idOf('Member', org.id, m.id, m.user?.uuid ?? ''),
+            user: { email: m.user.email },
+          })),
+        },
+        pipelineDestinations: {
+          nodes: destinations.results.map((d) => ({ id: idOf('PipelineDestination', org.id, d.id), name: d.name })),
+        },
+      };
+    }),
+  );
+  return { data: { organizations: { nodes } } };
+}
+
 export async function startFloor(options: FloorOptions) {
   const { get, close: closeCalls } = createFloorCalls(options.upstreamUrl, options);
 
-  async function dashboard(key: string, requestId: string) {
-    const orgs = await get<Page<Organization>>(key, requestId, '/api/organizations/', 5);
-    const nodes = await Promise.all(
-      orgs.results.map(async (org) => {
-        const base = `/api/organizations/${encodeURIComponent(org.id)}`;
-        const [exports, domains, members, destinations] = await Promise.all([
-          get<Page<BatchExport>>(key, requestId, `${base}/batch_exports/`, 10),
-          get<Page<Domain>>(key, requestId, `${base}/domains/`, 5),
-          get<Page<Member>>(key, requestId, `${base}/members/`, 10),
-          get<Page<PipelineItem>>(key, requestId, `${base}/pipeline_destinations/`, 10),
-        ]);
-        return {
-          id: globalId('Organization', org.id),
-          name: org.name,
-          batchExports: {
-            nodes: exports.results.map((e) => ({
-              id: globalId('BatchExport', org.id, e.id),
-              name: e.name,
-              paused: e.paused,
-              interval: e.interval,
-            })),
-          },
-          domains: { nodes: domains.results.map((d) => ({ id: globalId('Domain', org.id, d.id), domain: d.domain })) },
-          members: {
-            nodes: members.results.map((m) => ({
-              id: globalId('Member', org.id, m.id, m.user?.uuid ?? ''),
-              user: { email: m.user.email },
-            })),
-          },
-          pipelineDestinations: {
-            nodes: destinations.results.map((d) => ({ id: globalId('PipelineDestination', org.id, d.id), name: d.name })),
-          },
-        };
-      }),
-    );
-    return { data: { organizations: { nodes } } };
+  /** The floor's pages: one GET each, as the gateway's REST client sends it. */
+  function pagesFor(key: string, requestId: string): DashboardPages {
+    const list = <T>(organizationId: string, collection: string, limit: number) =>
+      get<Page<T>>(key, requestId, `/api/organizations/${encodeURIComponent(organizationId)}/${collection}/`, limit);
+    return {
+      organizations: (limit) => get<Page<Organization>>(key, requestId, '/api/organizations/', limit),
+      batchExports: (id, limit) => list<BatchExport>(id, 'batch_exports', limit),
+      domains: (id, limit) => list<Domain>(id, 'domains', limit),
+      members: (id, limit) => list<Member>(id, 'members', limit),
+      pipelineDestinations: (id, limit) => list<PipelineItem>(id, 'pipeline_destinations', limit),
+    };
   }
 
   const server = createServer(async (req, res) => {
@@ -108,7 +133,7 @@ export async function startFloor(options: FloorOptions) {
       if (!key) {
         body = { errors: [{ message: 'No key.', extensions: { code: 'UNAUTHENTICATED' } }] };
       } else {
-        body = await dashboard(key, requestId);
+        body = await dashboardAnswer(pagesFor(key, requestId), globalId);
       }
     } catch (error) {
       status = 502;

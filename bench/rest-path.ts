@@ -4,7 +4,8 @@
 // transport and the loaders, over the gateway's shared transport and circuit breakers, with its
 // metrics for every upstream call and for the request, and its request log line. What it leaves
 // out is everything GraphQL: Yoga and its plugins, parsing and validation, graphql-jit, the
-// resolvers and connections. The answer is assembled by hand, as the floor's is, and must equal it.
+// resolvers and connections. The answer is assembled by the floor's own code (dashboardAnswer), from
+// the loaders' pages and with the gateway's global ids, and must equal the floor's.
 // bench/bound.ts runs it beside the gateway and the floor.
 //   tsx bench/rest-path.ts --upstream http://127.0.0.1:PORT --log FILE [--port 0]
 // prints one JSON line {"url": ...} once listening; POST anything to /graphql.
@@ -12,6 +13,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import type { OperationSummary } from '../src/observability/request-log.ts';
+import { type DashboardPages, dashboardAnswer } from './floor.ts';
 import { distModule } from './lib/processes.ts';
 
 const { values } = parseArgs({
@@ -37,43 +39,16 @@ const limits = {
 
 type Loaders = ReturnType<typeof createContext>['loaders'];
 
-/** The dashboard's 21 calls through the request's loaders, as its resolvers make them; the floor's JSON. */
-async function dashboard(loaders: Loaders) {
-  const organizations = await loaders.organizations.page('', 5, 0);
-  const nodes = await Promise.all(
-    organizations.results.map(async (org) => {
-      const [exports, domains, members, destinations] = await Promise.all([
-        loaders.batchExports.page(org.id, 10, 0),
-        loaders.domains.page(org.id, 5, 0),
-        loaders.members.page(org.id, 10, 0),
-        loaders.pipeline.pipeline_destinations.page(org.id, 10, 0),
-      ]);
-      return {
-        id: globalIdOf('Organization', [org.id]),
-        name: org.name,
-        batchExports: {
-          nodes: exports.results.map((e) => ({
-            id: globalIdOf('BatchExport', [org.id, e.id]),
-            name: e.name,
-            paused: e.paused,
-            interval: e.interval,
-          })),
-        },
-        domains: { nodes: domains.results.map((d) => ({ id: globalIdOf('Domain', [org.id, d.id]), domain: d.domain })) },
-        members: {
-          nodes: members.results.map((m) => ({
-            id: globalIdOf('Member', [org.id, m.id, m.user?.uuid ?? '']),
-            user: { email: m.user.email },
-          })),
-        },
-        pipelineDestinations: {
-          nodes: destinations.results.map((d) => ({ id: globalIdOf('PipelineDestination', [org.id, d.id]), name: d.name })),
-        },
-      };
-    }),
-  );
-  return { data: { organizations: { nodes } } };
-}
+/** The dashboard's 21 calls through the request's loaders, as its resolvers make them. */
+const pagesOf = (loaders: Loaders): DashboardPages => ({
+  organizations: (limit) => loaders.organizations.page('', limit, 0),
+  batchExports: (id, limit) => loaders.batchExports.page(id, limit, 0),
+  domains: (id, limit) => loaders.domains.page(id, limit, 0),
+  members: (id, limit) => loaders.members.page(id, limit, 0),
+  pipelineDestinations: (id, limit) => loaders.pipeline.pipeline_destinations.page(id, limit, 0),
+});
+/** The gateway's own global-id encoder (the floor restates it). */
+const gatewayIdOf = (typename: string, ...parts: (string | number)[]) => globalIdOf(typename, parts);
 
 /** What createContext reads of a request: its Authorization header and its abort signal (the client leaving). */
 function requestOf(req: IncomingMessage, signal: AbortSignal): Request {
@@ -92,7 +67,7 @@ const server = createServer(async (req, res) => {
   let status = 200;
   let body: unknown;
   try {
-    body = await dashboard(context.loaders);
+    body = await dashboardAnswer(pagesOf(context.loaders), gatewayIdOf);
   } catch (error) {
     status = 502;
     body = { errors: [{ message: String(error), extensions: { code: 'UPSTREAM_ERROR' } }] };
@@ -111,6 +86,7 @@ const server = createServer(async (req, res) => {
     operationType: 'query',
     status,
     durationMs: Math.round((performance.now() - receivedAt) * 10) / 10,
+    // As request-log.ts's tally counts them; no cache is configured here, so every call went upstream.
     upstreamCalls: context.upstreamCalls.length,
     upstreamRetries: context.upstreamCalls.reduce((n, call) => n + call.attempts - 1, 0),
     cacheHits: 0,
