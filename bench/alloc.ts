@@ -6,19 +6,18 @@
 //   npm run bench:alloc                 # 50 connections, 6 s after a 3 s warm-up, top 30 functions
 //   npm run bench:alloc -- --quick      # 2 s
 //   npm run bench:alloc -- --connections 10 --top 50
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { createGateway } from '../src/gateway.ts';
 import { createLogger } from '../src/observability/logger.ts';
 import { readFlags } from './lib/cli.ts';
 import { driveInChild } from './lib/drive-child.ts';
-import { environment } from './lib/environment.ts';
 import { type CallFrame, frameName } from './lib/frames.ts';
-import { REPO_ROOT, startScript } from './lib/processes.ts';
+import { startScript } from './lib/processes.ts';
+import { writeResult } from './lib/results.ts';
 import { fileStamp, table } from './lib/stats.ts';
 
 const { numbers } = readFlags({
@@ -84,24 +83,9 @@ console.log(
   ),
 );
 
-const resultsDir = join(REPO_ROOT, 'bench', 'results');
-mkdirSync(resultsDir, { recursive: true });
-const file = join(resultsDir, `alloc-${stamp}.json`);
-writeFileSync(
-  file,
-  JSON.stringify(
-    {
-      kind: 'alloc',
-      date: new Date().toISOString(),
-      settings: numbers,
-      environment: environment(),
-      load,
-      kbPerDashboard: kbPerDashboard(totalBytes),
-      top: top.map(([name, bytes]) => ({ name, kbPerDashboard: kbPerDashboard(bytes) })),
-    },
-    null,
-    2,
-  ),
-);
-console.log(`\nresults: ${relative(REPO_ROOT, file)}`);
+writeResult('alloc', stamp, numbers, {
+  load,
+  kbPerDashboard: kbPerDashboard(totalBytes),
+  top: top.map(([name, bytes]) => ({ name, kbPerDashboard: kbPerDashboard(bytes) })),
+});
 process.exit(0);

@@ -9,15 +9,14 @@
 //   npm run bench:bound                                   # 10 clients, 0 ms upstream, 6 rounds × 5 s per side
 //   npm run bench:bound -- --connections 50 --delay-ms 5 --rounds 8
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { readFlags } from './lib/cli.ts';
 import { drive, postOnce } from './lib/drive.ts';
-import { environment } from './lib/environment.ts';
-import { buildGateway, type Child, cpuSeconds, productionNodeArgs, REPO_ROOT, startGateway, startScript } from './lib/processes.ts';
+import { buildGateway, type Child, cpuSeconds, productionNodeArgs, startGateway, startScript } from './lib/processes.ts';
 import { DASHBOARD, graphqlBody } from './lib/queries.ts';
+import { writeResult } from './lib/results.ts';
 import { fileStamp, fixed, median, spread, table } from './lib/stats.ts';
 
 const { numbers } = readFlags({
@@ -102,12 +101,5 @@ console.log(
 );
 console.log('(median (min–max) over rounds; ratios paired per round; CPU: user+system time of that process per answered dashboard)');
 
-const resultsDir = join(REPO_ROOT, 'bench', 'results');
-mkdirSync(resultsDir, { recursive: true });
-const file = join(resultsDir, `bound-${stamp}.json`);
-writeFileSync(
-  file,
-  `${JSON.stringify({ kind: 'bound', date: new Date().toISOString(), settings: numbers, environment: environment(), perRound }, null, 2)}\n`,
-);
-console.log(`\nresults: ${relative(REPO_ROOT, file)}`);
+writeResult('bound', stamp, numbers, { perRound });
 process.exit(0);

@@ -10,16 +10,14 @@
 // The process runs with `npm run start:prod`'s Node flags and the compiled gateway (dist/, built first).
 //   npm run bench:calls                  # 4 rounds × 1,500 dashboards per stack, 10 at a time
 //   npm run bench:calls -- --rounds 8 --dashboards 3000
-import { mkdirSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
 import type { ListParams, RestClient } from '../src/rest/client.ts';
 import type { UpstreamTransport } from '../src/rest/transport.ts';
 import type { Page } from '../src/wire/rest-types.ts';
 import { createFloorCalls } from './floor.ts';
 import { readFlags } from './lib/cli.ts';
-import { environment } from './lib/environment.ts';
-import { buildGateway, distModule, REPO_ROOT, runUnderProductionFlags, startScript } from './lib/processes.ts';
+import { buildGateway, distModule, runUnderProductionFlags, startScript } from './lib/processes.ts';
 import { DASHBOARD_CALLS } from './lib/queries.ts';
+import { writeResult } from './lib/results.ts';
 import { fileStamp, fixed, median, min, table } from './lib/stats.ts';
 
 runUnderProductionFlags(import.meta.url);
@@ -150,12 +148,5 @@ console.log(
 
 await Promise.all([floorCalls.close(), transport.close()]);
 await upstream.stop();
-const resultsDir = join(REPO_ROOT, 'bench', 'results');
-mkdirSync(resultsDir, { recursive: true });
-const file = join(resultsDir, `calls-${fileStamp()}.json`);
-writeFileSync(
-  file,
-  `${JSON.stringify({ kind: 'calls', date: new Date().toISOString(), settings: numbers, environment: environment(), cpuMsPerDashboard: cpuMs }, null, 2)}\n`,
-);
-console.log(`\nresults: ${relative(REPO_ROOT, file)}`);
+writeResult('calls', fileStamp(), numbers, { cpuMsPerDashboard: cpuMs });
 process.exit(0);

@@ -7,14 +7,14 @@
 //   npm run bench:gc -- --connections 10 --duration 8
 //   npm run bench:gc -- --only gateway             # one side, e.g. to compare builds of the gateway
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative } from 'node:path';
+import { join } from 'node:path';
 import { readFlags } from './lib/cli.ts';
 import { drive } from './lib/drive.ts';
-import { environment } from './lib/environment.ts';
-import { productionNodeArgs, REPO_ROOT, startGateway, startScript } from './lib/processes.ts';
+import { productionNodeArgs, startGateway, startScript } from './lib/processes.ts';
 import { DASHBOARD, graphqlBody } from './lib/queries.ts';
+import { writeResult } from './lib/results.ts';
 import { fileStamp, fixed, table } from './lib/stats.ts';
 
 const { numbers, strings } = readFlags(
@@ -126,12 +126,5 @@ console.log(
   )}`,
 );
 
-const resultsDir = join(REPO_ROOT, 'bench', 'results');
-mkdirSync(resultsDir, { recursive: true });
-const file = join(resultsDir, `gc-${stamp}.json`);
-writeFileSync(
-  file,
-  JSON.stringify({ kind: 'gc', date: new Date().toISOString(), settings: numbers, environment: environment(), results }, null, 2),
-);
-console.log(`\nresults: ${relative(REPO_ROOT, file)}`);
+writeResult('gc', stamp, numbers, { results });
 process.exit(0);

@@ -6,15 +6,15 @@
 //   npm run bench:profile -- --duration 30 --connections 10 --top 25
 // Open the .cpuprofile it keeps in bench/results/ (git-ignored) in Chrome DevTools or speedscope for the full picture.
 import { randomUUID } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, relative, resolve } from 'node:path';
+import { join, relative } from 'node:path';
 import { readFlags } from './lib/cli.ts';
 import { drive } from './lib/drive.ts';
-import { environment } from './lib/environment.ts';
 import { type CpuProfile, frameName, packageOf, selfTimeBy } from './lib/frames.ts';
 import { REPO_ROOT, startGateway, startScript } from './lib/processes.ts';
 import { DASHBOARD, graphqlBody } from './lib/queries.ts';
+import { writeResult } from './lib/results.ts';
 import { fileStamp, fixed, table } from './lib/stats.ts';
 
 const { quick, numbers } = readFlags({
@@ -80,15 +80,15 @@ console.log(
   ),
 );
 
-const resultsDir = resolve(REPO_ROOT, 'bench/results');
-mkdirSync(resultsDir, { recursive: true });
-const base = join(resultsDir, `profile-${stamp}${quick ? '-quick' : ''}`);
-renameSync(join(profileDir, file), `${base}.cpuprofile`);
+const result = writeResult('profile', `${stamp}${quick ? '-quick' : ''}`, numbers, {
+  load: { ...load, answeredIds: undefined },
+  sampledMs: totalUs / 1000,
+  functions,
+  packages,
+});
+const profileFile = result.replace(/\.json$/, '.cpuprofile');
+renameSync(join(profileDir, file), profileFile);
 rmSync(profileDir, { recursive: true, force: true });
 rmSync(logFile, { force: true });
-writeFileSync(
-  `${base}.json`,
-  `${JSON.stringify({ kind: 'profile', date: new Date().toISOString(), settings: numbers, environment: environment(), load: { ...load, answeredIds: undefined }, sampledMs: totalUs / 1000, functions, packages }, null, 2)}\n`,
-);
-console.log(`\nresults: ${relative(REPO_ROOT, `${base}.json`)}, profile: ${relative(REPO_ROOT, `${base}.cpuprofile`)} (git-ignored)`);
+console.log(`profile: ${relative(REPO_ROOT, profileFile)} (git-ignored)`);
 process.exit(0);

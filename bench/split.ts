@@ -20,7 +20,7 @@
 //   npm run bench:split                     # 10 connections, 4 rounds × 5 s per server, 5 s warm-up each
 //   npm run bench:split -- --connections 50 --rounds 6
 //   npm run bench:split -- --profile        # and where each server's time goes (.cpuprofile files kept)
-import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import type { Server } from 'node:http';
 import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
@@ -31,10 +31,10 @@ import type { UpstreamRequest, UpstreamTransport } from '../src/rest/transport.t
 import { startFloor } from './floor.ts';
 import { readFlags } from './lib/cli.ts';
 import { driveInChild } from './lib/drive-child.ts';
-import { environment } from './lib/environment.ts';
 import { type CpuProfile, packageOf, selfTimeBy } from './lib/frames.ts';
 import { buildGateway, distModule, productionNodeArgs, REPO_ROOT, runUnderProductionFlags, startScript } from './lib/processes.ts';
 import { DASHBOARD } from './lib/queries.ts';
+import { RESULTS_DIR, writeResult } from './lib/results.ts';
 import { fileStamp, fixed, median, table } from './lib/stats.ts';
 
 runUnderProductionFlags(import.meta.url);
@@ -202,17 +202,20 @@ await Promise.all([gateway.close(), memory.close(), floor.close()]);
 await upstream.stop();
 rmSync(logFile, { force: true });
 
-const resultsDir = join(REPO_ROOT, 'bench', 'results');
-mkdirSync(resultsDir, { recursive: true });
-const file = join(resultsDir, `split-${stamp}.json`);
-writeFileSync(
-  file,
-  `${JSON.stringify({ kind: 'split', date: new Date().toISOString(), settings: { ...numbers, profile: booleans.profile }, environment: environment(), cpuMsPerRequest: cpuMs, medians: ms, split, selfUsPerRequest: profiler ? selfUsPerRequest : undefined }, null, 2)}\n`,
+writeResult(
+  'split',
+  stamp,
+  { ...numbers, profile: booleans.profile },
+  {
+    cpuMsPerRequest: cpuMs,
+    medians: ms,
+    split,
+    selfUsPerRequest: profiler ? selfUsPerRequest : undefined,
+  },
 );
-console.log(`\nresults: ${relative(REPO_ROOT, file)}`);
 for (const [name, side] of profiles) {
   if (!side.lastRound) continue;
-  const profileFile = join(resultsDir, `split-${stamp}-${name.replace(/\W+/g, '-')}.cpuprofile`);
+  const profileFile = join(RESULTS_DIR, `split-${stamp}-${name.replace(/\W+/g, '-')}.cpuprofile`);
   writeFileSync(profileFile, JSON.stringify(side.lastRound));
   console.log(`${name}, its last round: ${relative(REPO_ROOT, profileFile)} (git-ignored)`);
 }
