@@ -8,7 +8,7 @@
 //   tsx bench/floor.ts --upstream http://127.0.0.1:PORT [--port 0] [--connections N (0: no limit)]
 // prints one JSON line {"url": ...} once listening; POST anything to /graphql.
 import { randomUUID } from 'node:crypto';
-import { createServer } from 'node:http';
+import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -105,6 +105,29 @@ export async function dashboardAnswer(pages: DashboardPages, idOf: (typename: st
   return { data: { organizations: { nodes } } };
 }
 
+/**
+ * Sends what `answer` resolves to as the JSON answer (502 with an `UPSTREAM_ERROR` if it throws) and
+ * returns the status sent. The floor and bench/rest-path.ts answer alike.
+ */
+export async function sendAnswer(res: ServerResponse, requestId: string, answer: () => Promise<unknown>): Promise<number> {
+  let status = 200;
+  let body: unknown;
+  try {
+    body = await answer();
+  } catch (error) {
+    status = 502;
+    body = { errors: [{ message: String(error), extensions: { code: 'UPSTREAM_ERROR' } }] };
+  }
+  const text = JSON.stringify(body);
+  res.writeHead(status, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(text),
+    'x-request-id': requestId,
+  });
+  res.end(text);
+  return status;
+}
+
 export async function startFloor(options: FloorOptions) {
   const { get, close: closeCalls } = createFloorCalls(options.upstreamUrl, options);
 
@@ -125,27 +148,12 @@ export async function startFloor(options: FloorOptions) {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const requestId = (req.headers['x-request-id'] as string | undefined) ?? randomUUID();
-    let status = 200;
-    let body: unknown;
-    try {
+    await sendAnswer(res, requestId, async () => {
       JSON.parse(Buffer.concat(chunks).toString('utf8')); // the request is read and parsed, as the gateway must
       const key = BEARER.exec(req.headers.authorization ?? '')?.[1];
-      if (!key) {
-        body = { errors: [{ message: 'No key.', extensions: { code: 'UNAUTHENTICATED' } }] };
-      } else {
-        body = await dashboardAnswer(pagesFor(key, requestId), globalId);
-      }
-    } catch (error) {
-      status = 502;
-      body = { errors: [{ message: String(error), extensions: { code: 'UPSTREAM_ERROR' } }] };
-    }
-    const text = JSON.stringify(body);
-    res.writeHead(status, {
-      'content-type': 'application/json; charset=utf-8',
-      'content-length': Buffer.byteLength(text),
-      'x-request-id': requestId,
+      if (!key) return { errors: [{ message: 'No key.', extensions: { code: 'UNAUTHENTICATED' } }] };
+      return dashboardAnswer(pagesFor(key, requestId), globalId);
     });
-    res.end(text);
   });
   server.keepAliveTimeout = 65_000;
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve));

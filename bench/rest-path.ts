@@ -13,7 +13,7 @@ import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
 import type { OperationSummary } from '../src/observability/request-log.ts';
-import { type DashboardPages, dashboardAnswer } from './floor.ts';
+import { type DashboardPages, dashboardAnswer, sendAnswer } from './floor.ts';
 import { distModule } from './lib/processes.ts';
 
 const { values } = parseArgs({
@@ -70,21 +70,7 @@ const server = createServer(async (req, res) => {
   res.once('finish', () => res.off('close', onClose));
   const requestId = requestIdOf((req.headers['x-request-id'] as string | undefined) ?? null);
   const context = createContext(gateway.transport, requestOf(req, left.signal), limits, { requestId, receivedAt });
-  let status = 200;
-  let body: unknown;
-  try {
-    body = await dashboardAnswer(pagesOf(context.loaders), gatewayIdOf);
-  } catch (error) {
-    status = 502;
-    body = { errors: [{ message: String(error), extensions: { code: 'UPSTREAM_ERROR' } }] };
-  }
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    'content-type': 'application/graphql-response+json; charset=utf-8',
-    'content-length': Buffer.byteLength(text),
-    'x-request-id': requestId,
-  });
-  res.end(text);
+  const status = await sendAnswer(res, requestId, () => dashboardAnswer(pagesOf(context.loaders), gatewayIdOf));
   // The request's metrics and log line, with the fields the gateway's (src/observability/request-log.ts) has.
   const summary: OperationSummary = {
     requestId,
