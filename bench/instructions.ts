@@ -47,6 +47,11 @@ const stamp = fileStamp();
 const body = graphqlBody(DASHBOARD);
 buildGateway();
 const upstream = await startScript('bench/fake-upstream.ts', ['--key', key]);
+// A failed count throws out of the script: no server under valgrind may outlive it.
+const running = new Set<ReturnType<typeof spawn>>();
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
 
 /** The command line of one side, listening on `port`. */
 function command(side: Side, port: number): { args: string[]; env: Record<string, string> } {
@@ -75,6 +80,7 @@ async function count(side: Side, dashboards: number): Promise<Record<string, num
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NODE_ENV: 'production', ...env },
   });
+  running.add(child);
   let stderr = '';
   child.stderr.on('data', (chunk) => {
     stderr = (stderr + chunk).slice(-4000);
@@ -110,6 +116,7 @@ async function count(side: Side, dashboards: number): Promise<Record<string, num
   await pool.close();
   child.kill('SIGTERM');
   await exited;
+  running.delete(child);
   if (failures.length) throw new Error(`${side}: ${failures.length} of ${dashboards} dashboards failed, e.g. ${failures[0]}`);
   const text = readFileSync(out, 'utf8');
   rmSync(out);
