@@ -13,6 +13,7 @@
 //   npm run bench:instructions -- --sides gateway         # one side: ~3 min
 //   LOG_LEVEL=warn npm run bench:instructions -- --sides gateway
 //   npm run bench:instructions -- --cache-sim             # also simulated cache misses (slower)
+//   npm run bench:instructions -- --query typename        # `{ __typename }`: a request's fixed cost
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
@@ -36,15 +37,22 @@ const { numbers, booleans, strings } = readFlags(
   },
   {},
   ['cache-sim'],
-  ['sides'],
+  ['sides', 'query'],
 );
-const sides = (strings.sides ?? SIDES.join(',')).split(',') as Side[];
+// `--query typename` sends `{ __typename }` instead: a request's fixed cost in the gateway (the floor
+// and the rest path answer every request with the dashboard, so they are left out).
+const QUERIES = { dashboard: DASHBOARD, typename: '{ __typename }' } as const;
+const queryName = (strings.query ?? 'dashboard') as keyof typeof QUERIES;
+if (!(queryName in QUERIES)) throw new Error(`--query takes ${Object.keys(QUERIES).join(' or ')} (got "${strings.query}").`);
+const sides = (strings.sides ?? (queryName === 'dashboard' ? SIDES.join(',') : 'gateway')).split(',') as Side[];
+if (queryName !== 'dashboard' && sides.some((side) => side !== 'gateway'))
+  throw new Error(`--query ${queryName} measures the gateway only.`);
 for (const side of sides) if (!SIDES.includes(side)) throw new Error(`--sides takes ${SIDES.join(', ')} (got "${side}").`);
 if (numbers.last <= numbers.first) throw new Error('--last must be larger than --first.');
 
 const key = `bench-${randomUUID()}`;
 const stamp = fileStamp();
-const body = graphqlBody(DASHBOARD);
+const body = graphqlBody(QUERIES[queryName]);
 buildGateway();
 const upstream = await startScript('bench/fake-upstream.ts', ['--key', key]);
 // A failed count throws out of the script: no server under valgrind may outlive it.
@@ -117,7 +125,7 @@ async function count(side: Side, dashboards: number): Promise<Record<string, num
   child.kill('SIGTERM');
   await exited;
   running.delete(child);
-  if (failures.length) throw new Error(`${side}: ${failures.length} of ${dashboards} dashboards failed, e.g. ${failures[0]}`);
+  if (failures.length) throw new Error(`${side}: ${failures.length} of ${dashboards} requests failed, e.g. ${failures[0]}`);
   const text = readFileSync(out, 'utf8');
   rmSync(out);
   const events = /^events: (.*)$/m.exec(text)?.[1]?.trim().split(/\s+/) ?? [];
@@ -153,7 +161,7 @@ const perDashboard = Object.fromEntries(
 const floorIr = perDashboard.floor?.Ir;
 const events = Object.keys(perDashboard[sides[0] as Side] ?? {});
 console.log(
-  `\ninstructions per dashboard (dashboards ${numbers.first + 1}-${numbers.last}, ${numbers.connections} at a time, upstream 0 ms)\n`,
+  `\ninstructions per request of ${queryName} (requests ${numbers.first + 1}-${numbers.last}, ${numbers.connections} at a time, upstream 0 ms)\n`,
 );
 console.log(
   table(
@@ -170,7 +178,7 @@ console.log(
 writeResult(
   'instructions',
   stamp,
-  { ...numbers, sides, cacheSim: booleans['cache-sim'] },
+  { ...numbers, sides, query: queryName, cacheSim: booleans['cache-sim'] },
   { totals: Object.fromEntries(totals), perDashboard },
 );
 process.exit(0);
