@@ -134,7 +134,7 @@ async function count(side: Side, dashboards: number): Promise<Record<string, num
   return Object.fromEntries(events.map((event, i) => [event, totals[i] ?? 0]));
 }
 
-// Valgrind runs one thread at a time, so two counts run side by side (two cores) without changing either.
+// Valgrind runs a process's threads one at a time, so two counts run side by side, one per core.
 const jobs = sides.flatMap((side) => [numbers.first, numbers.last].map((dashboards) => ({ side, dashboards })));
 const totals = new Map<string, Record<string, number>>();
 const queue = [...jobs];
