@@ -3,7 +3,7 @@
 // swings 2 × within the hour; over repeated runs the gateway's count stayed within 2.5%, the
 // floor's within 0.1% and the rest path's within 6%, so two commits run hours apart can be compared
 // (repeat a run before trusting a difference of a few percent). It is not CPU time: what the count
-// leaves out (the kernel, memory stalls, V8 heuristics that react to time) is in docs/performance.md.
+// leaves out (the kernel, memory stalls, V8 heuristics that react to time) is in docs/performance-gap.md.
 // Each server runs under `valgrind --tool=cachegrind` (~50 × slower) with start:prod's flags and
 // V8's `--single-threaded` (below), serves `--first` dashboards, then `--last`, each count in a fresh
 // process, `--connections` at a time; the difference of the two totals over the difference of the
@@ -32,7 +32,7 @@ type Side = (typeof SIDES)[number];
 const { numbers, booleans, strings } = readFlags(
   {
     // Past the warm-up, as `npm run bench` measures: counted over dashboards 501-1,500 instead, the
-    // floor's count was 5% higher and `{ __typename }`'s a third higher (docs/performance.md).
+    // floor's count was 5% higher and `{ __typename }`'s a third higher (docs/performance-gap.md).
     first: { env: 'BENCH_FIRST', default: 1500, quick: 50 },
     last: { env: 'BENCH_LAST', default: 4500, quick: 150 },
     connections: { env: 'BENCH_CONNECTIONS', default: 10 },

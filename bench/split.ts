@@ -15,7 +15,7 @@
 // `--profile` also samples each server's timed rounds with V8's profiler and prints its self time
 // per request by package, side by side (the profiler's overhead is in the CPU figures then).
 // Sharing one heap has a price: at 50 connections the gateway's rounds climb (a gateway alone in its
-// process does not), and the floor runs slower here than alone; docs/performance.md says which
+// process does not), and the floor runs slower here than alone; docs/performance-gap.md says which
 // figures hold.
 //   npm run bench:split                     # 10 connections, 4 rounds × 5 s per server, 5 s warm-up each
 //   npm run bench:split -- --connections 50 --rounds 6
