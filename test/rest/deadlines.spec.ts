@@ -35,9 +35,12 @@ function connect(options: Partial<UpstreamTransportOptions> = {}): UpstreamTrans
 const get = (path: string, more: { deadlineAt?: number; signal?: AbortSignal } = {}) =>
   transport.request({ method: 'GET', path, key: KEY, ...more });
 
-/** The UpstreamError a call fails with, and how long after `startedAt` it failed. */
-async function failure(call: Promise<unknown>, startedAt = performance.now()): Promise<{ error: UpstreamError; afterMs: number }> {
-  const error = await upstreamFailure(call);
+/**
+ * The UpstreamError a call fails with, and how long after `startedAt` it failed. The call is started
+ * here, after the clock, so the time is never short of the limit the transport started counting.
+ */
+async function failure(call: () => Promise<unknown>, startedAt = performance.now()): Promise<{ error: UpstreamError; afterMs: number }> {
+  const error = await upstreamFailure(call());
   return { error, afterMs: performance.now() - startedAt };
 }
 
@@ -55,7 +58,7 @@ describe('a dripping body', () => {
       else sendJson(res, 200, { ok: true });
     });
 
-    const { error, afterMs } = await failure(get('/api/drip/'));
+    const { error, afterMs } = await failure(() => get('/api/drip/'));
     expect(error).toMatchObject({ kind: 'timeout', attempts: 1, sent: true });
     expectOnTime(afterMs, 600);
     await dripClosed; // the gateway closed the dripping connection itself
@@ -70,7 +73,7 @@ describe('a dripping body', () => {
     connect({ timeoutMs: 5000 });
     upstream.handle((_req, res) => void dripBody(res));
     const startedAt = performance.now();
-    const { error, afterMs } = await failure(get('/api/drip/', { deadlineAt: startedAt + 400 }), startedAt);
+    const { error, afterMs } = await failure(() => get('/api/drip/', { deadlineAt: startedAt + 400 }), startedAt);
     expect(error.kind).toBe('timeout');
     expectOnTime(afterMs, 400);
   });
@@ -79,8 +82,9 @@ describe('a dripping body', () => {
     connect({ timeoutMs: 5000 });
     upstream.handle((_req, res) => void dripBody(res));
     const caller = new AbortController();
+    const startedAt = performance.now(); // before the abort is scheduled, so the wait is never short of it
     setTimeout(() => caller.abort(), 200);
-    const { error, afterMs } = await failure(get('/api/drip/', { signal: caller.signal }));
+    const { error, afterMs } = await failure(() => get('/api/drip/', { signal: caller.signal }), startedAt);
     expect(error.kind).toBe('aborted');
     expectOnTime(afterMs, 200);
   });
@@ -90,11 +94,11 @@ describe('waiting for a pooled connection', () => {
   it('counts against the budget: with both connections held by drips, a third call fails at its own limit without being sent', async () => {
     connect({ timeoutMs: 1000, connections: 2 });
     upstream.handle((req, res) => (req.path === '/api/drip/' ? void dripBody(res) : sendJson(res, 200, { ok: true })));
-    const drips = [failure(get('/api/drip/')), failure(get('/api/drip/'))];
+    const drips = [failure(() => get('/api/drip/')), failure(() => get('/api/drip/'))];
     await expect.poll(() => upstream.requests.length).toBe(2);
 
     const startedAt = performance.now();
-    const { error, afterMs } = await failure(get('/api/other/', { deadlineAt: startedAt + 300 }), startedAt);
+    const { error, afterMs } = await failure(() => get('/api/other/', { deadlineAt: startedAt + 300 }), startedAt);
     expect(error).toMatchObject({ kind: 'timeout', sent: false, wireMs: 0 });
     expectOnTime(afterMs, 300);
     expect(error.queuedMs).toBeGreaterThanOrEqual(299);
@@ -110,7 +114,7 @@ describe('retries', () => {
   it('count their waits: a wait of Retry-After then a drip still end at UPSTREAM_TIMEOUT_MS', async () => {
     connect({ timeoutMs: 1500 });
     upstream.handle((_req, res) => (upstream.requests.length === 1 ? sendJson(res, 503, {}, { 'retry-after': '1' }) : void dripBody(res)));
-    const { error, afterMs } = await failure(get('/api/organizations/'));
+    const { error, afterMs } = await failure(() => get('/api/organizations/'));
     expect(error).toMatchObject({ kind: 'timeout', attempts: 2 });
     expectOnTime(afterMs, 1500);
     const [first, second] = upstream.requests;
@@ -120,7 +124,7 @@ describe('retries', () => {
   it('are not attempted when the wait would end past the budget', async () => {
     connect({ timeoutMs: 800 });
     upstream.handle((_req, res) => sendJson(res, 503, {}, { 'retry-after': '1' }));
-    const { error, afterMs } = await failure(get('/api/organizations/'));
+    const { error, afterMs } = await failure(() => get('/api/organizations/'));
     expect(error).toMatchObject({ kind: 'http', status: 503, attempts: 1 });
     expect(afterMs).toBeLessThan(300);
   });
@@ -148,7 +152,7 @@ describe('a write once sent is seen through', () => {
     answerAfter(2000);
     const caller = new AbortController();
     setTimeout(() => caller.abort(), 100);
-    const { error, afterMs } = await failure(write({ signal: caller.signal }));
+    const { error, afterMs } = await failure(() => write({ signal: caller.signal }));
     expect(error).toMatchObject({ kind: 'timeout', sent: true });
     expectOnTime(afterMs, 300);
   });
@@ -156,9 +160,9 @@ describe('a write once sent is seen through', () => {
   it('one not sent yet is still given up: waiting for a pooled connection past the deadline, it sends nothing', async () => {
     connect({ timeoutMs: 1000, connections: 1 });
     upstream.handle((req, res) => (req.path === '/api/drip/' ? void dripBody(res) : sendJson(res, 201, {})));
-    const drip = failure(get('/api/drip/'));
+    const drip = failure(() => get('/api/drip/'));
     await expect.poll(() => upstream.requests.length).toBe(1);
-    const { error } = await failure(write({ deadlineAt: performance.now() + 200 }));
+    const { error } = await failure(() => write({ deadlineAt: performance.now() + 200 }));
     expect(error).toMatchObject({ kind: 'timeout', sent: false });
     await drip;
     expect(upstream.requests.map((r) => r.method)).toEqual(['GET']);
