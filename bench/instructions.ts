@@ -45,7 +45,7 @@ const { numbers, booleans, strings } = readFlags(
 // and the rest path answer every request with the dashboard, so they are left out).
 const QUERIES = { dashboard: DASHBOARD, typename: '{ __typename }' } as const;
 const queryName = (strings.query ?? 'dashboard') as keyof typeof QUERIES;
-if (!(queryName in QUERIES)) throw new Error(`--query takes ${Object.keys(QUERIES).join(' or ')} (got "${strings.query}").`);
+if (!Object.hasOwn(QUERIES, queryName)) throw new Error(`--query takes ${Object.keys(QUERIES).join(' or ')} (got "${strings.query}").`);
 const sides = (strings.sides ?? (queryName === 'dashboard' ? SIDES.join(',') : 'gateway')).split(',') as Side[];
 if (queryName !== 'dashboard' && sides.some((side) => side !== 'gateway'))
   throw new Error(`--query ${queryName} measures the gateway only.`);
