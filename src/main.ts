@@ -1,21 +1,22 @@
 // Entry: config -> the bundled reference API unless UPSTREAM_URL is set -> gateway -> listen.
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, loadConfig } from './config.ts';
 import { EXAMPLE_QUERY } from './example-query.ts';
 import { createGateway } from './gateway.ts';
 import { createGatewayServer } from './http/server.ts';
 import { gracefulShutdown } from './http/shutdown.ts';
-import { createLogger } from './observability/logger.ts';
+import { createLogger, type Logger } from './observability/logger.ts';
 import { startReferenceApi } from './reference-api/index.ts';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   const embedded = config.upstreamUrl ? undefined : await startReferenceApi({ port: 0, host: '127.0.0.1' });
   const upstreamUrl = config.upstreamUrl ?? (embedded?.url as string);
-  const logger = createLogger(config);
+  const logger = openLogger(config);
   const gateway = createGateway({ ...config, upstreamUrl, demoKey: embedded?.keys.demo, logger });
   const server = createGatewayServer(gateway.yoga, config.server);
-  await new Promise<void>((resolve) => server.listen(config.port, config.host, resolve));
+  await listen(server, config.port, config.host);
   // Before the banner: whoever waits for "ready" may send SIGTERM at once.
   const shutdown = gracefulShutdown({
     server,
@@ -40,6 +41,27 @@ async function main(): Promise<void> {
   }
 
   logger.info({ port, upstream: embedded ? 'embedded reference API' : upstreamUrl }, 'gateway listening');
+}
+
+/** An unwritable LOG_FILE is a configuration error, told as one rather than as a stack trace. */
+function openLogger(config: ReturnType<typeof loadConfig>): Logger {
+  try {
+    return createLogger(config);
+  } catch (error) {
+    throw new ConfigError(`LOG_FILE (${config.logFile}) cannot be opened for appending: ${(error as NodeJS.ErrnoException).code ?? error}`);
+  }
+}
+
+/** A HOST this machine has no address for, or a PORT in use, is told in one line (the server would throw it unhandled). */
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const refuse = (error: NodeJS.ErrnoException) => reject(new ConfigError(`cannot listen on HOST ${host}, PORT ${port}: ${error.code ?? error.message}`));
+    server.once('error', refuse);
+    server.listen(port, host, () => {
+      server.off('error', refuse);
+      resolve();
+    });
+  });
 }
 
 main().catch((error: unknown) => {

@@ -87,6 +87,9 @@ describe('npm start', () => {
     [{ UPSTREAM_URL: 'ftp://example.com' }, /UPSTREAM_URL must be an http\(s\) URL/],
     [{ UPSTREAM_URL: 'http://127.0.0.1:9/api' }, /without `\/api`/],
     [{ UPSTREAM_TIMEOUT_MS: '0' }, /UPSTREAM_TIMEOUT_MS must be a whole number from 1/],
+    // Not an address of this machine: the server's own error, told in one line.
+    [{ HOST: '192.0.2.1' }, /cannot listen on HOST 192\.0\.2\.1, PORT 0: EADDRNOTAVAIL/],
+    [{ LOG_FILE: '/dev/null/gateway.log' }, /LOG_FILE \(\/dev\/null\/gateway\.log\) cannot be opened for appending: E[A-Z]+$/m],
   ])('refuses bad configuration %j with a clear message and exit code 1', async (env, message) => {
     const failure = await start(env).ready.then(
       () => undefined,
