@@ -1,8 +1,10 @@
 // Identical GETs of one caller in flight at once, from any requests of this instance, share one
 // upstream call. The call belongs to none of them: it carries no request's signal or deadline, so no
-// waiter's disconnect or deadline cancels it for the others (it runs to UPSTREAM_TIMEOUT_MS), and
-// each waiter stops waiting at its own. A failure reaches every waiter and is not cached.
+// waiter's disconnect or deadline cancels it for the others (it runs to UPSTREAM_TIMEOUT_MS, and its
+// answer is stored even when every waiter has left), and each waiter stops waiting at its own. A
+// request already abandoned starts no call. A failure reaches every waiter and is not cached.
 import { type CallDeadline, startDeadline, unwatchDeadline, watchDeadline } from '../rest/deadline.ts';
+import { routeTemplate } from '../rest/paths.ts';
 import type { UpstreamRequest } from '../rest/transport.ts';
 import { UpstreamError } from '../rest/upstream-error.ts';
 
@@ -21,15 +23,28 @@ export class Coalescer<T> {
   }
 }
 
+/** When the request stops waiting: its caller leaving, or its deadline (undefined: never). */
+export function requestDeadline(req: UpstreamRequest): CallDeadline | undefined {
+  if (!req.signal && req.deadlineAt === undefined) return undefined;
+  return startDeadline(Number.POSITIVE_INFINITY, req.signal, req.deadlineAt);
+}
+
+/**
+ * The error to throw instead of starting or joining a call, once the request was abandoned: nothing
+ * is sent, as the transport sends nothing for a call queued past its deadline or after its caller left.
+ */
+export function abandoned(req: UpstreamRequest, deadline: CallDeadline | undefined): UpstreamError | undefined {
+  const stopped = deadline?.abortKind();
+  return stopped && new UpstreamError({ kind: stopped, method: req.method, route: req.route ?? routeTemplate(req.path), sent: false });
+}
+
 /**
  * The shared call's outcome for one waiter, or, once its caller left or its deadline passed, an
- * UpstreamError of that kind (`sent` for the leader: its call went out and goes on).
+ * UpstreamError of that kind (`sent` for the leader: its call went out and goes on). The request
+ * was checked not to be abandoned just before it joined.
  */
-export function waitFor<T>(call: Promise<T>, req: UpstreamRequest, leader: boolean): Promise<T> {
-  if (!req.signal && req.deadlineAt === undefined) return call;
-  const deadline = startDeadline(Number.POSITIVE_INFINITY, req.signal, req.deadlineAt);
-  const stopped = deadline.abortKind();
-  if (stopped) return Promise.reject(gaveUp(req, stopped, leader));
+export function waitFor<T>(call: Promise<T>, req: UpstreamRequest, deadline: CallDeadline | undefined, leader: boolean): Promise<T> {
+  if (!deadline) return call;
   return new Promise<T>((resolve, reject) => {
     const watch = watchDeadline({
       deadline,

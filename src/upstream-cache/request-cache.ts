@@ -1,14 +1,16 @@
 // The upstream as one GraphQL request sees it with the cache on. A GET is answered from the cache
 // when its caller tag has a valid entry (no upstream call, no budget), else by a call shared with
-// identical GETs in flight, whose 2xx answer is stored. A write (success or failure, once it may have
-// reached the upstream) makes stale every answer its route can change, for every key, before its
-// answer goes back to the resolver: so before the mutation's payload, and before its own re-read.
+// identical GETs in flight, whose 2xx answer is stored. A write that may have changed something (a
+// 2xx, or an outcome the gateway cannot know: a timeout, a 5xx, a connection lost once it was sent)
+// makes stale every answer its route can change, for every key, before its answer goes back to the
+// resolver: so before the mutation's payload, and before its own re-read. A 4xx says the upstream
+// changed nothing: it makes nothing stale, so no caller can wipe the cache with refused writes.
 import { routeTemplate } from '../rest/paths.ts';
 import { queryString, type UpstreamRequest, type UpstreamResponse, type UpstreamTransport } from '../rest/transport.ts';
 import { mayHaveReachedUpstream, UpstreamError } from '../rest/upstream-error.ts';
 import type { SharedStore } from '../store/shared-store.ts';
 import { callerTag } from './caller-tag.ts';
-import { type Coalescer, waitFor } from './coalescer.ts';
+import { abandoned, type Coalescer, requestDeadline, waitFor } from './coalescer.ts';
 import { readScopes, writeScopes } from './scopes.ts';
 import { encodeEntry, type LookupBatch, type WriteBatch } from './store-batch.ts';
 
@@ -83,6 +85,11 @@ export class RequestCache implements UpstreamTransport {
       };
     }
     state.events?.miss(route);
+    // A shared call outlives the request that starts it: a request abandoned meanwhile (its caller
+    // left, or its deadline passed while it waited for its lookup or its turn) starts none.
+    const deadline = requestDeadline(req);
+    const stopped = abandoned(req, deadline);
+    if (stopped) throw stopped;
     // Only calls made with the same generations are shared: one started before a write is not
     // joined by a read that started after it.
     const key = `${tags.local} ${state.writeEpoch} ${lookup.generations ?? ''} ${id}`;
@@ -90,7 +97,7 @@ export class RequestCache implements UpstreamTransport {
     if (!leader) state.events?.coalesced(route);
     let answer: SharedAnswer;
     try {
-      answer = await waitFor(call, req, leader);
+      answer = await waitFor(call, req, deadline, leader);
     } catch (error) {
       throw leader || !(error instanceof UpstreamError) || error.source ? error : new UpstreamError({ ...error, source: 'coalesced' });
     }
@@ -122,7 +129,7 @@ export class RequestCache implements UpstreamTransport {
       await this.#invalidate(req);
       return response;
     } catch (error) {
-      if (mayHaveReachedUpstream(error)) await this.#invalidate(req);
+      if (mayHaveReachedUpstream(error) && !refusedByUpstream(error)) await this.#invalidate(req);
       throw error;
     }
   }
@@ -144,3 +151,7 @@ export class RequestCache implements UpstreamTransport {
     return this.#tags;
   }
 }
+
+/** The upstream answered 4xx: it refused the write, so nothing changed (writes are never retried). */
+const refusedByUpstream = (error: unknown) =>
+  error instanceof UpstreamError && error.kind === 'http' && error.status !== undefined && error.status >= 400 && error.status < 500;

@@ -2,8 +2,10 @@
 // hits cost no upstream call, writes make stale what they can change (for every key) and nothing
 // else, errors and non-2xx answers are never cached, and identical GETs in flight share one call
 // that no waiter's disconnect or deadline cancels for the others.
+import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseUpstreamBudget } from '../../src/budget-setting.ts';
 import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 import { sources, type TestGateway, testGateway } from './support.ts';
@@ -73,7 +75,7 @@ describe('against the reference API', () => {
     expect(other.upstream).toEqual([]);
   });
 
-  it('a write the upstream refused still makes stale (it reached the upstream); one refused before sending does not', async () => {
+  it('a write the upstream refused (4xx) makes nothing stale, whoever sent it; nor does one refused before sending', async () => {
     await counting(DOMAINS, api.keys.demo, { org: hedgehog });
     const organizationId = Buffer.from(`Organization:${hedgehog}`).toString('base64');
     const invalid = await target.post(
@@ -84,7 +86,17 @@ describe('against the reference API', () => {
       },
     );
     expect(invalid.body.data.createDomain.__typename).toBe('ValidationError');
-    expect((await counting(DOMAINS, api.keys.demo, { org: hedgehog })).upstream).toHaveLength(2);
+    expect((await counting(DOMAINS, api.keys.demo, { org: hedgehog })).upstream).toEqual([]);
+
+    // A made-up key deleting a made-up organization (a route that would make every answer stale): the upstream answers 401.
+    const stranger = await counting(`mutation($id: ID!) { deleteOrganization(input: { id: $id }) { __typename } }`, 'phx_not_a_real_key', {
+      id: Buffer.from(`Organization:${randomUUID()}`).toString('base64'),
+    });
+    expect(stranger.upstream.map((request) => request.method)).toEqual(['DELETE']);
+    expect(stranger.body.errors?.[0].extensions.code).toBe('UNAUTHENTICATED');
+    expect((await counting(DOMAINS, api.keys.demo, { org: hedgehog })).upstream).toEqual([]);
+    const { body: metrics } = await target.gateway.metrics.render();
+    expect(metrics).not.toMatch(/^gateway_cache_invalidations_total\{route="\/api\/organizations\/:organization_id\/(domains\/)?"\}/m);
 
     const malformed = await counting(
       `mutation { createDomain(input: { organizationId: "not-a-global-id", domain: "x.example" }) { __typename } }`,
@@ -173,6 +185,24 @@ describe('against a recording upstream', () => {
     expect(fake.requests.length - before).toBe(2);
   });
 
+  it.each([
+    [500, 'upstream'],
+    [404, 'cache'],
+  ])('a write answered %i makes stale what it can change only when it may have changed something: then %s', async (status, source) => {
+    const key = `phx_write_${status}`;
+    const { id } = page('x').results[0] as { id: string };
+    fake.handle((req, res) => (req.method === 'GET' ? sendJson(res, 200, page('Cached')) : sendJson(res, status, { detail: 'no' })));
+    await target.post(ORGS, key);
+    expect(sources((await target.post(ORGS, key)).body)).toEqual(['cache']);
+    const before = fake.requests.length;
+    const write = await target.post(`mutation($id: ID!) { updateOrganization(input: { id: $id, name: "y" }) { __typename } }`, key, {
+      variables: { id: Buffer.from(`Organization:${id}`).toString('base64') },
+    });
+    expect(fake.requests.slice(before).map((request) => request.method)).toEqual(['PATCH']);
+    expect(write.body.errors ?? write.body.data.updateOrganization.__typename).toBeTruthy();
+    expect(sources((await target.post(ORGS, key)).body)).toEqual([source]);
+  });
+
   it('shares one upstream call among identical GETs of one key in flight at once; other keys make their own', async () => {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
@@ -203,6 +233,38 @@ describe('against a recording upstream', () => {
         .map((line) => line.coalescedCalls)
         .sort(),
     ).toEqual([0, 0, 1, 1, 1, 1]);
+  });
+
+  it('starts no call for a request past its deadline: its queued GETs are not sent', async () => {
+    const orgs = Array.from({ length: 10 }, () => ({ id: randomUUID(), name: 'org' }));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    fake.handle(async (req, res) => {
+      if (req.path === '/api/organizations/') return sendJson(res, 200, { count: 10, next: null, previous: null, results: orgs });
+      await released;
+      sendJson(res, 200, { count: 0, next: null, previous: null, results: [] });
+    });
+    const limited = testGateway({
+      upstreamUrl: fake.url,
+      cache: MEMORY,
+      requestDeadlineMs: 200,
+      upstreamConcurrencyPerRequest: 2,
+      upstreamBudget: parseUpstreamBudget('1000/hour'),
+    });
+    const domainCalls = () => fake.requests.filter((request) => request.path.endsWith('/domains/')).length;
+    const before = domainCalls();
+    try {
+      const response = await limited.post('{ organizations(first: 10) { nodes { domains(first: 1) { totalCount } } } }', 'phx_abandoned');
+      expect(response.body.errors?.[0].extensions.code).toBe('UPSTREAM_TIMEOUT');
+      // Counted in the budget: the list, and each domains call this request started (all sent, held upstream).
+      const started = 1000 - response.body.extensions.upstreamBudget[0].remaining - 1;
+      expect(started).toBeLessThanOrEqual(2); // at most UPSTREAM_CONCURRENCY_PER_REQUEST; the 8 queued behind them never start
+      while (domainCalls() - before < started) await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(domainCalls() - before).toBe(started);
+    } finally {
+      release();
+      await limited.gateway.close();
+    }
   });
 
   it("is not cancelled by its leader's disconnect, nor by a waiter's deadline; the others get the answer", async () => {
