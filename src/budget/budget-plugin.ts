@@ -32,6 +32,9 @@ export function upstreamBudgetPlugin(
       const key = bearerKey(request.headers.get('authorization'));
       if (key === null) return; // no upstream call will be made
       const estimate = estimateOf(context) ?? 0;
+      // It will make no upstream call (introspection, `{ __typename }`): never refused, and no counter
+      // is made for its key (made-up keys would push real callers' counters out).
+      if (estimate === 0) return;
       const outcome = await budget.take(key, estimate);
       reports.set(request, outcome.report);
       if (!outcome.taken) {

@@ -174,6 +174,24 @@ describe('through the gateway', () => {
     }
   });
 
+  it('never refuses a request that calls nothing, even over the limit, and counts nothing for it', async () => {
+    const target = testGateway({ upstreamUrl: api.url, upstreamBudget: parseUpstreamBudget('2/minute') });
+    try {
+      // Estimate 6, clamped to 2; 3 calls made and counted: the key is over its limit.
+      const over = await target.post('{ organizations(first: 5) { nodes { domains(first: 1) { totalCount } } } }', api.keys.demo);
+      expect(sources(over.body)).toHaveLength(3);
+      expect(over.body.extensions.upstreamBudget).toEqual([{ per: 'minute', limit: 2, remaining: 0 }]);
+      const nothing = await target.post('{ __typename }', api.keys.demo);
+      expect(nothing.body.errors).toBeUndefined();
+      expect(nothing.body.data).toEqual({ __typename: 'Query' });
+      expect(nothing.body.extensions.upstreamBudget).toEqual([{ per: 'minute', limit: 2, remaining: 0 }]);
+      const { body: metrics } = await target.gateway.metrics.render();
+      expect(metrics).toMatch(/^gateway_upstream_budget_refusals_total 0$/m);
+    } finally {
+      await target.gateway.close();
+    }
+  });
+
   it('with Redis unreachable from the start: starts, answers, and counts the budget in this instance', async () => {
     const nowhere = new URL(await refusedUrl());
     const target = testGateway({
