@@ -55,7 +55,8 @@ function openLogger(config: ReturnType<typeof loadConfig>): Logger {
 /** A HOST this machine has no address for, or a PORT in use, is told in one line (the server would throw it unhandled). */
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((resolve, reject) => {
-    const refuse = (error: NodeJS.ErrnoException) => reject(new ConfigError(`cannot listen on HOST ${host}, PORT ${port}: ${error.code ?? error.message}`));
+    const refuse = (error: NodeJS.ErrnoException) =>
+      reject(new ConfigError(`cannot listen on HOST ${host}, PORT ${port}: ${error.code ?? error.message}`));
     server.once('error', refuse);
     server.listen(port, host, () => {
       server.off('error', refuse);
