@@ -3,10 +3,11 @@
 // - one breaker for the whole upstream (`*`) counts only failures to connect at all (refused, name
 //   not resolved, connect timeout): no request's content can cause those, whatever its method;
 // - one breaker per route template, for reads only, counts a read's 5xx, malformed answer, dropped
-//   connection or timeout on the wire (one the upstream held longer than our pool's queue did):
-//   that endpoint is failing, the others may be fine.
-// A write's failure, any 4xx (a 429 included), a caller's own abort and a redirect never count: each
-// says something about one request, and counting them let one key pause every key's calls.
+//   connection or timeout on the wire (one the upstream held for the call's own UPSTREAM_TIMEOUT_MS,
+//   and longer than our pool's queue did): that endpoint is failing, the others may be fine.
+// A write's failure, any 4xx (a 429 included), a caller's own abort or request deadline and a
+// redirect never count: each says something about one request, and counting them let one key pause
+// every key's calls.
 // An open breaker fails its calls for `resetTimeoutMs`; then the next call is a probe, and any
 // outcome the breaker does not count (an answer, even a 4xx) closes it again.
 // Each breaker is a small counting one (./breaker.ts) that re-creates what the gateway used of
@@ -54,9 +55,10 @@ export function failureScope(error: unknown): 'upstream' | 'route' | undefined {
     case 'http':
       return (error.status ?? 0) >= 500 ? 'route' : undefined;
     case 'timeout':
-      // Only the upstream's own slowness: never sent (it waited in our pool's queue), or held
-      // longer by our queue than by the upstream, says more about this gateway's load than the upstream's.
-      return error.sent && error.wireMs >= error.queuedMs ? 'route' : undefined;
+      // Only the upstream's own slowness: a call cut by its request's deadline or caller (one caller
+      // can bring its deadline close), never sent (it waited in our pool's queue), or held longer by
+      // our queue than by the upstream, says nothing of the upstream's health.
+      return error.ownTimeout && error.sent && error.wireMs >= error.queuedMs ? 'route' : undefined;
     case 'network':
     case 'malformed':
       return 'route';

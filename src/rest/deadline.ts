@@ -14,11 +14,14 @@ export interface CallDeadline {
   remainingMs(): number;
   /** Why the call was cut short: our budget or a caller deadline is `'timeout'`, any other caller abort `'aborted'`. */
   abortKind(): 'timeout' | 'aborted' | undefined;
+  /** Cut by the call's own `timeoutMs`: not by the caller's deadline, which ends later, nor by the caller leaving. */
+  cutByOwnTimeout(): boolean;
 }
 
 /** `deadlineAt`: a `performance.now()` time the caller's own budget ends. */
 export function startDeadline(timeoutMs: number, callerSignal?: AbortSignal, deadlineAt = Number.POSITIVE_INFINITY): CallDeadline {
-  return new Deadline(Math.min(performance.now() + timeoutMs, deadlineAt), callerSignal);
+  const ownEndsAt = performance.now() + timeoutMs;
+  return new Deadline(Math.min(ownEndsAt, deadlineAt), callerSignal, ownEndsAt <= deadlineAt);
 }
 
 /** A class rather than an object of closures: every upstream call starts one. */
@@ -26,6 +29,8 @@ class Deadline implements CallDeadline {
   constructor(
     readonly endsAt: number,
     readonly signal: AbortSignal | undefined,
+    /** `endsAt` is the call's own timeout, not the caller's deadline. */
+    private readonly endsAtOwnTimeout: boolean,
   ) {}
 
   remainingMs(): number {
@@ -36,6 +41,10 @@ class Deadline implements CallDeadline {
     const { signal } = this;
     if (signal?.aborted) return isTimeoutReason(signal.reason) ? 'timeout' : 'aborted';
     return this.remainingMs() <= 0 ? 'timeout' : undefined;
+  }
+
+  cutByOwnTimeout(): boolean {
+    return this.endsAtOwnTimeout && !this.signal?.aborted && this.remainingMs() <= 0;
   }
 }
 

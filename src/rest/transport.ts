@@ -258,6 +258,7 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
       sent: ctx.sent,
       queuedMs: Math.round(ctx.queuedMs),
       wireMs: Math.round(ctx.wireMs),
+      ownTimeout: init.kind === 'timeout' && ctx.deadline.cutByOwnTimeout(),
       ...init,
     });
   }

@@ -23,6 +23,8 @@ export interface UpstreamErrorInit {
   queuedMs?: number;
   /** @default 0 */
   wireMs?: number;
+  /** @default false: set by the transport for a timeout of the call's own UPSTREAM_TIMEOUT_MS. */
+  ownTimeout?: boolean;
   /** Set when this request only waited for another request's identical call, which failed. */
   source?: 'coalesced';
 }
@@ -57,6 +59,11 @@ export class UpstreamError extends Error {
   readonly queuedMs: number;
   /** Time the attempts spent on the wire, from being written to their end: the upstream's own slowness. */
   readonly wireMs: number;
+  /**
+   * A `timeout` ended by the call's own UPSTREAM_TIMEOUT_MS: the upstream held it that long. False
+   * when the request's deadline (REQUEST_DEADLINE_MS, which a caller can bring close) or its caller cut it.
+   */
+  readonly ownTimeout: boolean;
   /** `coalesced`: this request did not make the call, it waited for another request's identical one. */
   readonly source?: 'coalesced';
 
@@ -75,6 +82,7 @@ export class UpstreamError extends Error {
     this.sent = init.sent ?? false;
     this.queuedMs = init.queuedMs ?? 0;
     this.wireMs = init.wireMs ?? 0;
+    this.ownTimeout = init.ownTimeout ?? false;
     this.source = init.source;
   }
 }

@@ -312,6 +312,75 @@ describe('how a circuit counts (over HTTP, one read route)', () => {
   });
 });
 
+describe('a timeout counts only when the call ran out its own UPSTREAM_TIMEOUT_MS (over HTTP)', () => {
+  const LIST = '{ organizations { totalCount } }';
+  const LIST_ROUTE = '/api/organizations/';
+  const BREAKER = { volumeThreshold: 2, errorThresholdPercentage: 1 };
+
+  async function serve(options: Partial<GatewayOptions>) {
+    const { upstream, gateway } = await setUp({ circuitBreaker: BREAKER, ...options });
+    const server = createGatewayServer(gateway.yoga);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
+    const post = async (key: string, signal?: AbortSignal) => {
+      const response = await fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify({ query: LIST }),
+        signal,
+      });
+      return (await response.json()) as { data?: any; errors?: any[] };
+    };
+    const stop = async () => {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    };
+    return { upstream, gateway, post, stop };
+  }
+
+  it("reads cut by their request's deadline or by their caller leaving open no circuit: another caller's read is answered", async () => {
+    // The upstream is healthy but holds these calls; a caller can bring its own deadline close (by
+    // sending its body late), so what the deadline cuts says nothing of the upstream.
+    const { upstream, gateway, post, stop } = await serve({ requestDeadlineMs: 300, upstreamTimeoutMs: 10_000 });
+    let holding = true;
+    upstream.handle((_req, res) => (holding ? undefined : sendJson(res, 200, page([]))));
+    try {
+      for (let i = 0; i < 4; i++) {
+        expect((await post('phx_hostile_key')).errors?.[0]?.extensions?.code).toBe('UPSTREAM_TIMEOUT');
+      }
+      for (let i = 0; i < 2; i++) {
+        const client = new AbortController();
+        const sent = upstream.requests.length;
+        const call = post('phx_hostile_key', client.signal).catch(() => 'left');
+        while (upstream.requests.length === sent) await wait(5);
+        client.abort();
+        expect(await call).toBe('left');
+      }
+      expect(upstream.requests).toHaveLength(6); // every call was sent: none was refused by a circuit
+      expect(gateway.transport.circuits()).toEqual([]);
+
+      holding = false;
+      expect(await post('phx_other_key')).toEqual({ data: { organizations: { totalCount: 0 } } });
+      expect(upstream.requests).toHaveLength(7);
+    } finally {
+      await stop();
+    }
+  });
+
+  it('reads the upstream held past UPSTREAM_TIMEOUT_MS open their route circuit', async () => {
+    const { upstream, gateway, post, stop } = await serve({ requestDeadlineMs: 10_000, upstreamTimeoutMs: 200 });
+    upstream.handle(() => undefined); // never answered
+    try {
+      for (let i = 0; i < 2; i++) expect((await post('phx_resilience_key')).errors?.[0]?.extensions?.code).toBe('UPSTREAM_TIMEOUT');
+      expect(gateway.transport.circuits()).toEqual([{ route: LIST_ROUTE, state: 'open' }]);
+      expect((await post('phx_other_key')).errors?.[0]).toMatchObject(PAUSED);
+      expect(upstream.requests).toHaveLength(2);
+    } finally {
+      await stop();
+    }
+  });
+});
+
 describe('per-request bounds', () => {
   it('a slow upstream past REQUEST_DEADLINE_MS is UPSTREAM_TIMEOUT', async () => {
     const { upstream, gateway } = await setUp({ requestDeadlineMs: 200, upstreamTimeoutMs: 10_000 });

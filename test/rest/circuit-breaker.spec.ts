@@ -45,7 +45,7 @@ describe('failureScope', () => {
       { kind: 'http', status: 503 },
       { kind: 'malformed', status: 200 },
       { kind: 'network', networkCode: 'ECONNRESET' },
-      { kind: 'timeout', sent: true },
+      { kind: 'timeout', sent: true, ownTimeout: true },
     ] as const) {
       expect(failureScope(new UpstreamError({ ...init, method: 'GET', route: '/api/organizations/' }))).toBe('route');
     }
@@ -56,11 +56,11 @@ describe('failureScope', () => {
     expect(failureScope(new UpstreamError({ kind: 'timeout', sent: false, method: 'GET', route: '/api/organizations/' }))).toBeUndefined();
   });
 
-  it("counts a read's timeout only when the upstream held the call at least as long as the gateway's queue did", () => {
+  it("counts a read's timeout only when its own UPSTREAM_TIMEOUT_MS cut it and the upstream held it at least as long as the gateway's queue did", () => {
     fc.assert(
-      fc.property(fc.boolean(), fc.nat(20_000), fc.nat(20_000), (sent, queuedMs, wireMs) => {
-        const scope = failureScope(errorOf({ kind: 'timeout', method: 'GET', sent, queuedMs, wireMs: sent ? wireMs : 0 }));
-        expect(scope).toBe(sent && wireMs >= queuedMs ? 'route' : undefined);
+      fc.property(fc.boolean(), fc.boolean(), fc.nat(20_000), fc.nat(20_000), (ownTimeout, sent, queuedMs, wireMs) => {
+        const scope = failureScope(errorOf({ kind: 'timeout', method: 'GET', ownTimeout, sent, queuedMs, wireMs: sent ? wireMs : 0 }));
+        expect(scope).toBe(ownTimeout && sent && wireMs >= queuedMs ? 'route' : undefined);
       }),
     );
   });
