@@ -21,6 +21,8 @@ export const DEFAULTS = {
   ADMISSION_MAX_WAIT_MS: 2000,
   ADMISSION_MAX_QUEUED: 500,
   MAX_UPSTREAM_RESPONSE_BYTES: 8 * 1024 * 1024,
+  MAX_UPSTREAM_BUFFERED_BYTES: 256 * 1024 * 1024,
+  MAX_UPSTREAM_JSON_VALUES: 100_000,
   CIRCUIT_BREAKER_ERROR_PERCENT: 50,
   CIRCUIT_BREAKER_MIN_CALLS: 10,
   CIRCUIT_BREAKER_RESET_MS: 5000,
@@ -195,6 +197,10 @@ interface GatewayConfig {
   maxLookupScanPages: number;
   /** Largest upstream answer body, in bytes (8 MiB). @default DEFAULTS.MAX_UPSTREAM_RESPONSE_BYTES */
   maxUpstreamResponseBytes: number;
+  /** Upstream answer bytes all calls in flight may buffer at once (256 MiB). @default DEFAULTS.MAX_UPSTREAM_BUFFERED_BYTES */
+  maxUpstreamBufferedBytes: number;
+  /** Most values an upstream answer over 64 KiB may hold. @default DEFAULTS.MAX_UPSTREAM_JSON_VALUES */
+  maxUpstreamJsonValues: number;
   /** @default DEFAULTS.MAX_REQUEST_BYTES */
   maxRequestBytes: number;
   /** How deeply a `JSON` value may nest, in a caller's input and in an upstream answer. @default DEFAULTS.MAX_JSON_DEPTH */
@@ -287,6 +293,8 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     admissionMaxQueued: integer(env, 'ADMISSION_MAX_QUEUED', 0, 1_000_000),
     maxLookupScanPages: integer(env, 'MAX_LOOKUP_SCAN_PAGES', 1, 1000),
     maxUpstreamResponseBytes: integer(env, 'MAX_UPSTREAM_RESPONSE_BYTES', 1024, 1024 * 1024 * 1024),
+    maxUpstreamBufferedBytes: integer(env, 'MAX_UPSTREAM_BUFFERED_BYTES', 1024, 64 * 1024 * 1024 * 1024),
+    maxUpstreamJsonValues: integer(env, 'MAX_UPSTREAM_JSON_VALUES', 1000, 100_000_000),
     maxRequestBytes: integer(env, 'MAX_REQUEST_BYTES', 1024, 100 * 1024 * 1024),
     // At most 256: far below the depths at which JSON.stringify and graphql-jit overflow the stack.
     maxJsonDepth: integer(env, 'MAX_JSON_DEPTH', 1, 256),

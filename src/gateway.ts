@@ -62,6 +62,10 @@ export interface GatewayOptions extends OperationsOptions {
   maxLookupScanPages?: number;
   /** Largest upstream answer body, in bytes. @default DEFAULTS.MAX_UPSTREAM_RESPONSE_BYTES */
   maxUpstreamResponseBytes?: number;
+  /** Upstream answer bytes all calls in flight may buffer at once. @default DEFAULTS.MAX_UPSTREAM_BUFFERED_BYTES */
+  maxUpstreamBufferedBytes?: number;
+  /** Most values an upstream answer over 64 KiB may hold. @default DEFAULTS.MAX_UPSTREAM_JSON_VALUES */
+  maxUpstreamJsonValues?: number;
   /** The upstream circuit breakers (whole upstream, and per route for reads). @default DEFAULTS.CIRCUIT_BREAKER_* */
   circuitBreaker?: CircuitBreakerOptions;
   /** Depth, aliases, tokens and directives per operation. @default DEFAULT_QUERY_LIMITS */
@@ -116,6 +120,8 @@ export function createGateway(options: GatewayOptions): Gateway {
         connections: options.upstreamConnections,
         getRetries: options.upstreamGetRetries,
         maxResponseBytes: options.maxUpstreamResponseBytes,
+        maxBufferedBytes: options.maxUpstreamBufferedBytes,
+        maxJsonValues: options.maxUpstreamJsonValues,
       }),
     options.circuitBreaker,
   );

@@ -1,8 +1,9 @@
 // One attempt of an upstream call, as undici's dispatch handler: it buffers the answer up to a size
-// cap, notes the moment undici starts writing the request on a socket (from then on the request may
-// have reached the upstream), and ends at its deadline whether it is still waiting for a
-// connection, waiting for headers or reading the body. A write, once on a socket, may switch to a
-// deadline of its own: the caller leaving no longer cuts it (a cut write is applied anyway, unseen).
+// cap (its own, and one shared by every attempt in flight), notes the moment undici starts writing
+// the request on a socket (from then on the request may have reached the upstream), and ends at its
+// deadline whether it is still waiting for a connection, waiting for headers or reading the body. A
+// write, once on a socket, may switch to a deadline of its own: the caller leaving no longer cuts it
+// (a cut write is applied anyway, unseen).
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
 import { type CallDeadline, type DeadlineWatch, unwatchDeadline, type Watched, watchDeadline } from './deadline.ts';
@@ -20,6 +21,15 @@ export class ResponseTooLargeError extends Error {
   constructor(readonly status: number) {
     super('Upstream response over the size limit.');
   }
+}
+
+/**
+ * The answer bytes buffered by all attempts in flight of one transport, against their cap: each
+ * attempt's cap alone would let the pool's connections hold UPSTREAM_CONNECTIONS × its size at once.
+ */
+export class AnswerBuffers {
+  bytes = 0;
+  constructor(readonly maxBytes: number) {}
 }
 
 /** The attempt's deadline passed or its caller left (`CallDeadline.abortKind()` says which). */
@@ -50,6 +60,7 @@ export class Attempt implements Dispatcher.DispatchHandler, Watched {
   constructor(
     public deadline: CallDeadline,
     private readonly maxBytes: number,
+    private readonly buffers: AnswerBuffers,
     private readonly onceSent?: CallDeadline,
   ) {
     this.answer = new Promise<RawAnswer>((resolve, reject) => {
@@ -88,8 +99,13 @@ export class Attempt implements Dispatcher.DispatchHandler, Watched {
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    if (this.endedAt) return; // cut already: its bytes were given back
+    const { buffers } = this;
+    if (this.bytes + chunk.length > this.maxBytes || buffers.bytes + chunk.length > buffers.maxBytes) {
+      throw new ResponseTooLargeError(this.status);
+    }
     this.bytes += chunk.length;
-    if (this.bytes > this.maxBytes) throw new ResponseTooLargeError(this.status);
+    buffers.bytes += chunk.length;
     this.chunks.push(chunk);
   }
 
@@ -117,6 +133,7 @@ export class Attempt implements Dispatcher.DispatchHandler, Watched {
     if (this.endedAt) return false;
     this.endedAt = performance.now();
     unwatchDeadline(this.watch);
+    this.buffers.bytes -= this.bytes;
     return true;
   }
 }

@@ -4,9 +4,10 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Dispatcher, Pool } from 'undici';
 import { DEFAULTS } from '../config.ts';
-import { Attempt, type RawAnswer, ResponseTooLargeError } from './attempt.ts';
+import { AnswerBuffers, Attempt, type RawAnswer, ResponseTooLargeError } from './attempt.ts';
 import { type CallDeadline, startDeadline } from './deadline.ts';
 import { parseErrorBody } from './error-body.ts';
+import { withinJsonValues } from './json-values.ts';
 import { routeTemplate } from './paths.ts';
 import { upstreamTextRedaction } from './redact.ts';
 import { isRetryable, retryDelayMs } from './retry.ts';
@@ -30,6 +31,19 @@ export interface UpstreamTransportOptions {
    * @default DEFAULTS.MAX_UPSTREAM_RESPONSE_BYTES
    */
   maxResponseBytes?: number;
+  /**
+   * Most values (arrays, objects, and items after a comma) an answer longer than 64 KiB may hold;
+   * one with more, or nested deeper than MAX_ANSWER_DEPTH, fails as malformed before it is parsed
+   * (src/rest/json-values.ts).
+   * @default DEFAULTS.MAX_UPSTREAM_JSON_VALUES
+   */
+  maxJsonValues?: number;
+  /**
+   * Most answer bytes all calls in flight may buffer at once; a call whose next chunk would pass
+   * it fails as too large.
+   * @default DEFAULTS.MAX_UPSTREAM_BUFFERED_BYTES
+   */
+  maxBufferedBytes?: number;
   /**
    * Size of the undici Pool (ignored when `dispatcher` is given).
    * @default DEFAULTS.UPSTREAM_CONNECTIONS
@@ -138,6 +152,8 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
   const getRetries = options.getRetries ?? DEFAULTS.UPSTREAM_GET_RETRIES;
   const retryBaseDelayMs = options.retryBaseDelayMs ?? RETRY_BASE_DELAY_MS;
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULTS.MAX_UPSTREAM_RESPONSE_BYTES;
+  const maxJsonValues = options.maxJsonValues ?? DEFAULTS.MAX_UPSTREAM_JSON_VALUES;
+  const buffers = new AnswerBuffers(options.maxBufferedBytes ?? DEFAULTS.MAX_UPSTREAM_BUFFERED_BYTES);
   const ownPool = options.dispatcher
     ? undefined
     : new Pool(target.origin, { connections: options.connections ?? DEFAULTS.UPSTREAM_CONNECTIONS });
@@ -188,7 +204,7 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
     // caller leaving or its request deadline no longer cut it (the upstream would apply it anyway,
     // and nobody would learn the outcome). A read may still be abandoned.
     const onceSent = req.method === 'GET' ? undefined : startDeadline(timeoutMs - (performance.now() - ctx.startedAt));
-    const attempt = new Attempt(deadline, maxResponseBytes, onceSent);
+    const attempt = new Attempt(deadline, maxResponseBytes, buffers, onceSent);
     dispatcher.dispatch(
       {
         origin: target.origin,
@@ -220,7 +236,7 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
       return { status, body, durationMs: elapsed(ctx), attempts: ctx.attempt, text: req.keepText ? text : undefined };
     }
     // Only an error answer is shown to callers: its text is redacted (src/rest/redact.ts) before anything holds it.
-    const parsed = parseErrorBody(text, redactorFor(req.key));
+    const parsed = withinJsonValues(text, maxJsonValues) ? parseErrorBody(text, redactorFor(req.key)) : {};
     const retryAfterSeconds = parseRetryAfter(headers['retry-after']) ?? (status === 429 ? retryAfterFromDetail(parsed.detail) : undefined);
     throw failure(ctx, { kind: 'http', status, ...parsed, retryAfterSeconds });
   }
@@ -230,6 +246,7 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
     const type = Array.isArray(contentType) ? contentType[0] : contentType;
     // An HTML error page from a proxy must not pass as data, even if it happened to parse.
     if (type !== undefined && !/json/i.test(type)) throw failure(ctx, { kind: 'malformed', status });
+    if (!withinJsonValues(text, maxJsonValues)) throw failure(ctx, { kind: 'malformed', status });
     try {
       return JSON.parse(text);
     } catch {

@@ -83,10 +83,12 @@ describe('operations settings', () => {
 });
 
 describe('connection and upstream answer bounds', () => {
-  it('default to a 10 s headers and 30 s request timeout, 5 s keep-alive, 800 connections and 8 MiB upstream answers', () => {
+  it('default to a 10 s headers and 30 s request timeout, 5 s keep-alive, 800 connections, 8 MiB upstream answers, 256 MiB of them buffered at once and 100,000 values per answer', () => {
     expect(loadConfig({})).toMatchObject({
       server: { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5000, maxConnections: 800 },
       maxUpstreamResponseBytes: 8 * 1024 * 1024,
+      maxUpstreamBufferedBytes: 256 * 1024 * 1024,
+      maxUpstreamJsonValues: 100_000,
     });
   });
 
@@ -97,10 +99,14 @@ describe('connection and upstream answer bounds', () => {
       SERVER_KEEP_ALIVE_TIMEOUT_MS: '65000',
       MAX_CONNECTIONS: '100',
       MAX_UPSTREAM_RESPONSE_BYTES: '1048576',
+      MAX_UPSTREAM_BUFFERED_BYTES: '67108864',
+      MAX_UPSTREAM_JSON_VALUES: '20000',
     });
     expect(config).toMatchObject({
       server: { headersTimeoutMs: 2000, requestTimeoutMs: 4000, keepAliveTimeoutMs: 65_000, maxConnections: 100 },
       maxUpstreamResponseBytes: 1_048_576,
+      maxUpstreamBufferedBytes: 67_108_864,
+      maxUpstreamJsonValues: 20_000,
     });
   });
 

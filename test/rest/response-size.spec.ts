@@ -1,10 +1,23 @@
-// MAX_UPSTREAM_RESPONSE_BYTES: an upstream answer larger than the cap fails the call without being
-// buffered, whether its Content-Length says so up front or a chunked body grows past it while
-// being read; the socket is destroyed rather than drained.
+// MAX_UPSTREAM_RESPONSE_BYTES: an upstream answer larger than the cap fails the call, whether its
+// Content-Length says so up front (nothing is read) or a chunked body grows past it while being read
+// (buffered up to the cap); the socket is destroyed rather than drained. MAX_UPSTREAM_BUFFERED_BYTES
+// caps what all calls in flight buffer together, and MAX_UPSTREAM_JSON_VALUES what a long answer may
+// hold before it is parsed.
+import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { DEFAULTS } from '../../src/config.ts';
+import { COUNT_VALUES_ABOVE_CHARS, MAX_ANSWER_DEPTH } from '../../src/rest/json-values.ts';
 import { createUpstreamTransport, type UpstreamTransport } from '../../src/rest/transport.ts';
-import { type FakeUpstream, type StreamedBody, sendJson, startFakeUpstream, streamBody } from '../support/fake-upstream.ts';
+import {
+  deepJsonText,
+  type FakeUpstream,
+  type StreamedBody,
+  sendJson,
+  sendText,
+  startFakeUpstream,
+  streamBody,
+} from '../support/fake-upstream.ts';
 import { upstreamFailure } from '../support/upstream-failure.ts';
 
 const KEY = 'phx_size_key';
@@ -98,6 +111,108 @@ describe('the cap itself', () => {
       });
     } finally {
       await defaults.close();
+    }
+  });
+});
+
+describe('answers holding too many values (MAX_UPSTREAM_JSON_VALUES) or nested too deep', () => {
+  const MAX_VALUES = DEFAULTS.MAX_UPSTREAM_JSON_VALUES;
+  /** `[0,0,…]` with `count` items: one array and `count - 1` commas, so `count` values as counted. */
+  const numbers = (count: number) => `[${'0,'.repeat(count - 1)}0]`;
+
+  it('an answer nested millions of levels deep, or of a flat array of empty objects, fails as malformed without being parsed', async () => {
+    // 7.4 MiB, under the default 8 MiB cap: parsed, it stalled the event loop for seconds.
+    const deep = `{"count":1,"results":[{"id":"x","name":"x","junk":${deepJsonText(3_900_000, 'array')}}]}`;
+    const flat = `{"count":1,"results":[],"junk":[${'{},'.repeat(MAX_VALUES)}{}]}`;
+    const defaults = createUpstreamTransport({ baseUrl: upstream.url, getRetries: 0 });
+    try {
+      for (const text of [deep, flat]) {
+        upstream.handle((_req, res) => sendText(res, 200, text));
+        expect(await upstreamFailure(defaults.request({ method: 'GET', path: '/api/organizations/', key: KEY }))).toMatchObject({
+          kind: 'malformed',
+          status: 200,
+        });
+      }
+      // An error answer's body is then not read: the failure stands, without the upstream's detail.
+      upstream.handle((_req, res) => sendText(res, 500, `{"detail":"down","junk":${deepJsonText(200_000, 'array')}}`));
+      const error = await upstreamFailure(defaults.request({ method: 'GET', path: '/api/organizations/', key: KEY }));
+      expect(error).toMatchObject({ kind: 'http', status: 500 });
+      expect(error.detail).toBeUndefined();
+      expect(upstream.requests).toHaveLength(3);
+    } finally {
+      await defaults.close();
+    }
+  });
+
+  it('an answer of exactly the limit passes and one value more fails; shorter answers and real pages are not counted', async () => {
+    const answer = (text: string) => upstream.handle((_req, res) => sendText(res, 200, text));
+    answer(numbers(MAX_VALUES));
+    expect(((await get()).body as number[]).length).toBe(MAX_VALUES);
+    answer(numbers(MAX_VALUES + 1));
+    expect(await upstreamFailure(get())).toMatchObject({ kind: 'malformed' });
+    // Nesting, in an answer long enough to be counted: MAX_ANSWER_DEPTH levels pass, one more fails.
+    const nested = (depth: number) => `{"pad":"${'x'.repeat(COUNT_VALUES_ABOVE_CHARS)}","junk":${deepJsonText(depth - 1, 'array')}}`;
+    answer(nested(MAX_ANSWER_DEPTH));
+    expect((await get()).body).toMatchObject({ pad: expect.any(String) });
+    answer(nested(MAX_ANSWER_DEPTH + 1));
+    expect(await upstreamFailure(get())).toMatchObject({ kind: 'malformed' });
+
+    // An answer no longer than COUNT_VALUES_ABOVE_CHARS is not counted, even against a lower limit.
+    const strict = createUpstreamTransport({ baseUrl: upstream.url, maxJsonValues: 1000, getRetries: 0 });
+    const strictGet = () => strict.request({ method: 'GET', path: '/api/organizations/', key: KEY });
+    try {
+      const short = numbers(COUNT_VALUES_ABOVE_CHARS / 2 - 1);
+      expect(short.length).toBe(COUNT_VALUES_ABOVE_CHARS - 1);
+      answer(short);
+      expect(((await strictGet()).body as number[]).length).toBe(COUNT_VALUES_ABOVE_CHARS / 2 - 1);
+      answer(numbers(COUNT_VALUES_ABOVE_CHARS / 2)); // one value and one comma more: counted
+      expect(await upstreamFailure(strictGet())).toMatchObject({ kind: 'malformed' });
+    } finally {
+      await strict.close();
+    }
+
+    // A page of 100 records of ~2.5 KB, strings holding brackets, commas and escaped quotes.
+    const record = (i: number) => ({
+      id: `rec-${i}`,
+      description: `[{"a":1},\\"q\\",${'x'.repeat(2000)}`,
+      questions: [{ type: 'open', choices: ['a', 'b', 'c'] }],
+    });
+    const page = { count: 100, next: null, previous: null, results: Array.from({ length: 100 }, (_, i) => record(i)) };
+    upstream.handle((_req, res) => sendJson(res, 200, page));
+    expect((await get()).body).toEqual(page);
+  });
+});
+
+describe('answer bytes buffered by all calls at once (MAX_UPSTREAM_BUFFERED_BYTES)', () => {
+  it('the call whose bytes would pass it fails as too large, and a call that ends gives its bytes back', async () => {
+    const buffered = createUpstreamTransport({ baseUrl: upstream.url, maxBufferedBytes: 2 * MB, timeoutMs: 5000, getRetries: 0 });
+    // Each answer sends 768 KiB of a chunked body, then waits: three of them do not fit in 2 MiB.
+    const held: ServerResponse[] = [];
+    upstream.handle((_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(`"${'x'.repeat(768 * 1024 - 1)}`);
+      held.push(res);
+    });
+    const call = () =>
+      buffered.request({ method: 'GET', path: '/api/organizations/', key: KEY }).then(
+        (response) => (response.body as string).length,
+        (error: unknown) => (error as { kind: string }).kind,
+      );
+    try {
+      const calls = [call(), call(), call()];
+      const outcomes: unknown[] = [];
+      for (const pending of calls) void pending.then((outcome) => outcomes.push(outcome));
+      await expect.poll(() => outcomes).toEqual(['too-large']);
+      for (const res of held.splice(0)) if (!res.destroyed) res.end('"');
+      expect((await Promise.all(calls)).sort()).toEqual([768 * 1024 - 1, 768 * 1024 - 1, 'too-large']);
+
+      // Those calls ended: their bytes are free again.
+      const next = call();
+      await expect.poll(() => held.length).toBe(1);
+      held[0]?.end('"');
+      expect(await next).toBe(768 * 1024 - 1);
+    } finally {
+      await buffered.close();
     }
   });
 });
