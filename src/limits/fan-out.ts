@@ -62,46 +62,62 @@ export function estimateUpstreamCalls(
   const fragments = new Map(document.definitions.flatMap((d) => (d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d] as const] : [])));
   const rootType = schema.getRootType(operation.operation);
   if (!rootType) return 0;
-  // A lookup's call is the same wherever it appears (its arguments name it): count it once.
+  // A lookup's call is the same wherever it appears (its arguments name it): count it once, outside
+  // the per-instance walk.
   const lookupsCounted = new Set<string>();
-  const lookupCost = (lookups: readonly (LookupCall | null)[]) => {
-    let cost = 0;
+  let lookupCalls = 0;
+  const countLookups = (lookups: readonly (LookupCall | null)[]) => {
     for (const lookup of lookups) {
       if (!lookup || lookupsCounted.has(lookup.key)) continue;
       lookupsCounted.add(lookup.key);
-      cost += lookup.scan ? maxLookupScanPages : 1;
+      lookupCalls += lookup.scan ? maxLookupScanPages : 1;
     }
-    return cost;
   };
 
-  const walk = (type: GraphQLCompositeType, set: SelectionSetNode, instances: number, root: boolean): number => {
+  /** The calls one instance of a selection set makes, lookups aside. */
+  const walk = (type: GraphQLCompositeType, set: SelectionSetNode, root: boolean): number => {
     let total = 0;
     for (const selection of set.selections) {
       if (selection.kind === Kind.INLINE_FRAGMENT) {
         const condition = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : type;
-        if (isCompositeType(condition)) total += walk(condition, selection.selectionSet, instances, root);
+        if (isCompositeType(condition)) total += walk(condition, selection.selectionSet, root);
       } else if (selection.kind === Kind.FRAGMENT_SPREAD) {
-        const fragment = fragments.get(selection.name.value);
-        const condition = fragment && schema.getType(fragment.typeCondition.name.value);
-        if (fragment && isCompositeType(condition)) total += walk(condition, fragment.selectionSet, instances, root);
+        total += fragmentCalls(selection.name.value, root);
       } else {
-        total += fieldCalls(type, selection, instances, root);
+        total += fieldCalls(type, selection, root);
       }
     }
     return total;
   };
 
-  const fieldCalls = (parent: GraphQLCompositeType, node: FieldNode, instances: number, root: boolean): number => {
+  // Each fragment is walked once however often it is spread (its cost per instance is the same
+  // everywhere), so a document cannot make this walk exponential.
+  const fragmentCallsKnown = new Map<string, number>();
+  const fragmentCalls = (name: string, root: boolean): number => {
+    const key = root ? `root:${name}` : name;
+    let calls = fragmentCallsKnown.get(key);
+    if (calls === undefined) {
+      const fragment = fragments.get(name);
+      const condition = fragment && schema.getType(fragment.typeCondition.name.value);
+      calls = fragment && isCompositeType(condition) ? walk(condition, fragment.selectionSet, root) : 0;
+      fragmentCallsKnown.set(key, calls);
+    }
+    return calls;
+  };
+
+  const fieldCalls = (parent: GraphQLCompositeType, node: FieldNode, root: boolean): number => {
     if (!isObjectType(parent) && !isInterfaceType(parent)) return 0;
     const field = parent.getFields()[node.name.value];
     if (!field) return 0;
     const { own, perInstance, lookups } = costOf(field, node, variables, root && operation.operation === 'mutation');
+    if (lookups) countLookups(lookups);
     const childType = getNamedType(field.type);
-    const below = node.selectionSet && isCompositeType(childType) ? walk(childType, node.selectionSet, instances * perInstance, false) : 0;
-    return (lookups ? lookupCost(lookups) : own * instances) + below;
+    const below = node.selectionSet && isCompositeType(childType) ? walk(childType, node.selectionSet, false) : 0;
+    return own + perInstance * below;
   };
 
-  return walk(rootType, operation.selectionSet, 1, true);
+  const calls = walk(rootType, operation.selectionSet, true);
+  return calls + lookupCalls;
 }
 
 interface FieldCost {

@@ -6,7 +6,7 @@ import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
-import { GraphQLError, type ValidationContext } from 'graphql';
+import { GraphQLError, Kind, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { DEFAULTS } from '../config.ts';
 import { bearerKey } from '../context.ts';
@@ -43,6 +43,57 @@ const rejectAs = (limit: 'maxDepth' | 'maxAliases' | 'maxTokens' | 'maxDirective
 });
 
 /**
+ * MAX_TOKENS again, for the document with its fragments inlined, counting one token per field: a
+ * fragment spread twice in each of 40 nested fragments is 1 KB of text but 2^40 fields inlined,
+ * which graphql-jit inlines while compiling. Each fragment is counted once, so this count is linear.
+ */
+function inlinedTokensRule(maxTokens: number): ValidationRule {
+  return (context) => {
+    const fragmentFields = new Map<string, number>();
+    const fieldsOf = (set: SelectionSetNode): number => {
+      let fields = 0;
+      for (const selection of set.selections) {
+        if (selection.kind === Kind.FIELD) fields += 1 + (selection.selectionSet ? fieldsOf(selection.selectionSet) : 0);
+        else if (selection.kind === Kind.INLINE_FRAGMENT) fields += fieldsOf(selection.selectionSet);
+        else fields += fragmentFieldsOf(selection.name.value);
+      }
+      return fields;
+    };
+    const fragmentFieldsOf = (name: string): number => {
+      let fields = fragmentFields.get(name);
+      if (fields === undefined) {
+        fragmentFields.set(name, 0); // a cycle is another rule's error
+        const fragment = context.getFragment(name);
+        fields = fragment ? fieldsOf(fragment.selectionSet) : 0;
+        fragmentFields.set(name, fields);
+      }
+      return fields;
+    };
+    return {
+      OperationDefinition(operation) {
+        const fields = fieldsOf(operation.selectionSet);
+        if (fields <= maxTokens) return;
+        context.reportError(
+          new GraphQLError(`Token limit of ${maxTokens} exceeded with fragments inlined, found ${fields} fields.`, {
+            nodes: operation,
+            extensions: { code: 'QUERY_TOO_COMPLEX', limit: 'maxTokens' },
+          }),
+        );
+      },
+    };
+  };
+}
+
+function inlinedTokensPlugin(maxTokens: number): Plugin {
+  const rule = inlinedTokensRule(maxTokens);
+  return {
+    onValidate({ addValidationRule }) {
+      addValidationRule(rule);
+    },
+  };
+}
+
+/**
  * Masks "Did you mean …?" for callers without a key. Not Armor's block-field-suggestions plugin:
  * it rewrites error objects in place, and Yoga caches validation results per document, so the
  * masked text would reach callers with a key too. Masking copies of the errors as the response is
@@ -66,6 +117,7 @@ export function queryLimitPlugins(limits: QueryLimits): Plugin[] {
     maxDepthPlugin({ n: limits.maxDepth, ignoreIntrospection: true, flattenFragments: true, ...rejectAs('maxDepth') }) as Plugin,
     maxAliasesPlugin({ n: limits.maxAliases, ...rejectAs('maxAliases') }) as Plugin,
     maxTokensPlugin({ n: limits.maxTokens, ...rejectAs('maxTokens') }) as Plugin,
+    inlinedTokensPlugin(limits.maxTokens),
     maxDirectivesPlugin({ n: limits.maxDirectives, ...rejectAs('maxDirectives') }) as Plugin,
     introspectionLimitsPlugin(limits),
     hideSuggestionsFromAnonymousCallers(),

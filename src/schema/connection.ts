@@ -169,21 +169,25 @@ const RECORD_FIELDS: readonly string[] = ['edges', 'nodes'];
 
 /** Whether the connection field's selection (through fragments) includes any of `names`. Loops, not closures: every connection asks. */
 function selectsAny(info: GraphQLResolveInfo, names: readonly string[]): boolean {
+  // Fragments already searched, and so without any of `names`: each is searched once however often
+  // it is spread, so a document cannot make this search exponential.
+  const searched = new Set<string>();
   for (const field of info.fieldNodes) {
-    if (field.selectionSet && setSelects(info, field.selectionSet, names)) return true;
+    if (field.selectionSet && setSelects(info, field.selectionSet, names, searched)) return true;
   }
   return false;
 }
 
-function setSelects(info: GraphQLResolveInfo, set: SelectionSetNode, names: readonly string[]): boolean {
+function setSelects(info: GraphQLResolveInfo, set: SelectionSetNode, names: readonly string[], searched: Set<string>): boolean {
   for (const selection of set.selections) {
     if (selection.kind === Kind.FIELD) {
       if (names.includes(selection.name.value)) return true;
     } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-      if (setSelects(info, selection.selectionSet, names)) return true;
-    } else {
+      if (setSelects(info, selection.selectionSet, names, searched)) return true;
+    } else if (!searched.has(selection.name.value)) {
+      searched.add(selection.name.value);
       const fragment = info.fragments[selection.name.value];
-      if (fragment && setSelects(info, fragment.selectionSet, names)) return true;
+      if (fragment && setSelects(info, fragment.selectionSet, names, searched)) return true;
     }
   }
   return false;

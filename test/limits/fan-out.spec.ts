@@ -135,6 +135,18 @@ describe('the estimate', () => {
     ).toBe(0);
   });
 
+  it('walks each fragment once however often it is spread, and still counts every spread', () => {
+    // Each fragment spread twice in the one before: 2^40 spreads of the last, in 2 KB of text.
+    const doubling = (on: string, last: string) =>
+      Array.from({ length: 40 }, (_, i) => `fragment F${i} on ${on} { ...F${i + 1} ...F${i + 1} }`).join('\n') +
+      `\nfragment F40 on ${on} { ${last} }`;
+    const lookup = `node(id: "${globalId('Organization', ORG)}") { id }`;
+    expect(estimate(`{ ...F0 } ${doubling('Query', `organizations(first: 1) { totalCount } ${lookup}`)}`)).toBe(2 ** 40 + 1);
+    expect(estimate(`{ organizations(first: 3) { nodes { ...F0 } } } ${doubling('Organization', 'domains { totalCount }')}`)).toBe(
+      1 + 3 * 2 ** 40,
+    );
+  });
+
   it('counts a mutation as a write plus a possible re-read', () => {
     expect(estimate(`mutation { pauseBatchExport(input: { id: "x" }) { __typename } }`)).toBe(2);
   });

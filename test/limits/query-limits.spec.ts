@@ -32,6 +32,36 @@ describe('query limits', () => {
     expect(calls).toHaveLength(0);
   });
 
+  it('counts maxTokens with fragments inlined too: each fragment spread twice, 40 deep (1 KB), is refused at once', async () => {
+    const defaults = await startHarness();
+    try {
+      const doubling = (on: string, last: string) =>
+        Array.from({ length: 40 }, (_, i) => `fragment F${i} on ${on} { ...F${i + 1} ...F${i + 1} }`).join('\n') +
+        `\nfragment F40 on ${on} { ${last} }`;
+      for (const query of [
+        `query Q { ...F0 } ${doubling('Query', '__typename')}`,
+        `query Q { organizations(first: 1) { ...F0 } } ${doubling('OrganizationConnection', 'totalCount')}`,
+      ]) {
+        const { status, errors, calls } = await defaults.runCounting(query, undefined, { key: null });
+        expect(status).toBe(400);
+        expect(errors).toEqual([
+          expect.objectContaining({
+            message: expect.stringMatching(/^Token limit of 2000 exceeded with fragments inlined, found \d+ fields\.$/),
+            extensions: { code: 'QUERY_TOO_COMPLEX', limit: 'maxTokens' },
+          }),
+        ]);
+        expect(calls).toHaveLength(0);
+      }
+      // A fragment spread a few times is fine.
+      const reused = await defaults.runCounting(
+        `{ a: organizations(first: 1) { ...Count } b: organizations(first: 2) { ...Count } } fragment Count on OrganizationConnection { totalCount }`,
+      );
+      expect(reused.errors).toBeUndefined();
+    } finally {
+      await defaults.close();
+    }
+  });
+
   it('runs operations within every limit', async () => {
     const { errors } = await h.runCounting(`{ organizations(first: 1) { nodes { name } } }`);
     expect(errors).toBeUndefined();
