@@ -120,6 +120,32 @@ describe('request limits', () => {
     expect(((await response.json()) as any).data.organizations.totalCount).toBeGreaterThan(0);
   });
 
+  it('answers a streamed body as the same body with a Content-Length: its content type and JSON type decide', async () => {
+    const query = JSON.stringify({ query: '{ __typename }' });
+    const cases: [contentType: string | null, body: string][] = [
+      ['application/json', 'null'],
+      ['application/json', '"a string"'],
+      ['application/json', query],
+      ['text/plain', query],
+      ['application/xml', query],
+      [null, query],
+      ['application/graphql', '{ __typename }'],
+      ['application/x-www-form-urlencoded', `query=${encodeURIComponent('{ __typename }')}`],
+    ];
+    for (const [contentType, body] of cases) {
+      const send = async (streamed: boolean) => {
+        const response = await h.gateway.yoga.fetch('http://gateway.test/graphql', {
+          method: 'POST',
+          headers: { ...(contentType && { 'content-type': contentType }), authorization: `Bearer ${h.api.keys.demo}` },
+          body: streamed ? new Blob([body]).stream() : body,
+          ...(streamed && { duplex: 'half' }),
+        } as RequestInit);
+        return [response.status, await response.text()];
+      };
+      expect(await send(true), `${contentType} ${body}`).toEqual(await send(false));
+    }
+  });
+
   it('refuses batched operations (a JSON array)', async () => {
     h.api.clearRequests();
     const response = await post(
