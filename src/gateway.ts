@@ -27,6 +27,7 @@ import { type CircuitBreakerOptions, type GuardedTransport, withCircuitBreakers 
 import type { UpstreamCall } from './rest/request-transport.ts';
 import { createUpstreamTransport, type UpstreamTransport } from './rest/transport.ts';
 import { leafSerializers } from './schema/leaf-serializers.ts';
+import { serialMutationsPlugin } from './schema/mutations/serial.ts';
 import { subgraphSchema as schema } from './schema/subgraph.ts'; // the public schema plus _service and _entities
 import { createSubscriptionHub } from './subscriptions/hub.ts';
 import { subscriptionPlugins } from './subscriptions/plugins.ts';
@@ -227,6 +228,9 @@ export function createGateway(options: GatewayOptions): Gateway {
       ...queryLimitPlugins({ ...DEFAULT_QUERY_LIMITS, ...options.queryLimits }),
       // Before the fan-out estimate: it reads the variables.
       jsonDepthPlugin(maxJsonDepth),
+      // After the depth check (it reads the variables too), before the idempotency claim: a
+      // malformed id in a mutation's input is refused before anything is remembered or spent.
+      serialMutationsPlugin(),
       // Before the estimate and the budget: a replay or a refusal costs neither.
       idempotencyPlugin({
         ...idempotency,

@@ -6,6 +6,7 @@ import type { GatewayContext } from '../../context.ts';
 import { type BuilderTypes, builder } from '../builder.ts';
 import { requiresScope } from '../scopes.ts';
 import { asMutationError, NotFoundError, ValidationError } from './errors-as-data.ts';
+import { refuseAfterFailure, stopAfterFailure } from './serial.ts';
 
 /**
  * A mutation's four names, each written out where the mutation is declared so it can be found by
@@ -49,10 +50,14 @@ export function defineMutation<Fields extends InputFieldMap, Payload extends obj
       },
       // Pothos cannot follow the generic input and payload shapes through the plugins' option types.
       resolve: (async (_root: unknown, args: { input: InputShapeFromFields<Fields> }, context: GatewayContext) => {
+        refuseAfterFailure(context);
         try {
           return await options.resolve(args.input, context);
         } catch (error) {
-          throw asMutationError(error, options.notFound);
+          const converted = asMutationError(error, options.notFound);
+          // An error as data is an answer; any other failure stops the operation's later mutations.
+          if (!(converted instanceof ValidationError || converted instanceof NotFoundError)) stopAfterFailure(context);
+          throw converted;
         } finally {
           // Memoised GETs (check_for_updates, source, responses_count, ...) may be stale after a write.
           context.loaders.forgetOnce();

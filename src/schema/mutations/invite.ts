@@ -11,6 +11,7 @@ import { InviteRef } from '../refs.ts';
 import { type RestInputTable, restBody, restInputFields } from '../rest-fields.ts';
 import { defineMutation } from './define.ts';
 import { createMutation, deleteMutation, type RecordKind } from './record-mutations.ts';
+import { globalIdInput } from './serial.ts';
 
 const INVITE: RecordKind<Invite, InviteRecord> = {
   ref: InviteRef,
@@ -52,7 +53,7 @@ defineMutation(['bulkCreateInvites', 'BulkCreateInvitesInput', 'BulkCreateInvite
   scope: INVITE.scope,
   notFound: 'No organization with this id exists for this key.',
   inputFields: (t) => ({
-    organizationId: t.id({ required: true, description: 'The global id of the organization to invite to.' }),
+    organizationId: globalIdInput(t, 'Organization', 'The global id of the organization to invite to.'),
     invites: t.field({ type: [InviteInput], required: true, description: 'The invitations, in order.' }),
   }),
   resolve: async (input, context) => {

@@ -11,6 +11,7 @@ import { globalId } from '../global-id.ts';
 import { inputIdParts } from '../node-registry.ts';
 import { type RestInputTable, restBody, restInputFields } from '../rest-fields.ts';
 import { defineMutation, type MutationNames } from './define.ts';
+import { globalIdInput } from './serial.ts';
 
 /** Where a record lives upstream. */
 export interface Address {
@@ -59,7 +60,7 @@ function locate<Raw, R extends Raw>(kind: RecordKind<Raw, R>, id: string | numbe
 }
 
 const idField = <Raw, R extends Raw>(t: InputFieldBuilder, kind: RecordKind<Raw, R>) =>
-  t.id({ required: true, description: `The global id of the ${kind.noun} (its \`id\` field).` });
+  globalIdInput(t, kind.ref.name, `The global id of the ${kind.noun} (its \`id\` field).`);
 
 const missing = (noun: string) => `No ${noun} with this id exists for this key.`;
 
@@ -85,7 +86,7 @@ export function createMutation<Raw, R extends Raw>(kind: RecordKind<Raw, R>, opt
     notFound: parent ? missing(parent.noun) : null,
     inputFields: (t) => ({
       ...(parent && {
-        [parent.inputField]: t.id({ required: true, description: `The global id of the ${parent.noun} to create it in.` }),
+        [parent.inputField]: globalIdInput(t, parent.typeName, `The global id of the ${parent.noun} to create it in.`),
       }),
       ...restInputFields(t, options.fields),
     }),

@@ -1,10 +1,14 @@
 // The shape the contract fixes for every mutation: its name, `<Name>Input`, `<Name>Result!` as a
 // union of `<Name>Payload`, ValidationError and (all but createOrganization) NotFoundError,
-// `clientMutationId` both ways, and a description naming the write scope.
+// `clientMutationId` both ways, and a description naming the write scope. Last, several mutations
+// in one operation: a bad global id in any stops them all, a failed one the rest.
 import { getNamedType, isInputObjectType, isNonNullType, isObjectType, isUnionType } from 'graphql';
 import { describe, expect, it } from 'vitest';
+import { createGateway } from '../../../src/gateway.ts';
 import { schema } from '../../../src/schema/index.ts';
-import { freshOrg, mutate, orgId, useHarness } from './support.ts';
+import { sendJson, startFakeUpstream } from '../../support/fake-upstream.ts';
+import { UNKNOWN_UUID } from '../../support/ids.ts';
+import { freshOrg, globalId, mutate, orgId, unique, useHarness } from './support.ts';
 
 const MUTATIONS = [
   'createOrganization',
@@ -80,6 +84,10 @@ describe('the Mutation type', () => {
     const scope = Object.entries(SCOPE_OF).find(([type]) => name.includes(type))?.[1];
     expect(field.description).toContain(`Requires scope \`${scope}\`.`);
     expect(input.description).toContain(`Requires scope \`${scope}\`.`);
+    // Every global id of the input is checked before any mutation of the operation runs.
+    for (const idField of Object.values(input.getFields()).filter((f) => String(f.type) === 'ID!')) {
+      expect(idField.extensions.globalIdOf, `${name}.${idField.name}`).toEqual(expect.any(String));
+    }
   });
 
   it('delete payloads carry a non-null deletedId; record payloads a non-null record', () => {
@@ -103,5 +111,58 @@ describe('mutations without a key', () => {
     expect(run.result).toBeNull();
     expect(run.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
     expect(run.calls).toEqual([]);
+  });
+});
+
+describe('several mutations in one operation', () => {
+  const OTHER_UUID = '00000000-0000-4000-8000-000000000001';
+  const harness = useHarness();
+  const TWO_DELETES = (first: string, second: string) =>
+    `mutation($first: ID!, $second: ID!) { ${first}: deleteDomain(input: { id: $first }) { __typename } ${second}: deleteDomain(input: { id: $second }) { __typename } }`;
+
+  it('a malformed or wrong-type global id in any of them is BAD_USER_INPUT before any runs: no upstream call, in either order', async () => {
+    const h = harness();
+    const org = freshOrg(h.api);
+    const domain = h.api.store.addDomain(org.id, { domain: `${unique('kept')}.example` });
+    const valid = globalId('Domain', org.id, domain.id);
+    for (const bad of ['not-an-id', orgId(org)]) {
+      for (const [first, second, variables] of [
+        ['bad', 'valid', { first: bad, second: valid }],
+        ['valid', 'bad', { first: valid, second: bad }],
+      ] as const) {
+        const run = await h.runCounting(TWO_DELETES(first, second), variables);
+        expect(run.data).toBeNull();
+        expect(run.errors).toEqual([
+          expect.objectContaining({ path: ['bad'], extensions: { argumentName: 'input.id', code: 'BAD_USER_INPUT' } }),
+        ]);
+        expect(run.calls).toEqual([]);
+        expect(h.api.store.domains.has(domain.id)).toBe(true);
+      }
+    }
+  });
+
+  it('after one fails with a GraphQL error, those after it are not run, and leave no error of their own', async () => {
+    const upstream = await startFakeUpstream();
+    upstream.handle((_req, res) => sendJson(res, 503, { detail: 'down' }));
+    const gateway = createGateway({ upstreamUrl: upstream.url });
+    try {
+      const [first, second] = [globalId('Domain', UNKNOWN_UUID, UNKNOWN_UUID), globalId('Domain', UNKNOWN_UUID, OTHER_UUID)];
+      const response = await gateway.yoga.fetch('http://gateway.test/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer phx_serial_key' },
+        body: JSON.stringify({ query: TWO_DELETES('a', 'b'), variables: { first, second } }),
+      });
+      const body = await response.json();
+      expect(body.data).toBeNull();
+      expect(body.errors).toEqual([
+        expect.objectContaining({ path: ['a'], extensions: expect.objectContaining({ code: 'UPSTREAM_ERROR' }) }),
+      ]);
+      expect(upstream.requests.map((r) => `${r.method} ${r.path}`)).toEqual([
+        `DELETE /api/organizations/${UNKNOWN_UUID}/domains/${UNKNOWN_UUID}/`,
+      ]);
+    } finally {
+      await gateway.close();
+      await upstream.close();
+    }
   });
 });
