@@ -14,6 +14,11 @@ const PART_CHECKS: Record<IdPart, (value: string) => boolean> = {
   string: (value) => value.length > 0 && value !== '.' && value !== '..',
 };
 
+/** Whether `value` can be a global id's part of this kind (`node(id:)` refuses the others). */
+export function isIdPart(kind: IdPart, value: string): boolean {
+  return PART_CHECKS[kind](value);
+}
+
 /** UUIDs and integers, nearly every part, need no escaping: skip encodeURIComponent's copy for them. */
 const PLAIN_PART = /^[\w.-]*$/;
 function encodePart(part: string | number): string {

@@ -1,5 +1,7 @@
 // Project (an organization's team): no REST record of its own; it holds the surveys (seed 4.7).
+import { gatewayError } from '../graphql-errors.ts';
 import { builder } from './builder.ts';
+import { isIdPart } from './global-id.ts';
 import { registerNode } from './node-registry.ts';
 import { nodeType } from './node-type.ts';
 import { ProjectRef, SurveyRef } from './refs.ts';
@@ -55,6 +57,12 @@ builder.queryField('project', (t) =>
     type: ProjectRef,
     description: 'The project with this REST id. Makes no upstream call by itself; its `name` is null here.',
     args: { databaseId: t.arg.string({ required: true, description: 'The REST project id.' }) },
-    resolve: (_root, { databaseId }) => ({ $type: 'Project' as const, projectId: databaseId, name: null }),
+    resolve: (_root, { databaseId }) => {
+      // Its global id must be one `node(id:)` takes back.
+      if (!isIdPart('string', databaseId)) {
+        throw gatewayError('BAD_USER_INPUT', '`databaseId` must not be empty, "." or "..".', { argumentName: 'databaseId' });
+      }
+      return { $type: 'Project' as const, projectId: databaseId, name: null };
+    },
   }),
 );

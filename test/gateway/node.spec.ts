@@ -140,6 +140,18 @@ describe('node(id)', () => {
     expect(direct.calls).toHaveLength(0);
   });
 
+  it('refuses a project databaseId its global id could not carry (empty, "." or "..") with BAD_USER_INPUT and no call', async () => {
+    const query = `query($p: String!) { project(databaseId: $p) { id surveys(first: 1) { totalCount } } }`;
+    for (const p of ['', '.', '..']) {
+      const { data, errors, calls } = await h.runCounting(query, { p });
+      expect(data).toEqual({ project: null });
+      expect(errors).toEqual([
+        expect.objectContaining({ path: ['project'], extensions: { code: 'BAD_USER_INPUT', argumentName: 'databaseId' } }),
+      ]);
+      expect(calls).toHaveLength(0);
+    }
+  });
+
   it('answers null for a well-formed id of a record the upstream does not have', async () => {
     const [orgId] = samples.get('Organization') as [string, string];
     const gone = UNKNOWN_UUID;
