@@ -177,6 +177,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     maxPerKey: options.subscriptions?.maxPerKey ?? DEFAULTS.MAX_SUBSCRIPTIONS_PER_KEY,
     max: options.subscriptions?.max ?? DEFAULTS.MAX_SUBSCRIPTIONS,
     run: runPoll,
+    logger: observability.logger,
   });
   const admission = createAdmission({
     // Twice the pool (measured: docs/overload.md): a request's estimate is its most calls at once,
@@ -189,6 +190,9 @@ export function createGateway(options: GatewayOptions): Gateway {
   observability.metrics.trackAdmission(admission.state);
 
   const maxJsonDepth = options.maxJsonDepth ?? DEFAULTS.MAX_JSON_DEPTH;
+  // An upstream value a field cannot represent fails that field with UPSTREAM_ERROR (graphql-errors.ts).
+  const jitOptions = { customSerializers: leafSerializers(schema, maxJsonDepth) };
+  const onJitCompileFailure = (result: ExecutionResult) => jitCompileFailure(observability.logger, result);
   const graphiql = createLocalGraphiQL({ title: 'Organization GraphQL gateway', defaultQuery: EXAMPLE_QUERY, demoKey: options.demoKey });
 
   const yoga = createYoga<Record<string, never>, GatewayContext>({
@@ -211,11 +215,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     // every request body through a TransformStream and build a second Request.
     maxRequestBodySize: false,
     plugins: [
-      // An upstream value a field cannot represent fails that field with UPSTREAM_ERROR (graphql-errors.ts).
-      useGraphQlJit(
-        { customSerializers: leafSerializers(schema, maxJsonDepth) },
-        { onError: (result) => jitCompileFailure(observability.logger, result) },
-      ),
+      useGraphQlJit(jitOptions, { onError: onJitCompileFailure }),
       arrivalPlugin(arrivals, tracing),
       withoutOriginalErrors(),
       graphiql.plugin,
@@ -248,7 +248,8 @@ export function createGateway(options: GatewayOptions): Gateway {
         estimateOf,
         deadlineAt: (request) => (arrivals.get(request)?.receivedAt ?? performance.now()) + limits.deadlineMs,
       }),
-      ...subscriptionPlugins(),
+      // After useGraphQlJit: it executes subscriptions its own way (src/subscriptions/plugins.ts).
+      ...subscriptionPlugins(jitOptions, onJitCompileFailure),
     ],
   });
 

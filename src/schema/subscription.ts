@@ -2,7 +2,6 @@
 // organization's members, through a poll this instance shares between the subscribers of the same
 // key (src/subscriptions). The first event is the current state; later ones come when the
 // subscriber's selected data changed (src/subscriptions/plugins.ts).
-import { type FieldNode, type GraphQLField, type GraphQLResolveInfo, getArgumentValues } from 'graphql';
 import type { GatewayContext } from '../context.ts';
 import type { Loaders } from '../loaders/index.ts';
 import type { MemberRecord } from '../loaders/tagged-records.ts';
@@ -18,7 +17,7 @@ import { requiresScope } from './scopes.ts';
 
 const POLLED =
   'The first event is the current state; then one each time the selected fields change, polled every `SUBSCRIPTION_POLL_MS` ' +
-  '(one poll per key and record on this instance, however many subscribe) and at once after a mutation through this gateway. A 429 is an error event `RATE_LIMITED` and the stream goes on; a record that is gone ends it with `NOT_FOUND`.';
+  '(one poll per key and record on this instance, however many subscribe) and within about a second after a mutation through this gateway that may have changed it. A 429 is an error event `RATE_LIMITED` and the stream goes on; a record that is gone ends it with `NOT_FOUND`.';
 
 /** An error event of the poll becomes the field's error (the stream goes on, or ends after it: src/subscriptions/poller.ts). */
 function recordOf<T>(event: PollEvent<T>): T {
@@ -27,27 +26,17 @@ function recordOf<T>(event: PollEvent<T>): T {
 }
 
 /** The REST ids a subscription argument's global id carries; BAD_USER_INPUT (no upstream call) when it is not one of `typename`. */
-const idParts = (id: unknown, argName: string, typename: string) =>
-  parseNodeId(String(id), argName, [typename]).parts as [string, ...string[]];
+const idParts = (id: string, argName: string, typename: string) => parseNodeId(id, argName, [typename]).parts as [string, ...string[]];
 
-/**
- * The field's arguments as `subscribe` should get them: graphql-jit (11.2) hands it the operation's
- * variables instead, so they are read here from the field node, as graphql-js does.
- */
-function subscribeArguments(info: GraphQLResolveInfo): Record<string, unknown> {
-  const field = info.parentType.getFields()[info.fieldName] as GraphQLField<unknown, unknown>;
-  return getArgumentValues(field, info.fieldNodes[0] as FieldNode, info.variableValues);
-}
-
-/** Watches a record under an organization by its REST retrieve (`route`), from its global id in the argument `id`. */
+/** Watches a record under an organization by its REST retrieve (`route`), from its global id. */
 function watchRecord<R>(
   context: GatewayContext,
-  info: GraphQLResolveInfo,
+  globalId: string,
   typename: string,
   route: string,
   list: (loaders: Loaders) => { byId(orgId: string, id: string): Promise<R | null> },
 ) {
-  const [orgId, id] = idParts(subscribeArguments(info).id, 'id', typename) as [string, string];
+  const [orgId, id] = idParts(globalId, 'id', typename) as [string, string];
   return context.watch({
     key: `${typename} ${orgId} ${id}`,
     path: buildPath(route, { organization_id: orgId, id }),
@@ -60,14 +49,8 @@ builder.subscriptionField('batchExport', (t) =>
     type: BatchExportRef,
     description: `A batch export and its \`latestRuns\`. ${POLLED} ${requiresScope('batch_export:read')}`,
     args: { id: t.arg.id({ required: true, description: 'The global id of the batch export.' }) },
-    subscribe: (_root, _args, context, info) =>
-      watchRecord(
-        context,
-        info,
-        'BatchExport',
-        '/api/organizations/:organization_id/batch_exports/:id/',
-        (loaders) => loaders.batchExports,
-      ),
+    subscribe: (_root, { id }, context) =>
+      watchRecord(context, id, 'BatchExport', '/api/organizations/:organization_id/batch_exports/:id/', (loaders) => loaders.batchExports),
     resolve: recordOf,
   }),
 );
@@ -77,8 +60,8 @@ builder.subscriptionField('domain', (t) =>
     type: DomainRef,
     description: `A domain of an organization, e.g. until it is verified. ${POLLED} ${requiresScope('organization:read')}`,
     args: { id: t.arg.id({ required: true, description: 'The global id of the domain.' }) },
-    subscribe: (_root, _args, context, info) =>
-      watchRecord(context, info, 'Domain', '/api/organizations/:organization_id/domains/:id/', (loaders) => loaders.domains),
+    subscribe: (_root, { id }, context) =>
+      watchRecord(context, id, 'Domain', '/api/organizations/:organization_id/domains/:id/', (loaders) => loaders.domains),
     resolve: recordOf,
   }),
 );
@@ -99,10 +82,9 @@ builder.subscriptionField('organizationMembers', (t) =>
       organizationId: t.arg.id({ required: true, description: 'The global id of the organization.' }),
       first: t.arg.int({ description: `The size of the first page (0-100; ${DEFAULT_PAGE_SIZE} when not given).` }),
     },
-    subscribe: (_root, _args, context, info) => {
-      const { organizationId, first } = subscribeArguments(info);
+    subscribe: (_root, { organizationId, first }, context) => {
       const [orgId] = idParts(organizationId, 'organizationId', 'Organization');
-      const size = checkSize(first as number | null | undefined, 'first') ?? DEFAULT_PAGE_SIZE;
+      const size = checkSize(first, 'first') ?? DEFAULT_PAGE_SIZE;
       return context.watch<MembersPage>({
         key: `organizationMembers ${orgId} ${size}`,
         path: buildPath('/api/organizations/:organization_id/members/', { organization_id: orgId }),

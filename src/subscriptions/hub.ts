@@ -4,7 +4,9 @@
 // secret of this process), never by the key itself.
 import { randomBytes } from 'node:crypto';
 import { gatewayError } from '../graphql-errors.ts';
+import type { Logger } from '../observability/logger.ts';
 import type { UpstreamRequest, UpstreamResponse, UpstreamTransport } from '../rest/transport.ts';
+import { mayHaveReachedUpstream, UpstreamError } from '../rest/upstream-error.ts';
 import { callerTag } from '../upstream-cache/caller-tag.ts';
 import { Poller } from './poller.ts';
 import { Subscriber } from './subscriber.ts';
@@ -18,12 +20,13 @@ interface SubscriptionHubOptions {
   /** MAX_SUBSCRIPTIONS. */
   max: number;
   run: PollRunner;
+  logger: Logger;
 }
 
 export interface SubscriptionHub {
   /** A new stream of the record's events for this key; QUERY_TOO_COMPLEX past the limits. */
   open<T>(key: string, resource: WatchedResource<T>): AsyncIterableIterator<PollEvent<T>>;
-  /** The transport a request's writes go through: each one re-polls at once the records its path touches. */
+  /** The transport a request's writes go through: each one that may have changed something re-polls the records it touches. */
   notifyingWrites(transport: UpstreamTransport): UpstreamTransport;
   /** Open streams, and polls running (metrics, tests). */
   stats(): { streams: number; polls: number };
@@ -48,16 +51,26 @@ export function createSubscriptionHub(options: SubscriptionHubOptions): Subscrip
     const id = `${tag} ${resource.key}`;
     let poller = pollers.get(id) as Poller<T> | undefined;
     if (!poller) {
-      poller = new Poller(resource, key, { pollMs: options.pollMs, run: options.run, onStop: () => pollers.delete(id) });
+      poller = new Poller(resource, key, {
+        pollMs: options.pollMs,
+        run: options.run,
+        logger: options.logger,
+        onStop: () => pollers.delete(id),
+      });
       pollers.set(id, poller as Poller<unknown>);
     }
     return poller;
   };
 
-  const changed = (path: string) => {
+  /**
+   * A write changes the record a poll reads when its path is at or below the poll's (an action such
+   * as `…/pause/`, a member of a watched `…/members/`), or when it deletes something above it. A
+   * create (POST to a list) changes no record already under that list.
+   */
+  const written = ({ method, path }: UpstreamRequest) => {
     for (const poller of pollers.values()) {
       const watched = poller.resource.path;
-      if (watched.startsWith(path) || path.startsWith(watched)) poller.pollNow();
+      if (path.startsWith(watched) || (method === 'DELETE' && watched.startsWith(path))) poller.written();
     }
   };
 
@@ -88,9 +101,12 @@ export function createSubscriptionHub(options: SubscriptionHubOptions): Subscrip
     notifyingWrites(transport) {
       const write = async <R>(req: UpstreamRequest): Promise<UpstreamResponse<R>> => {
         try {
-          return await transport.request<R>(req);
-        } finally {
-          if (pollers.size > 0) changed(req.path);
+          const response = await transport.request<R>(req);
+          written(req);
+          return response;
+        } catch (error) {
+          if (mayHaveWritten(error)) written(req);
+          throw error;
         }
       };
       return {
@@ -105,4 +121,13 @@ export function createSubscriptionHub(options: SubscriptionHubOptions): Subscrip
       for (const poller of [...pollers.values()]) poller.stop();
     },
   };
+}
+
+/**
+ * Whether a failed write may still have changed something: it may have reached the upstream and no
+ * answer refused it (a timeout, a 5xx or a lost connection may hide a write done; a 4xx does not).
+ */
+function mayHaveWritten(error: unknown): boolean {
+  if (error instanceof UpstreamError && error.status !== undefined && error.status >= 300 && error.status < 500) return false;
+  return mayHaveReachedUpstream(error);
 }

@@ -1,6 +1,40 @@
-// The Yoga plugins of subscriptions: push only changes, and let no stream outlive a refused answer.
-import type { ExecutionResult } from 'graphql';
-import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+// The Yoga plugins of subscriptions: how they execute, push only changes, and let no stream outlive
+// a refused answer.
+import { createSourceEventStream, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { type CompiledQuery, type CompilerOptions, compileQuery, isCompiledQuery } from 'graphql-jit';
+import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
+
+/**
+ * graphql-js opens the event stream, and graphql-jit executes each event, as it does every query
+ * (with the gateway's leaf serializers: an unrepresentable upstream value stays UPSTREAM_ERROR).
+ * graphql-jit 0.8's own `subscribe` looks the field up by its name instead of its alias (an aliased
+ * subscription failed) and hands it the operation's variables instead of the field's arguments.
+ * Must come after useGraphQlJit's plugin, whose subscribe function it replaces.
+ */
+function subscriptionExecutionPlugin(compilerOptions: Partial<CompilerOptions>, onCompileError: (result: ExecutionResult) => void): Plugin {
+  const compiled = new WeakMap<DocumentNode, CompiledQuery | ExecutionResult>();
+  const compile = (args: ExecutionArgs) => {
+    let query = compiled.get(args.document);
+    if (!query) {
+      query = compileQuery(args.schema, args.document, args.operationName ?? undefined, compilerOptions);
+      if (!isCompiledQuery(query)) onCompileError(query);
+      compiled.set(args.document, query);
+    }
+    return query;
+  };
+  const subscribe = async (args: ExecutionArgs) => {
+    const query = compile(args);
+    if (!isCompiledQuery(query)) return query;
+    const events = await createSourceEventStream(args);
+    if (!isAsyncIterable(events)) return events;
+    return mapAsyncIterator(events, (event) => query.query(event, args.contextValue, args.variableValues));
+  };
+  return {
+    onSubscribe({ setSubscribeFn }) {
+      setSubscribeFn(subscribe);
+    },
+  };
+}
 
 /**
  * "Push only when the subscriber's selected data changed": the poll yields the whole record, GraphQL
@@ -60,6 +94,9 @@ function endUnservedStreamsPlugin(): Plugin {
   };
 }
 
-export function subscriptionPlugins(): Plugin[] {
-  return [changesOnlyPlugin(), endUnservedStreamsPlugin()];
+export function subscriptionPlugins(
+  compilerOptions: Partial<CompilerOptions>,
+  onCompileError: (result: ExecutionResult) => void,
+): Plugin[] {
+  return [subscriptionExecutionPlugin(compilerOptions, onCompileError), changesOnlyPlugin(), endUnservedStreamsPlugin()];
 }

@@ -5,7 +5,7 @@ import type { Loaders } from '../loaders/index.ts';
 export interface WatchedResource<T> {
   /** What is watched, e.g. `batchExport <organization id> <id>`: with the caller's tag, the identity of its poll. */
   key: string;
-  /** The REST path the poll reads: a write through the gateway at, below or above it polls again at once. */
+  /** The REST path the poll reads: a write through the gateway at or below it (or a delete above it) polls again (hub.ts). */
   path: string;
   /** One poll, through a fresh set of loaders; null when the record is gone (404). */
   fetch(loaders: Loaders): Promise<T | null>;

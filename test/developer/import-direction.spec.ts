@@ -24,7 +24,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   'graphql-errors': ['rest'],
   loaders: ['wire', 'rest', 'graphql-errors', 'page-size'],
   // This instance's subscriptions: shared polls, open streams, writes re-polling what they touched.
-  subscriptions: ['graphql-errors', 'loaders', 'rest', 'upstream-cache'],
+  subscriptions: ['graphql-errors', 'loaders', 'observability', 'rest', 'upstream-cache'],
   context: ['rest', 'loaders', 'graphql-errors', 'subscriptions', 'tracing'],
   limits: ['config', 'context', 'graphql-errors', 'page-size'],
   schema: ['wire', 'rest', 'loaders', 'context', 'graphql-errors', 'limits', 'page-size', 'subscriptions'],

@@ -19,6 +19,7 @@ import {
   WRONG_BODIES,
   type WrongAnswer,
 } from '../support/fake-upstream.ts';
+import { subscribe } from '../support/sse.ts';
 
 const KEY = 'phx_answer_shapes_key';
 const ORG = '0b0e7a52-3a55-4d5e-9a43-6f6d2a1f0001';
@@ -357,6 +358,30 @@ describe('a leaf value of the wrong type fails only its field, with a fixed mess
       ['recordsCompleted', UNREPRESENTABLE_VALUE, 'UPSTREAM_ERROR'],
     ]);
     expectNoEcho(body);
+  });
+
+  it("in a subscription's events too, under an alias", async () => {
+    answerWith({
+      [`GET ${o}/batch_exports/${EXPORT}/`]: {
+        ...batchExport,
+        latest_runs: [{ ...exportRun, batch_export: '../../x', records_completed: 'LEAK' }],
+      },
+    });
+    const subscription = await subscribe(
+      'http://gateway.test/graphql',
+      'subscription ($id: ID!) { w: batchExport(id: $id) { name latestRuns { batchExport recordsCompleted } } }',
+      { id: globalId('BatchExport', ORG, EXPORT) },
+      KEY,
+      gateway.yoga.fetch as typeof fetch,
+    );
+    const [event] = await subscription.waitForEvents(1);
+    await subscription.close();
+    expect(event?.data).toEqual({ w: { name: 'S3 export', latestRuns: [{ batchExport: null, recordsCompleted: null }] } });
+    expect(event?.errors?.map((error) => [error.path, error.message, error.extensions?.code])).toEqual([
+      [['w', 'latestRuns', 0, 'batchExport'], UNREPRESENTABLE_VALUE, 'UPSTREAM_ERROR'],
+      [['w', 'latestRuns', 0, 'recordsCompleted'], UNREPRESENTABLE_VALUE, 'UPSTREAM_ERROR'],
+    ]);
+    expectNoEcho({ errors: [...(event?.errors ?? [])] });
   });
 });
 

@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { createGateway } from '../../src/gateway.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { startReferenceApi } from '../../src/reference-api/index.ts';
+import { subscribe } from '../support/sse.ts';
 import { captureLogger, postGraphQL } from './support.ts';
 
 const api = await startReferenceApi();
@@ -140,6 +141,29 @@ describe('unexpected errors', () => {
       outcome: 'error',
       errorCodes: ['INTERNAL_SERVER_ERROR'],
     });
+  });
+
+  it('in a subscription poll too: its event is "Unexpected error.", and the log has the original error but not the key', async () => {
+    brokenCapture.lines.length = 0;
+    const id = btoa('BatchExport:0b4c6f3e-2f1a-4c1e-9a51-6d2b8e0c1a11:5d1e7f3a-9b2c-4d8e-8f60-1a2b3c4d5e6f');
+    const subscription = await subscribe(
+      'http://gateway.test/graphql',
+      'subscription ($id: ID!) { batchExport(id: $id) { paused } }',
+      { id },
+      api.keys.demo,
+      broken.yoga.fetch as typeof fetch,
+    );
+    const [event] = await subscription.waitForEvents(1);
+    await subscription.close();
+    expect(event?.errors?.[0]).toMatchObject({ message: 'Unexpected error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+    const errors = brokenCapture.lines.filter((line) => line.level === 'error');
+    expect(errors).toHaveLength(1);
+    expect(errors[0]).toMatchObject({
+      msg: 'unexpected error in a subscription poll (its subscribers saw "Unexpected error.")',
+      watched: 'BatchExport 0b4c6f3e-2f1a-4c1e-9a51-6d2b8e0c1a11 5d1e7f3a-9b2c-4d8e-8f60-1a2b3c4d5e6f',
+      err: { type: 'TypeError', message: 'cannot read properties of undefined (reading "results")' },
+    });
+    expect(brokenCapture.text()).not.toContain(api.keys.demo);
   });
 
   it('and nothing goes around the logger to the console', () => {

@@ -4,7 +4,7 @@
 import { afterEach, expect, it } from 'vitest';
 import { parseUpstreamBudget } from '../../src/budget-setting.ts';
 import { createGateway, type GatewayOptions } from '../../src/gateway.ts';
-import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
+import { type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 import { serveOverHttp } from '../support/http-server.ts';
 import { subscribe } from '../support/sse.ts';
 
@@ -73,5 +73,31 @@ it('with the cache and UPSTREAM_BUDGET on, polls count against the key: past it,
   // Two polls were made (the budget), the third was refused before reaching the upstream.
   expect(upstream.requests.filter((r) => r.path === EXPORT_PATH)).toHaveLength(2);
   expect(subscription.completed()).toBe(false);
+  await subscription.close();
+});
+
+it('after a 429 whose Retry-After is shorter than the interval, a mutation through the gateway does not poll sooner', async () => {
+  const upstream = await fakeUpstream();
+  let polls = 0;
+  upstream.handle((req, res) => {
+    if (req.headers.authorization !== 'Bearer phx_test_key') return sendJson(res, 200, record(true));
+    polls += 1;
+    if (polls === 1) return sendJson(res, 429, { detail: 'slow down' }, { 'retry-after': '3' });
+    return sendJson(res, 200, record(true));
+  });
+  const { url } = await served(upstream, { subscriptions: { pollMs: 5000 } });
+  const subscription = await subscribe(url, QUERY, { id: ID }, 'phx_test_key');
+  const [limited] = await subscription.waitForEvents(1, 3000);
+  expect(limited?.errors?.[0]?.extensions).toMatchObject({ code: 'RATE_LIMITED', retryAfter: 3 });
+  const paused = await fetch(url, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: 'Bearer phx_writer_key' },
+    body: JSON.stringify({ query: 'mutation ($id: ID!) { pauseBatchExport(input: { id: $id }) { __typename } }', variables: { id: ID } }),
+  });
+  expect(await paused.json()).toEqual({ data: { pauseBatchExport: { __typename: 'PauseBatchExportPayload' } } });
+  expect(upstream.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
+  // Well within the 3 s the upstream asked for: the 429 is still the only poll.
+  await new Promise((resolve) => setTimeout(resolve, 500));
+  expect(polls).toBe(1);
   await subscription.close();
 });

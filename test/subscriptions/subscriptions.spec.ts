@@ -212,6 +212,37 @@ describe('domain and organizationMembers subscriptions', () => {
   });
 });
 
+describe('aliases', () => {
+  it('every subscription field answers under an alias, with its arguments as variables or literals, its errors too', async () => {
+    const { data } = await h.run<{ node: { domains: { nodes: { id: string }[] } } }, unknown>(
+      'query ($org: ID!) { node(id: $org) { ... on Organization { domains(first: 1) { nodes { id } } } } }',
+      { org: organizationId },
+    );
+    const domainId = data.node.domains.nodes[0]?.id as string;
+    const exportId = exportIds[0] as string;
+    const watched = await Promise.all([
+      watch('subscription ($id: ID!) { w: batchExport(id: $id) { id } }', { id: exportId }),
+      watch(`subscription { w: batchExport(id: "${exportId}") { id } }`, {}),
+      watch('subscription ($id: ID!) { w: domain(id: $id) { id } }', { id: domainId }),
+      watch('subscription ($org: ID!, $first: Int) { w: organizationMembers(organizationId: $org, first: $first) { nodes { id } } }', {
+        org: organizationId,
+        first: 1,
+      }),
+    ]);
+    const firsts = await Promise.all(watched.map(async (subscription) => (await subscription.waitForEvents(1))[0]));
+    expect(firsts.slice(0, 3)).toEqual([
+      { data: { w: { id: exportId } } },
+      { data: { w: { id: exportId } } },
+      { data: { w: { id: domainId } } },
+    ]);
+    expect(firsts[3]?.data?.w).toEqual({ nodes: [expect.objectContaining({ id: expect.any(String) })] });
+
+    const refused = await watch('subscription ($id: ID!) { w: batchExport(id: $id) { id } }', { id: organizationId });
+    await refused.waitForComplete();
+    expect(refused.events[0]?.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([[['w'], 'BAD_USER_INPUT']]);
+  });
+});
+
 describe('refusals', () => {
   it('without a key: one UNAUTHENTICATED event, then complete, and no upstream call', async () => {
     h.api.clearRequests();
