@@ -14,7 +14,9 @@ export function corsOptions(origins: '*' | readonly string[] = DEFAULTS.CORS_ORI
     origin: origins === '*' ? ['*'] : [...origins],
     methods: ['GET', 'POST', 'OPTIONS'],
     credentials: false,
-    exposedHeaders: ['x-request-id'],
+    // The response headers the contract gives callers: a page can read them only when listed here
+    // (a RetryLink's `retryIf` tests Retry-After).
+    exposedHeaders: ['x-request-id', 'retry-after', 'idempotent-replayed'],
     maxAge: 600,
   };
 }

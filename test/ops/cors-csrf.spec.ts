@@ -1,9 +1,11 @@
 // CORS: open by default (bearer keys only, never cookies, so never credentials), or a list of
-// origins. CSRF prevention: off by default (plain GET queries need no header, per the contract); on,
+// origins; the response headers callers read (Retry-After, Idempotent-Replayed) exposed. CSRF prevention: off by default (plain GET queries need no header, per the contract); on,
 // requests a browser sends without a pre-flight need `x-graphql-csrf` or `apollo-require-preflight`.
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Gateway } from '../../src/gateway.ts';
 import { startReferenceApi } from '../../src/reference-api/index.ts';
+import { CREATE_DOMAIN, domainInput } from '../idempotency/support.ts';
+import { serveOverHttp } from '../support/http-server.ts';
 import { gatewayFactory } from './support.ts';
 
 const api = await startReferenceApi();
@@ -39,8 +41,37 @@ describe('CORS', () => {
     });
     expect(actual.status).toBe(200);
     expect(actual.headers.get('access-control-allow-origin')).toBe('https://other.example.org');
-    expect(actual.headers.get('access-control-expose-headers')).toBe('x-request-id');
+    expect(actual.headers.get('access-control-expose-headers')).toBe('x-request-id, retry-after, idempotent-replayed');
     expect(actual.headers.get('access-control-allow-credentials')).toBeNull();
+  });
+
+  it('lets a page read Retry-After and Idempotent-Replayed, over HTTP, as a RetryLink needs', async () => {
+    const served = await serveOverHttp(gateway({ idempotency: { maxEntries: 1 } }));
+    try {
+      const org = api.store.addOrganization({ name: 'CORS org' }, { owner: 1 }).id;
+      const send = (idempotencyKey: string) =>
+        fetch(served.url, {
+          method: 'POST',
+          headers: {
+            origin: 'https://app.example.com',
+            'content-type': 'application/json',
+            authorization: `Bearer ${api.keys.demo}`,
+            'idempotency-key': idempotencyKey,
+          },
+          body: JSON.stringify({ query: CREATE_DOMAIN, variables: domainInput(org, 'cors.example') }),
+        });
+      const readable = (response: Response) => response.headers.get('access-control-expose-headers')?.split(', ') ?? [];
+      expect((await send('cors-1')).status).toBe(200);
+      const replay = await send('cors-1');
+      expect(replay.headers.get('idempotent-replayed')).toBe('true');
+      expect(readable(replay)).toContain('idempotent-replayed');
+      const full = await send('cors-2'); // IDEMPOTENCY_MAX_ENTRIES reached: 503 with Retry-After
+      expect(full.status).toBe(503);
+      expect(full.headers.get('retry-after')).toBe('1');
+      expect(readable(full)).toContain('retry-after');
+    } finally {
+      await served.close();
+    }
   });
 
   it('with CORS_ORIGINS allows only the listed origins', async () => {
