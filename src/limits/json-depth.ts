@@ -1,5 +1,7 @@
 // MAX_JSON_DEPTH: how deeply a free-form value (`JSON`, and federation's `_Any`) may nest. What a
 // caller sends deeper, in a variable or an inline literal, is BAD_USER_INPUT before anything runs;
+// so is a variable nesting deeper than that where no JSON is expected, or one the operation does not
+// declare (the idempotency fingerprint and error messages would walk it recursively);
 // what the upstream sends deeper fails its field (src/schema/leaf-serializers.ts). Depth is measured
 // with an explicit stack, never by recursion: a value nested deeper than the call stack allows
 // must be refused, not overflow it on the way (JSON.stringify, graphql-jit and graphql-scalars all recurse).
@@ -88,15 +90,17 @@ export function jsonDepthPlugin(maxDepth: number): Plugin {
         return validateFn(schema, document, ...rest);
       });
     },
-    // Variables: checked before anything reads them (the fan-out estimate, graphql-jit's coercion).
+    // Variables, declared or not: checked before anything reads them (the fan-out estimate, the
+    // idempotency fingerprint, graphql-jit's coercion). A few small values: cheap.
     onExecute({ args, setResultAndStopExecution }) {
-      const definitions = getOperationAST(args.document, args.operationName)?.variableDefinitions;
-      if (!definitions?.length || !args.variableValues) return;
-      for (const definition of definitions) {
-        const name = definition.variable.name.value;
-        const type = typeFromAST(args.schema, definition.type) as GraphQLInputType | undefined;
-        if (type && freeFormValueTooDeep(args.variableValues[name], type, maxDepth)) {
-          setResultAndStopExecution({ errors: [tooDeep(`A JSON value in \`$${name}\``, { variableName: name })] });
+      if (!args.variableValues) return;
+      const definitions = getOperationAST(args.document, args.operationName)?.variableDefinitions ?? [];
+      const types = new Map(definitions.map((definition) => [definition.variable.name.value, definition.type]));
+      for (const [name, value] of Object.entries(args.variableValues)) {
+        const typeNode = types.get(name);
+        const type = typeNode && (typeFromAST(args.schema, typeNode) as GraphQLInputType | undefined);
+        if (type ? valueTooDeep(value, type, maxDepth) : exceedsDepth(value, maxDepth)) {
+          setResultAndStopExecution({ errors: [tooDeep(`A value in \`$${name}\``, { variableName: name })] });
           return;
         }
       }
@@ -121,20 +125,24 @@ function deepLiteral(schema: GraphQLSchema, document: DocumentNode, maxDepth: nu
 }
 
 /**
- * Whether a variable's value holds a free-form value nested deeper than `maxDepth`. Follows the
- * variable's type, whose nesting the schema bounds; other scalars refuse objects without walking them.
+ * Whether a variable's value nests deeper than `maxDepth` below the lists and input objects its
+ * type expects: a free-form value as deep as it may be, anything else in a scalar's or an unknown
+ * field's place (an error, but one that coercion would walk). Recursion follows the variable's type,
+ * whose nesting the schema bounds (no input type holds itself).
  */
-function freeFormValueTooDeep(value: unknown, type: GraphQLInputType, maxDepth: number): boolean {
-  if (value === undefined || value === null) return false;
+function valueTooDeep(value: unknown, type: GraphQLInputType, maxDepth: number): boolean {
+  if (typeof value !== 'object' || value === null) return false;
   const nullable = getNullableType(type);
   if (isListType(nullable)) {
     const items = Array.isArray(value) ? value : [value]; // a single value stands for a list of one
-    return items.some((item) => freeFormValueTooDeep(item, nullable.ofType, maxDepth));
+    return items.some((item) => valueTooDeep(item, nullable.ofType, maxDepth));
   }
-  if (isInputObjectType(nullable)) {
-    if (typeof value !== 'object' || Array.isArray(value)) return false;
-    const fields = Object.entries(nullable.getFields());
-    return fields.some(([name, field]) => freeFormValueTooDeep((value as Record<string, unknown>)[name], field.type, maxDepth));
+  if (isInputObjectType(nullable) && !Array.isArray(value)) {
+    const fields = nullable.getFields();
+    return Object.entries(value).some(([name, item]) => {
+      const field = Object.hasOwn(fields, name) ? fields[name] : undefined;
+      return field ? valueTooDeep(item, field.type, maxDepth) : exceedsDepth(item, maxDepth);
+    });
   }
-  return FREE_FORM_SCALARS.has(nullable.name) && exceedsDepth(value, maxDepth);
+  return exceedsDepth(value, maxDepth);
 }

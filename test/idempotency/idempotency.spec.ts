@@ -81,6 +81,20 @@ describe('refused without an upstream call', () => {
     expect(h.api.requests).toHaveLength(0);
   });
 
+  it('another JSON value under a `__proto__` key: 422, the key counts like any other', async () => {
+    const query = `mutation Create($config: JSON) { createPipelineDestination(input: { organizationId: "${domainInput(org, '').input.organizationId}", configSchema: $config }) { __typename } }`;
+    const config = (url: string) => JSON.parse(`{"config":{"__proto__":{"url":"${url}"}}}`);
+    const first = await post(h.url, { key: h.api.keys.demo, idempotencyKey: 'proto-1', query, variables: config('https://a.example') });
+    expect(first.status).toBe(200);
+    expect(writes()).toHaveLength(1); // answered or not, the write went out: it is remembered
+    for (const variables of [config('https://b.example'), { config: {} }]) {
+      const reused = await post(h.url, { key: h.api.keys.demo, idempotencyKey: 'proto-1', query, variables });
+      expect(reused.status).toBe(422);
+      expect(reused.body.errors?.[0]?.extensions).toEqual({ code: 'IDEMPOTENCY_KEY_REUSED' });
+    }
+    expect(writes()).toHaveLength(1);
+  });
+
   it.each([
     ['empty', ''],
     ['a space inside', 'a b'],

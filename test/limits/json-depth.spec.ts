@@ -1,7 +1,7 @@
 // MAX_JSON_DEPTH: a free-form value nested deeper than the limit is BAD_USER_INPUT when a caller
 // sends it (a variable, an inline literal: before any upstream call, and nothing logged as an
-// unexpected error), and fails only its own field when the upstream sends it. Values 5,000 deep
-// stand for what used to overflow the stack.
+// unexpected error), and fails only its own field when the upstream sends it; so is any variable, or an
+// undeclared one, nested that deep. Values 5,000 deep stand for what used to overflow the stack.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/gateway.ts';
 import { UNREPRESENTABLE_VALUE } from '../../src/graphql-errors.ts';
@@ -127,20 +127,31 @@ describe('a JSON value a caller sends', () => {
     expectRefused((await post(gateway, request(`{ _entities(representations: [${nested(400)}]) { __typename } }`))).body, 32);
   });
 
-  it('deep where no JSON is expected fails without walking it: no crash, no upstream call, nothing logged', async () => {
-    const nodes = `query($ids: [ID!]!) { nodes(ids: $ids) { id } }`;
-    const { body } = await post(gateway, request(nodes, `{"ids":${deepJsonText(5000, 'array')}}`));
-    expect(body.data).toBeUndefined();
-    expect(body.errors?.[0].extensions?.code).not.toBe('INTERNAL_SERVER_ERROR');
-    expect(upstream.requests).toEqual([]);
-    expect(log.lines.filter((line) => line.level === 'error')).toEqual([]);
+  it('deep where no JSON is expected (a list of IDs, a UUID, an unknown field) is BAD_USER_INPUT too, nothing logged', async () => {
+    const deep = deepJsonText(5000, 'array');
+    for (const [query, variables] of [
+      ['query($ids: [ID!]!) { nodes(ids: $ids) { id } }', `{"ids":${deep}}`],
+      ['query($id: UUID!) { organization(databaseId: $id) { id } }', `{"id":${deep}}`],
+      [
+        'mutation($input: CreatePipelineDestinationInput!) { createPipelineDestination(input: $input) { __typename } }',
+        `{"input":{"unknown":${deep}}}`,
+      ],
+    ] as const)
+      expectRefused((await post(gateway, request(query, variables))).body, 32);
   });
 
-  it('an undeclared variable 5,000 deep is ignored: the operation runs, its fan-out estimate included', async () => {
-    const { body } = await post(gateway, request('{ organizations { totalCount } }', `{"unused":${deepJsonText(5000)}}`));
+  it('an undeclared variable nested past the limit is BAD_USER_INPUT, also on a mutation with an Idempotency-Key', async () => {
+    expectRefused((await post(gateway, request('{ organizations { totalCount } }', `{"unused":${deepJsonText(5000)}}`))).body, 32);
+    const mutation = `{"query":"mutation { deletePipelineDestination(input: { id: \\"x\\" }) { __typename } }","variables":{"junk":${deepJsonText(40_000, 'array')}}}`;
+    const response = await gateway.yoga.fetch('http://gateway.test/graphql', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${KEY}`, 'idempotency-key': 'deep-1' },
+      body: mutation,
+    });
+    expectRefused(await response.json(), 32);
+    // Exactly at the limit it is ignored, as GraphQL ignores every undeclared variable.
+    const { body } = await post(shallow, request('{ organizations { totalCount } }', `{"unused":${deepJsonText(3)}}`));
     expect(body).toEqual({ data: { organizations: { totalCount: 1 } } });
-    expect(upstream.requests).toHaveLength(1);
-    expect(log.lines.filter((line) => line.level === 'error')).toEqual([]);
   });
 });
 
