@@ -60,6 +60,7 @@ export const DEFAULTS = {
   IDEMPOTENCY_TTL_MS: 86_400_000,
   IDEMPOTENCY_MAX_RESPONSE_BYTES: 16_384,
   IDEMPOTENCY_MAX_ENTRIES: 10_000,
+  IDEMPOTENCY_MAX_ENTRIES_PER_CALLER: 1000,
   SUBSCRIPTION_POLL_MS: 5000,
   MAX_SUBSCRIPTIONS_PER_KEY: 20,
   MAX_SUBSCRIPTIONS: 500,
@@ -118,6 +119,8 @@ export interface IdempotencySettings {
   maxResponseBytes: number;
   /** Keys remembered at once in this instance's memory (no Redis); past it new keys are refused with 503. @default DEFAULTS.IDEMPOTENCY_MAX_ENTRIES */
   maxEntries: number;
+  /** Keys remembered at once for one caller key (memory or Redis), so one caller cannot fill the store; past it that caller's new keys are refused with 429. @default DEFAULTS.IDEMPOTENCY_MAX_ENTRIES_PER_CALLER */
+  maxEntriesPerCaller: number;
 }
 
 /** Subscriptions over SSE (src/subscriptions): the shared polls and the open streams they feed. */
@@ -322,6 +325,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
       ttlMs: integer(env, 'IDEMPOTENCY_TTL_MS', 1000, 30 * 86_400_000),
       maxResponseBytes: integer(env, 'IDEMPOTENCY_MAX_RESPONSE_BYTES', 1024, 16 * 1024 * 1024),
       maxEntries: integer(env, 'IDEMPOTENCY_MAX_ENTRIES', 1, 10_000_000),
+      maxEntriesPerCaller: integer(env, 'IDEMPOTENCY_MAX_ENTRIES_PER_CALLER', 1, 10_000_000),
     },
     subscriptions: {
       pollMs: integer(env, 'SUBSCRIPTION_POLL_MS', 250, 3_600_000),

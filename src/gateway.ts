@@ -138,6 +138,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     ttlMs: DEFAULTS.IDEMPOTENCY_TTL_MS,
     maxResponseBytes: DEFAULTS.IDEMPOTENCY_MAX_RESPONSE_BYTES,
     maxEntries: DEFAULTS.IDEMPOTENCY_MAX_ENTRIES,
+    maxEntriesPerCaller: DEFAULTS.IDEMPOTENCY_MAX_ENTRIES_PER_CALLER,
     ...options.idempotency,
   };
   // Each operation's fan-out estimate, noted once by the fan-out plugin and read by the upstream

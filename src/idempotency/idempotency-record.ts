@@ -9,6 +9,8 @@ export type IdempotencyRecord =
       fingerprint: string;
       /** When (epoch ms) the request must have ended: a record still running after it lost its outcome. */
       endsBy: number;
+      /** Random: makes each claim's record its own, so releasing it can never drop another claim's. */
+      claim: string;
     }
   | { state: 'done'; fingerprint: string; status: number; contentType: string; body: string }
   | { state: 'not-kept'; fingerprint: string; status: number };

@@ -4,19 +4,19 @@
 // IDEMPOTENCY_TTL_MS if a write may have been sent, else the claim is dropped. A retry with the same
 // key and request gets that response again, byte for byte; any other use of the key is refused
 // without an upstream call. Without the header this plugin reads one header and does nothing else.
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import { type GraphQLError, getOperationAST } from 'graphql';
 import type { Plugin, YogaInitialContext } from 'graphql-yoga';
 import type { IdempotencySettings } from '../config.ts';
 import { bearerKey, type GatewayContext } from '../context.ts';
 import { createMemoryStore } from '../store/memory-store.ts';
-import type { SharedStore } from '../store/shared-store.ts';
+import { CallerRecordsFullError, type SharedStore } from '../store/shared-store.ts';
 import { callerTag } from '../upstream-cache/caller-tag.ts';
 import { requestFingerprint } from './fingerprint.ts';
 import { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from './idempotency-key.ts';
 import { decodeRecord, encodeRecord, type IdempotencyRecord } from './idempotency-record.ts';
 import type { IdempotencyEvents, IdempotencyOutcome } from './metrics.ts';
-import { keyReused, malformedKey, outcomeNotKept, stillRunning, storeUnavailable } from './refusals.ts';
+import { callerRecordsFull, keyReused, malformedKey, outcomeNotKept, stillRunning, storeUnavailable } from './refusals.ts';
 
 export { createIdempotencyMetrics } from './metrics.ts';
 
@@ -34,6 +34,8 @@ interface Claim {
   tag: string;
   id: string;
   fingerprint: string;
+  /** The running record it stored: releasing the key compares against it. */
+  record: string;
   context: GatewayContext;
 }
 
@@ -71,19 +73,29 @@ export function idempotencyPlugin(options: IdempotencyOptions): Plugin {
       // Undefined while a Redis store is unreachable.
       if (store.secret === undefined) return unavailable();
       const fingerprint = requestFingerprint(context.params.query, args.operationName, args.variableValues);
+      const running: IdempotencyRecord = {
+        state: 'running',
+        fingerprint,
+        endsBy: Date.now() + options.maxRequestMs,
+        claim: randomBytes(12).toString('base64url'),
+      };
       // The key itself is the client's; hashed only to bound its length in the store's key.
       const claim: Claim = {
         store,
         tag: callerTag(store.secret, key),
         id: createHash('sha256').update(idempotencyKey).digest('base64url'),
         fingerprint,
+        record: encodeRecord(running),
         context,
       };
-      const running: IdempotencyRecord = { state: 'running', fingerprint, endsBy: Date.now() + options.maxRequestMs };
       let existing: string | null;
       try {
-        existing = await store.claimIdempotencyKey(claim.tag, claim.id, encodeRecord(running), options.ttlMs);
-      } catch {
+        // Kept while the request can still write, however short IDEMPOTENCY_TTL_MS is: a claim that
+        // expired mid-write would let a retry write again.
+        const claimMs = Math.max(options.ttlMs, options.maxRequestMs);
+        existing = await store.claimIdempotencyKey(claim.tag, claim.id, claim.record, claimMs, options.maxEntriesPerCaller);
+      } catch (error) {
+        if (error instanceof CallerRecordsFullError) return refuse(callerRecordsFull(options.maxEntriesPerCaller), 'caller_full');
         return unavailable();
       }
       if (existing === null) {
@@ -122,7 +134,7 @@ export function idempotencyPlugin(options: IdempotencyOptions): Plugin {
       const { store, tag, id, fingerprint } = claim;
       try {
         // Refused before any write (a limit, the budget, a connection never made): the key is free again.
-        if (!claim.context.upstreamWriteMayHaveBeenSent()) return await store.releaseIdempotencyKey(tag, id);
+        if (!claim.context.upstreamWriteMayHaveBeenSent()) return await store.releaseIdempotencyKey(tag, id, claim.record);
         const body = await response.clone().text();
         const { status } = response;
         const outcome: IdempotencyRecord =
@@ -132,7 +144,8 @@ export function idempotencyPlugin(options: IdempotencyOptions): Plugin {
         await store.settleIdempotencyKey(tag, id, encodeRecord(outcome), options.ttlMs);
       } catch {
         // The record stays `running`: a retry is refused (409), and once the request's time is
-        // over told that the outcome was lost. Never run twice.
+        // over told that the outcome was lost. Never run twice. (A failed release is retried by
+        // the store once it is back.)
         options.events?.storeFailed();
       }
     },

@@ -2,7 +2,7 @@
 import { Counter, type Registry } from 'prom-client';
 
 /** What became of a mutation sent with an Idempotency-Key. */
-export type IdempotencyOutcome = 'claimed' | 'replayed' | 'conflict' | 'key_reused' | 'malformed' | 'unavailable';
+export type IdempotencyOutcome = 'claimed' | 'replayed' | 'conflict' | 'key_reused' | 'malformed' | 'unavailable' | 'caller_full';
 
 export interface IdempotencyEvents {
   request(outcome: IdempotencyOutcome): void;
@@ -15,7 +15,7 @@ export function createIdempotencyMetrics(registry: Registry): IdempotencyEvents 
     name: 'gateway_idempotent_requests_total',
     help:
       'Mutations sent with an Idempotency-Key, by outcome: claimed (it runs under the key), replayed (the remembered response), conflict (409), ' +
-      'key_reused (422), malformed (400), unavailable (503: the store unreachable or full).',
+      'key_reused (422), malformed (400), unavailable (503: the store unreachable or full), caller_full (429: the caller key has IDEMPOTENCY_MAX_ENTRIES_PER_CALLER keys).',
     labelNames: ['outcome'],
     registers,
   });

@@ -41,6 +41,14 @@ export const outcomeNotKept = (reason: 'RESPONSE_TOO_LARGE' | 'OUTCOME_UNKNOWN',
     { reason, ...http(409) },
   );
 
+/** The caller's own share of the store is full: its other keys expire after IDEMPOTENCY_TTL_MS, so no Retry-After. */
+export const callerRecordsFull = (maxPerCaller: number): GraphQLError =>
+  gatewayError(
+    'IDEMPOTENCY_UNAVAILABLE',
+    `This caller key has ${maxPerCaller} Idempotency-Keys remembered, the most this gateway keeps for one caller, so this mutation was not run: send it again once older keys have expired, or without the header.`,
+    { reason: 'CALLER_LIMIT', ...http(429) },
+  );
+
 export const storeUnavailable = (): GraphQLError =>
   gatewayError(
     'IDEMPOTENCY_UNAVAILABLE',

@@ -1,11 +1,19 @@
 // The store in this instance's memory (CACHE=memory, and the per-instance budget while Redis is
 // away). Cached answers are bounded by count and by size (lru-cache); generations and budget
-// counters are small and bounded by count; idempotency records by count, never evicted early.
+// counters are small and bounded by count; idempotency records by count, overall and per caller
+// tag, never evicted early.
 
 import { randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import { DEFAULTS } from '../config.ts';
-import { type BudgetWindowAt, type BudgetWindowCheck, type SharedStore, StoreUnavailableError, type WindowCounts } from './shared-store.ts';
+import {
+  type BudgetWindowAt,
+  type BudgetWindowCheck,
+  CallerRecordsFullError,
+  type SharedStore,
+  StoreUnavailableError,
+  type WindowCounts,
+} from './shared-store.ts';
 
 interface MemoryStoreOptions {
   /** Cached answers kept at most. @default DEFAULTS.CACHE_MAX_ENTRIES */
@@ -34,12 +42,33 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): SharedStore
   let budgetCounters: LRUCache<string, number> | undefined;
   const budget = () => (budgetCounters ??= new LRUCache<string, number>({ max: MAX_BUDGET_COUNTERS }));
   // Also made on first use. Its bound is checked before each claim, so lru-cache never evicts one:
-  // a record forgotten before its time would let a retry write again.
+  // a record forgotten before its time would let a retry write again. Records are counted per
+  // caller tag as they come and go (a replaced record stays counted).
   let idempotencyRecords: LRUCache<string, string> | undefined;
   const idempotencyMax = options.idempotencyMaxEntries ?? DEFAULTS.IDEMPOTENCY_MAX_ENTRIES;
-  const idempotency = () => (idempotencyRecords ??= new LRUCache<string, string>({ max: idempotencyMax }));
+  const recordsPerTag = new Map<string, number>();
+  const recordsOf = (tag: string) => recordsPerTag.get(tag) ?? 0;
+  const countRecord = (tag: string, delta: number) => {
+    const count = recordsOf(tag) + delta;
+    if (count > 0) recordsPerTag.set(tag, count);
+    else recordsPerTag.delete(tag);
+  };
+  const idempotency = () =>
+    (idempotencyRecords ??= new LRUCache<string, string>({
+      max: idempotencyMax,
+      noDisposeOnSet: true,
+      dispose: (_record, key) => countRecord(tagOf(key), -1),
+    }));
+  /** Stores a record; counts it unless it replaces one still there (`get` drops an expired one first). */
+  const keepRecord = (tag: string, id: string, record: string, ttlMs: number) => {
+    const records = idempotency();
+    const key = entryKey(tag, id);
+    if (records.get(key) === undefined) countRecord(tag, 1);
+    records.set(key, record, { ttl: ttlMs });
+  };
   const secret = options.secret ?? randomBytes(32).toString('base64url');
   const entryKey = (tag: string, id: string) => `${tag} ${id}`;
+  const tagOf = (key: string) => key.slice(0, key.indexOf(' '));
   const counterKey = (tag: string, window: BudgetWindowAt, index = window.index) => `${tag} ${window.windowMs} ${index}`;
   const countsOf = (tag: string, window: BudgetWindowAt): WindowCounts => ({
     current: budget().get(counterKey(tag, window)) ?? 0,
@@ -86,21 +115,23 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): SharedStore
     async readBudget(tag, windows) {
       return windows.map((window) => countsOf(tag, window));
     },
-    async claimIdempotencyKey(tag, id, record, ttlMs) {
+    async claimIdempotencyKey(tag, id, record, ttlMs, maxPerCaller) {
       const records = idempotency();
-      const key = entryKey(tag, id);
-      const existing = records.get(key);
+      const existing = records.get(entryKey(tag, id));
       if (existing !== undefined) return existing;
-      if (records.size >= idempotencyMax) records.purgeStale();
+      // Expired records still count until purged: a walk over them all, only at a bound.
+      if (records.size >= idempotencyMax || recordsOf(tag) >= maxPerCaller) records.purgeStale();
+      if (recordsOf(tag) >= maxPerCaller) throw new CallerRecordsFullError();
       if (records.size >= idempotencyMax) throw new StoreUnavailableError('idempotency records at their bound (IDEMPOTENCY_MAX_ENTRIES)');
-      records.set(key, record, { ttl: ttlMs });
+      keepRecord(tag, id, record, ttlMs);
       return null;
     },
     async settleIdempotencyKey(tag, id, record, ttlMs) {
-      idempotency().set(entryKey(tag, id), record, { ttl: ttlMs });
+      keepRecord(tag, id, record, ttlMs);
     },
-    async releaseIdempotencyKey(tag, id) {
-      idempotency().delete(entryKey(tag, id));
+    async releaseIdempotencyKey(tag, id, claimRecord) {
+      const key = entryKey(tag, id);
+      if (idempotency().get(key) === claimRecord) idempotency().delete(key);
     },
     async close() {
       entries.clear();

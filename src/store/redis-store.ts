@@ -6,6 +6,7 @@
 //   gw:{<caller tag>}:get:<path?query>              a cached answer
 //   gw:{<caller tag>}:budget:<windowMs>:<index>     a budget counter
 //   gw:{<caller tag>}:idem:<key id>                 an idempotency record (src/idempotency)
+//   gw:{<caller tag>}:idem-index                    the tag's records: a sorted set of key ids by expiry
 //   gw:{gen}:<scope>                                a generation
 //   gw:{secret}                                     the secret caller tags are made with (unless CACHE_SECRET)
 
@@ -14,7 +15,7 @@ import { Redis } from 'ioredis';
 import { DEFAULTS } from '../config.ts';
 import { type AvailabilityOptions, StoreAvailability } from './availability.ts';
 import { newGeneration } from './memory-store.ts';
-import { type BudgetWindowAt, GLOBAL_SCOPE, type SharedStore, type WindowCounts } from './shared-store.ts';
+import { type BudgetWindowAt, CallerRecordsFullError, GLOBAL_SCOPE, type SharedStore, type WindowCounts } from './shared-store.ts';
 
 interface RedisStoreOptions extends Pick<AvailabilityOptions, 'logger' | 'onFailure' | 'onChange'> {
   /** `redis://[[user]:password@]host:port/db` (or `rediss://`). */
@@ -33,11 +34,14 @@ interface RedisStoreOptions extends Pick<AvailabilityOptions, 'logger' | 'onFail
 const GENERATION_TTL_MS = 24 * 60 * 60 * 1000;
 /** Bumps kept while the store is away; past it, one bump of every entry's global scope replaces them. */
 const MAX_PENDING_BUMPS = 1000;
+/** Releases of idempotency claims kept while the store is away; past it the oldest is dropped (its key stays running). */
+const MAX_PENDING_RELEASES = 1000;
 
 const SECRET_KEY = 'gw:{secret}';
 const entryKey = (tag: string, id: string) => `gw:{${tag}}:get:${id}`;
 const generationKey = (scope: string) => `gw:{gen}:${scope}`;
 const idempotencyKey = (tag: string, id: string) => `gw:{${tag}}:idem:${id}`;
+const idempotencyIndexKey = (tag: string) => `gw:{${tag}}:idem-index`;
 const budgetKey = (tag: string, window: BudgetWindowAt, index = window.index) => `gw:{${tag}}:budget:${window.windowMs}:${index}`;
 /** A counter is kept while it can still count: through the next window, as that one's previous. */
 const budgetTtlMs = (window: BudgetWindowAt) => 2 * window.windowMs;
@@ -79,9 +83,46 @@ for i = 1, #KEYS do
 end
 return 0`;
 
+// The idempotency scripts: KEYS are a record and its caller tag's index, which counts the tag's
+// records (Redis drops a record at its expiry; the index drops its id when the time in its score
+// passed). ARGV: the record, its time to live, its key id, then what the script needs.
+const NOW = `
+local time = redis.call('TIME')
+local now = time[1] * 1000 + math.floor(time[2] / 1000)`;
+const INDEX_RECORD = `
+redis.call('ZADD', KEYS[2], now + ARGV[2], ARGV[3])
+if redis.call('PTTL', KEYS[2]) < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[2], ARGV[2]) end`;
+
+// ARGV[4]: the most records the tag may have. Returns the record there, nil when claimed, 0 when the tag is full.
+const CLAIM_IDEMPOTENCY_KEY = `
+local existing = redis.call('GET', KEYS[1])
+if existing then return existing end
+${NOW}
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', now)
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[4]) then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+${INDEX_RECORD}
+return false`;
+
+const SETTLE_IDEMPOTENCY_KEY = `
+${NOW}
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+${INDEX_RECORD}
+return 0`;
+
+// ARGV: the claim's record, its key id. Deletes the record only while it is that claim's.
+const RELEASE_IDEMPOTENCY_KEY = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('DEL', KEYS[1])
+redis.call('ZREM', KEYS[2], ARGV[2])
+return 1`;
+
 type ScriptedRedis = Redis & {
   takeBudget(keyCount: number, ...args: (string | number)[]): Promise<number[]>;
   adjustBudget(keyCount: number, ...args: (string | number)[]): Promise<number>;
+  claimIdempotencyKey(...args: (string | number)[]): Promise<string | number | null>;
+  settleIdempotencyKey(...args: (string | number)[]): Promise<number>;
+  releaseIdempotencyKey(...args: (string | number)[]): Promise<number>;
 };
 
 export function createRedisStore(options: RedisStoreOptions): SharedStore {
@@ -92,12 +133,20 @@ export function createRedisStore(options: RedisStoreOptions): SharedStore {
     // Reconnects in the background for ever, at most every 2 s; requests never wait for it.
     retryStrategy: (times) => Math.min(100 * times, 2000),
     connectionName: 'org-graphql-gateway',
-    scripts: { takeBudget: { lua: TAKE_BUDGET }, adjustBudget: { lua: ADJUST_BUDGET } },
+    scripts: {
+      takeBudget: { lua: TAKE_BUDGET },
+      adjustBudget: { lua: ADJUST_BUDGET },
+      claimIdempotencyKey: { lua: CLAIM_IDEMPOTENCY_KEY, numberOfKeys: 2 },
+      settleIdempotencyKey: { lua: SETTLE_IDEMPOTENCY_KEY, numberOfKeys: 2 },
+      releaseIdempotencyKey: { lua: RELEASE_IDEMPOTENCY_KEY, numberOfKeys: 2 },
+    },
   }) as ScriptedRedis;
   let secret = options.secret;
   /** What this instance proposes while no secret is stored; then the stored one, so a Redis restart keeps it. */
   let proposal = options.secret ?? randomBytes(32).toString('base64url');
   const pendingBumps = new Set<string>();
+  /** Claims to release once the store is back: each claim's record is its own (a random id), so only it goes. */
+  const pendingReleases = new Set<{ tag: string; id: string; record: string }>();
 
   const availability = new StoreAvailability({
     ...options,
@@ -113,11 +162,21 @@ export function createRedisStore(options: RedisStoreOptions): SharedStore {
         if (typeof stored !== 'string') throw new Error('the shared secret could not be stored');
         secret = proposal = stored;
       }
-      if (pendingBumps.size > 0) {
+      // Until none is left: a bump deferred while these are sent (the store is not up yet) is made too.
+      while (pendingBumps.size > 0) {
         const scopes = [...pendingBumps];
-        await bump(scopes);
-        for (const scope of scopes) pendingBumps.delete(scope);
+        pendingBumps.clear();
+        await bump(scopes).catch((error: unknown) => {
+          deferBumps(scopes);
+          throw error;
+        });
       }
+      await Promise.all(
+        [...pendingReleases].map(async (claim) => {
+          await release(claim.tag, claim.id, claim.record);
+          pendingReleases.delete(claim);
+        }),
+      );
     },
   });
   redis.on('ready', () => availability.probe());
@@ -126,6 +185,20 @@ export function createRedisStore(options: RedisStoreOptions): SharedStore {
   redis.on('close', () => availability.lost(new Error('connection closed')));
 
   const run = <T>(operation: () => Promise<T>) => availability.run(operation);
+  const release = (tag: string, id: string, record: string) =>
+    redis.releaseIdempotencyKey(idempotencyKey(tag, id), idempotencyIndexKey(tag), record, id);
+  const deferRelease = (tag: string, id: string, record: string) => {
+    pendingReleases.add({ tag, id, record });
+    const [oldest] = pendingReleases;
+    if (oldest && pendingReleases.size > MAX_PENDING_RELEASES) pendingReleases.delete(oldest);
+  };
+  const deferBumps = (scopes: readonly string[]) => {
+    for (const scope of scopes) pendingBumps.add(scope);
+    if (pendingBumps.size > MAX_PENDING_BUMPS) {
+      pendingBumps.clear();
+      pendingBumps.add(GLOBAL_SCOPE);
+    }
+  };
   const bump = async (scopes: readonly string[]) => {
     const pipeline = redis.pipeline();
     for (const scope of scopes) pipeline.set(generationKey(scope), newGeneration(), 'PX', GENERATION_TTL_MS);
@@ -157,11 +230,7 @@ export function createRedisStore(options: RedisStoreOptions): SharedStore {
       try {
         await run(() => bump(scopes));
       } catch (error) {
-        for (const scope of scopes) pendingBumps.add(scope);
-        if (pendingBumps.size > MAX_PENDING_BUMPS) {
-          pendingBumps.clear();
-          pendingBumps.add(GLOBAL_SCOPE);
-        }
+        deferBumps(scopes);
         throw error;
       }
     },
@@ -189,18 +258,27 @@ export function createRedisStore(options: RedisStoreOptions): SharedStore {
         return windows.map((_, i): WindowCounts => ({ current: Number(values[2 * i] ?? 0), previous: Number(values[2 * i + 1] ?? 0) }));
       });
     },
-    claimIdempotencyKey(tag, id, record, ttlMs) {
-      // One command: set unless present, and hand back what was present (Redis 7.0 and later).
-      return run(() => redis.set(idempotencyKey(tag, id), record, 'PX', ttlMs, 'NX', 'GET'));
+    async claimIdempotencyKey(tag, id, record, ttlMs, maxPerCaller) {
+      // One script: set unless present, within the tag's count, and hand back what was present.
+      const claimed = await run(() =>
+        redis.claimIdempotencyKey(idempotencyKey(tag, id), idempotencyIndexKey(tag), record, ttlMs, id, maxPerCaller),
+      ).catch((error: unknown) => {
+        // It may still be applied (sent before a timeout): undone once the store is back.
+        deferRelease(tag, id, record);
+        throw error;
+      });
+      if (claimed === 0) throw new CallerRecordsFullError();
+      return claimed as string | null;
     },
     settleIdempotencyKey(tag, id, record, ttlMs) {
       return run(async () => {
-        await redis.set(idempotencyKey(tag, id), record, 'PX', ttlMs);
+        await redis.settleIdempotencyKey(idempotencyKey(tag, id), idempotencyIndexKey(tag), record, ttlMs, id);
       });
     },
-    releaseIdempotencyKey(tag, id) {
-      return run(async () => {
-        await redis.del(idempotencyKey(tag, id));
+    async releaseIdempotencyKey(tag, id, claimRecord) {
+      await run(() => release(tag, id, claimRecord)).catch((error: unknown) => {
+        deferRelease(tag, id, claimRecord);
+        throw error;
       });
     },
     async close() {

@@ -57,15 +57,25 @@ export interface SharedStore {
   /**
    * Stores `record` under an idempotency key of one caller tag for `ttlMs` unless a record is
    * there already, atomically: two requests (on any instances) never both claim one key. Resolves
-   * with the record that was there (null: claimed). The memory store refuses a claim past its bound
-   * (StoreUnavailableError) rather than forget a record before its time.
+   * with the record that was there (null: claimed). A new key of a caller tag that has
+   * `maxPerCaller` records already is refused (CallerRecordsFullError); so is one past the memory
+   * store's bound (StoreUnavailableError): no record is forgotten before its time.
    */
-  claimIdempotencyKey(tag: string, id: string, record: string, ttlMs: number): Promise<string | null>;
+  claimIdempotencyKey(tag: string, id: string, record: string, ttlMs: number, maxPerCaller: number): Promise<string | null>;
   /** Replaces a claimed key's record (the request's outcome), for `ttlMs`. */
   settleIdempotencyKey(tag: string, id: string, record: string, ttlMs: number): Promise<void>;
-  /** Forgets a claimed key: its request sent no write, so the key may be used again. */
-  releaseIdempotencyKey(tag: string, id: string): Promise<void>;
+  /**
+   * Forgets a claimed key while it still holds `claimRecord`, the claim's own record: its request
+   * sent no write, so the key may be used again. Redis, unreachable: done once it is back (the
+   * promise still rejects); so is a claim that failed there, which may have been applied all the same.
+   */
+  releaseIdempotencyKey(tag: string, id: string, claimRecord: string): Promise<void>;
   close(): Promise<void>;
+}
+
+/** A caller tag has as many idempotency records as it may keep: its new key is refused, no one else's. */
+export class CallerRecordsFullError extends Error {
+  override readonly name = 'CallerRecordsFullError';
 }
 
 /** The store is down, slow, or not connected yet: the caller goes on without it. */

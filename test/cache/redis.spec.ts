@@ -5,6 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseUpstreamBudget } from '../../src/budget-setting.ts';
 import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
+import { createRedisStore } from '../../src/store/redis-store.ts';
+import type { SharedStore } from '../../src/store/shared-store.ts';
+import { captureLogger } from '../ops/support.ts';
 import { type RedisServer, startRedisServer } from '../support/redis-server.ts';
 import { forbiddenForms, sources, type TestGateway, testGateway, untilStoreReachable } from './support.ts';
 
@@ -120,6 +123,13 @@ describe('two instances on one Redis', () => {
       expect(sources(hit.body)).toEqual(['cache']);
       expect(hit.body.extensions.upstreamBudget).toEqual([{ per: 'hour', limit: 5, remaining: 2 }]);
       expect(api.requests.length).toBe(start);
+
+      // A request that calls nothing makes no counter, whatever key it carries.
+      const client = redis.client();
+      const counters = async () => (await client.keys('gw:{*}:budget:*')).sort();
+      const before = await counters();
+      expect((await b2.post('{ __typename }', 'phx_made_up_key')).body.data).toEqual({ __typename: 'Query' });
+      expect(await counters()).toEqual(before);
     } finally {
       await b1.gateway.close();
       await b2.gateway.close();
@@ -215,3 +225,57 @@ describe('two instances on one Redis', () => {
     expect(sources((await two.post(ORGANIZATION_NAMES, key)).body)).toEqual(['cache']);
   });
 });
+
+describe('the Redis store', () => {
+  it('makes a bump deferred while its recovery is making the bumps it missed', async () => {
+    const own = await startRedisServer();
+    const client = own.client();
+    let store: SharedStore | undefined;
+    const deferredBump = () => store?.bumpGenerations(['org:x']).catch(() => 'deferred');
+    try {
+      // The store's secret is given: its recovery sends nothing but a PING and the bumps it missed.
+      store = createRedisStore({
+        url: own.url,
+        timeoutMs: 10_000,
+        secret: 'a-secret-of-this-test-only',
+        logger: captureLogger('info').logger,
+        // The moment it is set aside, a bump comes in: kept for its recovery.
+        onChange: (up) => void (up || deferredBump()),
+      });
+      const stored = store;
+      await until(() => stored.available);
+      await client.config('RESETSTAT');
+      // Writes are held, so the recovery's bumps stay in flight until released.
+      await client.call('CLIENT', 'PAUSE', '60000', 'WRITE');
+      const storeConnection = async () =>
+        String(await client.call('CLIENT', 'LIST'))
+          .split('\n')
+          .find((line) => line.includes(' name=org-graphql-gateway '));
+      const id = /^id=(\d+) /.exec((await storeConnection()) as string)?.[1] as string;
+      await client.call('CLIENT', 'KILL', 'ID', id);
+      // The store reconnected, and its recovery's SET is held.
+      await untilAsync(async () => / flags=b .* cmd=set /.test((await storeConnection()) ?? ''));
+      expect(await deferredBump()).toBe('deferred');
+      await client.call('CLIENT', 'UNPAUSE');
+      await until(() => stored.available);
+      // Both bumps made: one by the recovery's first round, one by its second.
+      expect(/^cmdstat_set:calls=(\d+),/m.exec(await client.info('commandstats'))?.[1]).toBe('2');
+    } finally {
+      await client.call('CLIENT', 'UNPAUSE').catch(() => undefined);
+      await store?.close();
+      await own.close();
+    }
+  });
+});
+
+async function until(condition: () => boolean): Promise<void> {
+  await untilAsync(async () => condition());
+}
+
+async function untilAsync(condition: () => Promise<boolean>, withinMs = 5000): Promise<void> {
+  const deadline = Date.now() + withinMs;
+  while (!(await condition())) {
+    if (Date.now() > deadline) throw new Error('the condition did not hold in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}

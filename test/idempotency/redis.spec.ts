@@ -2,12 +2,14 @@
 // own) and the recording fake upstream, over HTTP: a retry on either instance replays, a duplicate
 // on the other instance while the first runs gets 409, another payload gets 422, a disconnect on one
 // instance is answered by a retry on the other, nothing in Redis holds a key, Redis down refuses
-// idempotent writes with 503 and serves everything else, and, interleaving duplicates, retries and
-// disconnects at random, no idempotency key ever makes more than one upstream write.
+// idempotent writes with 503 and serves everything else, a caller's keys are bounded across
+// instances, a claim Redis applies after the gateway gave up on it is undone, and, interleaving
+// duplicates, retries and disconnects at random, no idempotency key ever makes more than one upstream write.
 import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
+import type { Gateway } from '../../src/gateway.ts';
 import { forbiddenForms, type TestGateway, testGateway, untilStoreReachable } from '../cache/support.ts';
 import { type FakeUpstream, type RecordedRequest, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 import { type ServedGateway, serveOverHttp } from '../support/http-server.ts';
@@ -198,9 +200,59 @@ describe('two instances on one Redis', () => {
     const client = redis.client();
     const names = await client.keys('gw:*');
     expect(names.filter((name) => /^gw:\{[\w-]{22}\}:idem:[\w-]{43}$/.test(name))).not.toEqual([]);
-    const values = await Promise.all(names.map((name) => client.get(name)));
+    const values = await Promise.all(
+      names.map(async (name) =>
+        (await client.type(name)) === 'zset' ? (await client.zrange(name, '0', '-1')).join(' ') : client.get(name),
+      ),
+    );
     const stored = [...names, ...values.map(String)].join('\n');
     for (const key of [KEY, OTHER_KEY]) for (const form of forbiddenForms(key)) expect(stored).not.toContain(form);
+  });
+
+  it('IDEMPOTENCY_MAX_ENTRIES_PER_CALLER counts a caller’s keys across instances: past it that caller alone is refused, until they expire', async () => {
+    const options = {
+      upstreamUrl: upstream.url,
+      cache: { store: redis.url, timeoutMs: 2000 },
+      idempotency: { maxEntriesPerCaller: 2, ttlMs: 1000 },
+    };
+    const pair = [testGateway(options), testGateway(options)];
+    onTestFinished(() => Promise.all(pair.map((instance) => instance.gateway.close())).then(() => undefined));
+    await Promise.all(pair.map((instance) => untilStoreReachable(instance)));
+    const [one, two] = pair.map((instance) => instance.gateway) as [Gateway, Gateway];
+    const [caller, other] = ['phx_idempotency_bounded_key', 'phx_idempotency_bounded_other'];
+    const send = (target: Gateway, key: string, n: number) =>
+      post(target, { key, idempotencyKey: `bound-${n}`, variables: variables(`bound-${key}-${n}.example`) });
+    expect((await send(one, caller, 1)).status).toBe(200);
+    expect((await send(two, caller, 2)).status).toBe(200);
+    const full = await send(one, caller, 3);
+    expect(full.status).toBe(429);
+    expect(full.body.errors?.[0]?.extensions).toEqual({ code: 'IDEMPOTENCY_UNAVAILABLE', reason: 'CALLER_LIMIT' });
+    expect((await send(two, caller, 1)).headers.get('idempotent-replayed')).toBe('true');
+    expect((await send(two, other, 3)).body.data.createDomain.__typename).toBe('CreateDomainPayload');
+    expect(writesOf(`bound-${caller}-3.example`)).toHaveLength(0);
+    await sleep(1100); // past IDEMPOTENCY_TTL_MS: the caller's records are gone, and so is their count
+    expect((await send(two, caller, 3)).body.data.createDomain.__typename).toBe('CreateDomainPayload');
+    expect(writesOf(`bound-${caller}-3.example`)).toHaveLength(1);
+  });
+
+  it('a claim Redis applies after the gateway gave up on it (503, nothing sent) is undone once Redis is back: the retry runs', async () => {
+    const slow = testGateway({ upstreamUrl: upstream.url, cache: { store: redis.url, timeoutMs: 100 } });
+    onTestFinished(() => slow.gateway.close());
+    await untilStoreReachable(slow);
+    const options = { key: KEY, idempotencyKey: 'late-claim-1', variables: variables('late-claim.example') };
+    redis.freeze(); // the claim waits in Redis's socket until the thaw, long after the gateway's timeout
+    let refused: Awaited<ReturnType<typeof post>>;
+    try {
+      refused = await post(slow.gateway, options);
+    } finally {
+      redis.thaw();
+    }
+    expect(refused.status).toBe(503);
+    expect(refused.body.errors?.[0]?.extensions).toEqual({ code: 'IDEMPOTENCY_UNAVAILABLE' });
+    await untilStoreReachable(slow);
+    const retry = await post(slow.gateway, options);
+    expect(retry.body.data.createDomain.__typename).toBe('CreateDomainPayload');
+    expect(writesOf('late-claim.example')).toHaveLength(1);
   });
 
   it('Redis down: an idempotent mutation is refused with 503 and Retry-After before any call; everything else is served', async () => {

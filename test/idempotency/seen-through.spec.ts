@@ -2,7 +2,7 @@
 // runs is refused (409), a write once sent is seen through when its caller leaves or its deadline
 // passes and its real outcome is replayed, what "sent" means on each side (a refused connection
 // leaves nothing; a timeout after sending is remembered), a dropped answer, a response too large to
-// keep, the memory bound, and the metrics.
+// keep, an IDEMPOTENCY_TTL_MS shorter than a request, the memory bound, the per-caller bound, and the metrics.
 import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -97,6 +97,26 @@ describe('a duplicate while the first request runs', () => {
     expect(retry.text).toBe(done.text);
     expect(retry.headers.get('idempotent-replayed')).toBe('true');
     expect(s.upstream.requests.map((request) => `${request.method} ${request.path}`)).toEqual([`POST ${WRITE_PATH}`]);
+  });
+
+  it('an IDEMPOTENCY_TTL_MS shorter than the request: the claim outlives it, a duplicate past the TTL still gets 409', async () => {
+    const s = await setUp({ idempotency: { ttlMs: 1000 } });
+    const release = s.holdWrites();
+    const first = post(s.url, { key: KEY, idempotencyKey: 'short-ttl-1', variables: variables() });
+    await expect.poll(() => s.writes()).toBe(1);
+    await sleep(1500); // past the TTL, the write still held
+    let answered = false;
+    const duplicate = post(s.url, { key: KEY, idempotencyKey: 'short-ttl-1', variables: variables() }).finally(() => {
+      answered = true;
+    });
+    // Refused at once; or (were the claim gone) its own write held like the first.
+    await expect.poll(() => answered || s.writes() === 2).toBe(true);
+    release();
+    const [done, refused] = await Promise.all([first, duplicate]);
+    expect(done.body.data.createDomain.__typename).toBe('CreateDomainPayload');
+    expect(refused.status).toBe(409);
+    expect(refused.body.errors?.[0]?.extensions).toEqual({ code: 'IDEMPOTENCY_CONFLICT' });
+    expect(s.writes()).toBe(1);
   });
 });
 
@@ -250,6 +270,30 @@ describe('bounds', () => {
     const plain = await post(s.url, { key: KEY, variables: variables('plain.example') });
     expect(plain.body.data.createDomain.__typename).toBe('CreateDomainPayload');
     expect(s.writes()).toBe(2);
+  });
+});
+
+describe('IDEMPOTENCY_MAX_ENTRIES_PER_CALLER', () => {
+  it('one caller past its share is refused (429, for it alone), even with writes the upstream refused; others run', async () => {
+    const s = await setUp({
+      idempotency: { maxEntries: 3, maxEntriesPerCaller: 2 },
+      answer: (res) => sendJson(res, 400, { type: 'validation_error', code: 'invalid_input', detail: 'No.', attr: 'domain' }),
+    });
+    for (const n of [1, 2]) {
+      const refusedUpstream = await post(s.url, { key: KEY, idempotencyKey: `h-${n}`, variables: variables(`h${n}.example`) });
+      expect(refusedUpstream.body.data.createDomain.__typename).toBe('ValidationError'); // sent: remembered
+    }
+    const full = await post(s.url, { key: KEY, idempotencyKey: 'h-3', variables: variables('h3.example') });
+    expect(full.status).toBe(429);
+    expect(full.headers.get('retry-after')).toBeNull();
+    expect(full.body.errors?.[0]?.extensions).toEqual({ code: 'IDEMPOTENCY_UNAVAILABLE', reason: 'CALLER_LIMIT' });
+    expect(
+      (await post(s.url, { key: KEY, idempotencyKey: 'h-1', variables: variables('h1.example') })).headers.get('idempotent-replayed'),
+    ).toBe('true');
+    const other = await post(s.url, { key: 'phx_other_caller', idempotencyKey: 'v-1', variables: variables('v.example') });
+    expect(other.status).toBe(200);
+    expect(other.headers.get('idempotent-replayed')).toBeNull();
+    expect(s.writes()).toBe(3);
   });
 });
 
