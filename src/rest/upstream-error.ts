@@ -136,3 +136,14 @@ export function mayHaveReachedUpstream(error: unknown): boolean {
   if (error instanceof UpstreamError) return error.sent;
   return !(error instanceof InvalidKeyError || error instanceof CallBudgetExceededError);
 }
+
+/**
+ * Whether a failed write may have changed something upstream: it may have reached it, and no answer
+ * refused it. A 3xx or 4xx is the upstream's refusal (writes are never retried, so it is the final
+ * word); a timeout, a 5xx or a connection lost after sending may hide a write done.
+ */
+export function writeMayHaveChanged(error: unknown): boolean {
+  if (error instanceof UpstreamError && error.kind === 'http' && error.status !== undefined && error.status >= 300 && error.status < 500)
+    return false;
+  return mayHaveReachedUpstream(error);
+}

@@ -6,7 +6,7 @@ import { randomBytes } from 'node:crypto';
 import { gatewayError } from '../graphql-errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { UpstreamRequest, UpstreamResponse, UpstreamTransport } from '../rest/transport.ts';
-import { mayHaveReachedUpstream, UpstreamError } from '../rest/upstream-error.ts';
+import { writeMayHaveChanged } from '../rest/upstream-error.ts';
 import { callerTag } from '../upstream-cache/caller-tag.ts';
 import { Poller } from './poller.ts';
 import { Subscriber } from './subscriber.ts';
@@ -105,7 +105,7 @@ export function createSubscriptionHub(options: SubscriptionHubOptions): Subscrip
           written(req);
           return response;
         } catch (error) {
-          if (mayHaveWritten(error)) written(req);
+          if (writeMayHaveChanged(error)) written(req);
           throw error;
         }
       };
@@ -121,13 +121,4 @@ export function createSubscriptionHub(options: SubscriptionHubOptions): Subscrip
       for (const poller of [...pollers.values()]) poller.stop();
     },
   };
-}
-
-/**
- * Whether a failed write may still have changed something: it may have reached the upstream and no
- * answer refused it (a timeout, a 5xx or a lost connection may hide a write done; a 4xx does not).
- */
-function mayHaveWritten(error: unknown): boolean {
-  if (error instanceof UpstreamError && error.status !== undefined && error.status >= 300 && error.status < 500) return false;
-  return mayHaveReachedUpstream(error);
 }

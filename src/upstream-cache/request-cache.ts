@@ -7,7 +7,7 @@
 // changed nothing: it makes nothing stale, so no caller can wipe the cache with refused writes.
 import { routeTemplate } from '../rest/paths.ts';
 import { queryString, type UpstreamRequest, type UpstreamResponse, type UpstreamTransport } from '../rest/transport.ts';
-import { mayHaveReachedUpstream, UpstreamError } from '../rest/upstream-error.ts';
+import { UpstreamError, writeMayHaveChanged } from '../rest/upstream-error.ts';
 import type { SharedStore } from '../store/shared-store.ts';
 import { callerTag } from './caller-tag.ts';
 import { abandoned, type Coalescer, requestDeadline, waitFor } from './coalescer.ts';
@@ -129,7 +129,7 @@ export class RequestCache implements UpstreamTransport {
       await this.#invalidate(req);
       return response;
     } catch (error) {
-      if (mayHaveReachedUpstream(error) && !refusedByUpstream(error)) await this.#invalidate(req);
+      if (writeMayHaveChanged(error)) await this.#invalidate(req);
       throw error;
     }
   }
@@ -151,7 +151,3 @@ export class RequestCache implements UpstreamTransport {
     return this.#tags;
   }
 }
-
-/** The upstream answered 4xx: it refused the write, so nothing changed (writes are never retried). */
-const refusedByUpstream = (error: unknown) =>
-  error instanceof UpstreamError && error.kind === 'http' && error.status !== undefined && error.status >= 400 && error.status < 500;
