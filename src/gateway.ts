@@ -153,7 +153,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     registry: observability.metrics.registry,
     labelBounds: { maxLength: GATEWAY_LABEL_MAX_LENGTH, maxValues: options.metricsMaxLabelValues ?? DEFAULTS.METRICS_MAX_LABEL_VALUES },
   });
-  const http = createHttpSurface({ ...options, transport, cacheStore: economy?.storeReport });
+  const http = createHttpSurface({ ...options, transport, cacheStore: economy?.storeReport }, GRAPHQL_ENDPOINT);
   const limits: RequestLimits = {
     maxCalls: options.maxUpstreamCalls ?? DEFAULTS.MAX_UPSTREAM_CALLS,
     concurrency: options.upstreamConcurrencyPerRequest ?? DEFAULTS.UPSTREAM_CONCURRENCY_PER_REQUEST,
@@ -198,7 +198,7 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   const yoga = createYoga<Record<string, never>, GatewayContext>({
     schema,
-    graphqlEndpoint: '/graphql',
+    graphqlEndpoint: GRAPHQL_ENDPOINT,
     // GET /health: Yoga's own check answers 200 while the process is up.
     healthCheckEndpoint: '/health',
     landingPage: false,
@@ -273,6 +273,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
   };
 }
+
+/** Where GraphQL is served (the contract's `/graphql`). */
+const GRAPHQL_ENDPOINT = '/graphql';
 
 /** The URL of the Request a subscription poll is made as: it never leaves the process. */
 const POLL_URL = 'http://subscription-poll.invalid/';

@@ -27,7 +27,22 @@ interface HttpSurface {
   close(): Promise<void>;
 }
 
-export function createHttpSurface(options: HttpOptions): HttpSurface {
+/**
+ * Yoga runs GraphQL for any URL whose text ends in the endpoint (`/x/graphql`, `POST
+ * /metrics?x=/graphql`), outside the request log, its metrics and its span, which follow the
+ * endpoint's path. Only the endpoint, with or without a trailing slash, is GraphQL: the rest is 404.
+ * Placed after the plugins that answer their own paths (/readiness, /metrics, GraphiQL's assets).
+ */
+function graphqlPathOnly(endpoint: string): Plugin {
+  return {
+    onRequest({ url, fetchAPI, endResponse }) {
+      if (url.pathname !== endpoint && url.pathname !== `${endpoint}/`) endResponse(new fetchAPI.Response(null, { status: 404 }));
+    },
+  };
+}
+
+/** `graphqlEndpoint`: where GraphQL is served (Yoga's option of that name). */
+export function createHttpSurface(options: HttpOptions, graphqlEndpoint: string): HttpSurface {
   const readiness = createReadiness({
     upstreamUrl: options.upstreamUrl,
     timeoutMs: options.readinessTimeoutMs,
@@ -41,7 +56,7 @@ export function createHttpSurface(options: HttpOptions): HttpSurface {
   };
   return {
     cors: corsOptions(options.corsOrigins),
-    plugins: [readiness.plugin, closeWhenShuttingDown, ...csrfPlugins(options.csrfPrevention)],
+    plugins: [readiness.plugin, closeWhenShuttingDown, graphqlPathOnly(graphqlEndpoint), ...csrfPlugins(options.csrfPrevention)],
     beginShutdown: () => readiness.beginShutdown(),
     close: () => readiness.close(),
   };

@@ -69,7 +69,8 @@ export function requestLogPlugin(options: RequestLogOptions): Plugin {
   return {
     onRequest({ request, url }) {
       const requestId = options.requestIdOf(request) ?? '';
-      if (url.pathname !== endpoint || request.method === 'OPTIONS') return;
+      // Yoga serves GraphQL at the endpoint with or without a trailing slash (graphqlPathOnly refuses the rest).
+      if ((url.pathname !== endpoint && url.pathname !== `${endpoint}/`) || request.method === 'OPTIONS') return;
       pending.set(request, {
         startedAt: performance.now(),
         requestId,

@@ -21,6 +21,26 @@ afterEach(() => {
 });
 
 describe('the request line', () => {
+  it('is written for GraphQL at /graphql/ too, and any other path ending in /graphql is 404 with no upstream call', async () => {
+    const at = (path: string) => (_url: string, init: RequestInit) => gateway.yoga.fetch(`http://gateway.test${path}`, init);
+    const query = 'query Probe { organizations(first: 1) { totalCount } }';
+    api.clearRequests();
+    const slash = await postGraphQL(at('/graphql/'), query, { key: api.keys.demo });
+    expect(slash.body.errors).toBeUndefined();
+    expect(capture.requestLines()).toMatchObject([{ operation: 'Probe', upstreamCalls: 1, outcome: 'ok' }]);
+    // Yoga would run these as GraphQL (their URL's text ends in /graphql), outside the log, metrics and spans.
+    for (const path of ['/x/graphql', '/metrics?x=/graphql', '/graphql/graphql']) {
+      const response = await at(path)('', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${api.keys.demo}` },
+        body: JSON.stringify({ query }),
+      });
+      expect(response.status).toBe(404);
+    }
+    expect(api.requests).toHaveLength(1);
+    expect(capture.requestLines()).toHaveLength(1);
+  });
+
   it('names the request id, operation, duration, upstream call count and outcome', async () => {
     api.clearRequests();
     const response = await postGraphQL(fetchFn, 'query Orgs { organizations(first: 2) { nodes { name domains { totalCount } } } }', {
