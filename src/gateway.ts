@@ -264,12 +264,14 @@ export function createGateway(options: GatewayOptions): Gateway {
       subscriptions.close();
     },
     subscriptionStats: subscriptions.stats,
-    close: async (flushWithinMs) => {
+    close: async (flushWithinMs = Number.POSITIVE_INFINITY) => {
+      const flushBy = performance.now() + flushWithinMs;
       subscriptions.close();
       await transport.close();
       await http.close();
       await economy?.close();
-      await tracing.shutdown(flushWithinMs);
+      // What is left of it: closing the rest took some.
+      await tracing.shutdown(Math.max(0, Math.round(flushBy - performance.now())));
     },
   };
 }

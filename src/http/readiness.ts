@@ -111,7 +111,8 @@ export function createReadiness(options: ReadinessOptions): Readiness {
     },
     async close() {
       shuttingDown = true;
-      await pool?.close();
+      // A probe in flight is cut, not waited for (up to READINESS_TIMEOUT_MS): shutdown has its own grace.
+      await pool?.destroy();
     },
   };
 }

@@ -285,6 +285,27 @@ describe('a collector that refuses the spans', () => {
       { level: 'warn', msg: 'tracing: spans not exported in time at shutdown were dropped', withinMs: 200 },
     ]);
   });
+  it('counts closing the rest against that time: a readiness probe in flight is cut, not waited for', async () => {
+    // Keyless: the readiness probe, which the upstream never answers; a caller's call is answered.
+    fake.handle((req, res) =>
+      req.headers.authorization ? sendJson(res, 200, { count: 0, next: null, previous: null, results: [] }) : undefined,
+    );
+    const { logger, lines } = captureLogger();
+    const gateway = createGateway({
+      upstreamUrl: fake.url,
+      readinessTimeoutMs: 20_000,
+      tracing: loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: await refusedUrl() }).tracing,
+      logger,
+    });
+    await run(gateway, '{ organizations(first: 1) { totalCount } }');
+    void gateway.yoga.fetch('http://gateway.test/readiness');
+    await expect.poll(() => fake.requests.filter((r) => !r.headers.authorization).length).toBe(1);
+    const started = performance.now();
+    await gateway.close(500);
+    expect(performance.now() - started).toBeLessThan(5000); // the probe alone would hold it 20 s
+    const [warning] = lines.filter((line) => line.msg.startsWith('tracing:'));
+    expect(warning?.withinMs).toBeLessThanOrEqual(500);
+  });
 });
 
 describe('without an exporter', () => {
