@@ -33,7 +33,7 @@ export interface UpstreamTransportOptions {
   maxResponseBytes?: number;
   /**
    * Most values (arrays, objects, and items after a comma) an answer longer than 64 KiB may hold;
-   * one with more, or nested deeper than MAX_ANSWER_DEPTH, fails as malformed before it is parsed
+   * one with more, or nested deeper than MAX_ANSWER_DEPTH, fails as too large before it is parsed
    * (src/rest/json-values.ts).
    * @default DEFAULTS.MAX_UPSTREAM_JSON_VALUES
    */
@@ -246,7 +246,8 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
     const type = Array.isArray(contentType) ? contentType[0] : contentType;
     // An HTML error page from a proxy must not pass as data, even if it happened to parse.
     if (type !== undefined && !/json/i.test(type)) throw failure(ctx, { kind: 'malformed', status });
-    if (!withinJsonValues(text, maxJsonValues)) throw failure(ctx, { kind: 'malformed', status });
+    // Too large, not malformed: what a record holds is its writers' doing, so no circuit counts it.
+    if (!withinJsonValues(text, maxJsonValues)) throw failure(ctx, { kind: 'too-large', status });
     try {
       return JSON.parse(text);
     } catch {

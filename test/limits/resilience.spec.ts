@@ -63,6 +63,21 @@ describe('the circuit breakers', () => {
     expect(upstream.requests.at(-1)?.headers.authorization).toBe('Bearer phx_key_of_another_caller');
   });
 
+  it("never counts an answer over MAX_UPSTREAM_JSON_VALUES: what a record holds is its writers' doing, not the upstream failing", async () => {
+    const { upstream, gateway } = await setUp({
+      circuitBreaker: { volumeThreshold: 2, errorThresholdPercentage: 1 },
+      maxUpstreamJsonValues: 1000,
+    });
+    // A record whose JSON field a caller filled with 40,000 values: ~80 KB, counted and refused.
+    upstream.handle((_req, res) => sendJson(res, 200, page([{ id: ORG, name: 'x', junk: Array(40_000).fill(0) }])));
+    for (let i = 0; i < 4; i++) {
+      const { errors } = await run(gateway, '{ organizations(first: 1) { nodes { name } } }');
+      expect(errors?.[0]?.extensions?.code).toBe('UPSTREAM_ERROR');
+    }
+    expect(gateway.transport.circuits()).toEqual([]);
+    expect(upstream.requests).toHaveLength(4);
+  });
+
   it('never counts 4xx answers (429 included), to reads or to writes', async () => {
     const { upstream, gateway } = await setUp({ circuitBreaker: { volumeThreshold: 2, errorThresholdPercentage: 1 } });
     const statuses = [400, 401, 403, 404, 409, 422, 429];

@@ -9,7 +9,7 @@ import { type HttpMethod, UpstreamError, type UpstreamErrorInit, type UpstreamEr
 
 const CONNECT_FAILURES = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT'];
 const failures = fc.record({
-  kind: fc.constantFrom<UpstreamErrorKind>('http', 'timeout', 'network', 'malformed', 'redirect', 'aborted', 'circuit-open'),
+  kind: fc.constantFrom<UpstreamErrorKind>('http', 'timeout', 'network', 'malformed', 'too-large', 'redirect', 'aborted', 'circuit-open'),
   method: fc.constantFrom<HttpMethod>('GET', 'POST', 'PATCH', 'DELETE'),
   status: fc.option(fc.integer({ min: 100, max: 599 }), { nil: undefined }),
   networkCode: fc.option(fc.constantFrom(...CONNECT_FAILURES, 'ECONNRESET', 'EPIPE', 'UND_ERR_SOCKET', 'UND_ERR_CLOSED'), {
@@ -29,11 +29,12 @@ describe('failureScope', () => {
     );
   });
 
-  it('counts nothing else of a write, no 4xx, no abort or redirect', () => {
+  it('counts nothing else of a write, no 4xx, no abort, redirect or answer too large', () => {
     fc.assert(
       fc.property(failures, (init) => {
         const scope = failureScope(errorOf(init));
-        if (init.method !== 'GET' || ['aborted', 'redirect', 'circuit-open'].includes(init.kind)) expect(scope).not.toBe('route');
+        if (init.method !== 'GET' || ['aborted', 'redirect', 'circuit-open', 'too-large'].includes(init.kind))
+          expect(scope).not.toBe('route');
         if (init.kind === 'http' && (init.status ?? 0) < 500) expect(scope).toBeUndefined();
       }),
     );

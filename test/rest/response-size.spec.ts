@@ -120,7 +120,7 @@ describe('answers holding too many values (MAX_UPSTREAM_JSON_VALUES) or nested t
   /** `[0,0,…]` with `count` items: one array and `count - 1` commas, so `count` values as counted. */
   const numbers = (count: number) => `[${'0,'.repeat(count - 1)}0]`;
 
-  it('an answer nested millions of levels deep, or of a flat array of empty objects, fails as malformed without being parsed', async () => {
+  it('an answer nested millions of levels deep, or of a flat array of empty objects, fails as too large without being parsed', async () => {
     // 7.4 MiB, under the default 8 MiB cap: parsed, it stalled the event loop for seconds.
     const deep = `{"count":1,"results":[{"id":"x","name":"x","junk":${deepJsonText(3_900_000, 'array')}}]}`;
     const flat = `{"count":1,"results":[],"junk":[${'{},'.repeat(MAX_VALUES)}{}]}`;
@@ -129,7 +129,7 @@ describe('answers holding too many values (MAX_UPSTREAM_JSON_VALUES) or nested t
       for (const text of [deep, flat]) {
         upstream.handle((_req, res) => sendText(res, 200, text));
         expect(await upstreamFailure(defaults.request({ method: 'GET', path: '/api/organizations/', key: KEY }))).toMatchObject({
-          kind: 'malformed',
+          kind: 'too-large',
           status: 200,
         });
       }
@@ -149,13 +149,13 @@ describe('answers holding too many values (MAX_UPSTREAM_JSON_VALUES) or nested t
     answer(numbers(MAX_VALUES));
     expect(((await get()).body as number[]).length).toBe(MAX_VALUES);
     answer(numbers(MAX_VALUES + 1));
-    expect(await upstreamFailure(get())).toMatchObject({ kind: 'malformed' });
+    expect(await upstreamFailure(get())).toMatchObject({ kind: 'too-large' });
     // Nesting, in an answer long enough to be counted: MAX_ANSWER_DEPTH levels pass, one more fails.
     const nested = (depth: number) => `{"pad":"${'x'.repeat(COUNT_VALUES_ABOVE_CHARS)}","junk":${deepJsonText(depth - 1, 'array')}}`;
     answer(nested(MAX_ANSWER_DEPTH));
     expect((await get()).body).toMatchObject({ pad: expect.any(String) });
     answer(nested(MAX_ANSWER_DEPTH + 1));
-    expect(await upstreamFailure(get())).toMatchObject({ kind: 'malformed' });
+    expect(await upstreamFailure(get())).toMatchObject({ kind: 'too-large' });
 
     // An answer no longer than COUNT_VALUES_ABOVE_CHARS is not counted, even against a lower limit.
     const strict = createUpstreamTransport({ baseUrl: upstream.url, maxJsonValues: 1000, getRetries: 0 });
@@ -166,7 +166,7 @@ describe('answers holding too many values (MAX_UPSTREAM_JSON_VALUES) or nested t
       answer(short);
       expect(((await strictGet()).body as number[]).length).toBe(COUNT_VALUES_ABOVE_CHARS / 2 - 1);
       answer(numbers(COUNT_VALUES_ABOVE_CHARS / 2)); // one value and one comma more: counted
-      expect(await upstreamFailure(strictGet())).toMatchObject({ kind: 'malformed' });
+      expect(await upstreamFailure(strictGet())).toMatchObject({ kind: 'too-large' });
     } finally {
       await strict.close();
     }
