@@ -12,13 +12,20 @@ import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
  * Must come after useGraphQlJit's plugin, whose subscribe function it replaces.
  */
 function subscriptionExecutionPlugin(compilerOptions: Partial<CompilerOptions>, onCompileError: (result: ExecutionResult) => void): Plugin {
-  const compiled = new WeakMap<DocumentNode, CompiledQuery | ExecutionResult>();
+  // By document, then operation name: one document may hold several subscriptions.
+  const compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | ExecutionResult>>();
   const compile = (args: ExecutionArgs) => {
-    let query = compiled.get(args.document);
+    let byName = compiled.get(args.document);
+    if (!byName) {
+      byName = new Map();
+      compiled.set(args.document, byName);
+    }
+    const name = args.operationName ?? '';
+    let query = byName.get(name);
     if (!query) {
       query = compileQuery(args.schema, args.document, args.operationName ?? undefined, compilerOptions);
       if (!isCompiledQuery(query)) onCompileError(query);
-      compiled.set(args.document, query);
+      byName.set(name, query);
     }
     return query;
   };

@@ -20,7 +20,7 @@ let exportIds: string[];
 let organizationId: string;
 const open: SseSubscription[] = [];
 
-async function watch(query: string, variables: Record<string, unknown>, key: string | null = h.api.keys.demo) {
+async function watch(query: Parameters<typeof subscribe>[1], variables: Record<string, unknown>, key: string | null = h.api.keys.demo) {
   const subscription = await subscribe(h.url, query, variables, key);
   open.push(subscription);
   return subscription;
@@ -240,6 +240,20 @@ describe('aliases', () => {
     const refused = await watch('subscription ($id: ID!) { w: batchExport(id: $id) { id } }', { id: organizationId });
     await refused.waitForComplete();
     expect(refused.events[0]?.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([[['w'], 'BAD_USER_INPUT']]);
+  });
+
+  it('runs the operation named, when one document holds several subscriptions, whichever ran first', async () => {
+    const { data } = await h.run<{ node: { domains: { nodes: { id: string }[] } } }, unknown>(
+      'query ($org: ID!) { node(id: $org) { ... on Organization { domains(first: 1) { nodes { id } } } } }',
+      { org: organizationId },
+    );
+    const domainId = data.node.domains.nodes[0]?.id as string;
+    const exportId = exportIds[0] as string;
+    const query = 'subscription E($id: ID!) { batchExport(id: $id) { id } } subscription D($id: ID!) { domain(id: $id) { id } }';
+    const first = await watch({ query, operationName: 'E' }, { id: exportId });
+    expect((await first.waitForEvents(1))[0]).toEqual({ data: { batchExport: { id: exportId } } });
+    const second = await watch({ query, operationName: 'D' }, { id: domainId });
+    expect((await second.waitForEvents(1))[0]).toEqual({ data: { domain: { id: domainId } } });
   });
 });
 

@@ -17,10 +17,13 @@ export interface SseSubscription {
   close(): Promise<void>;
 }
 
-/** `url`: the gateway's /graphql over HTTP; `send`: another fetch (e.g. Hive Gateway's in-process one). */
+/**
+ * `url`: the gateway's /graphql over HTTP; `query`: the document, or it with the operation to run;
+ * `send`: another fetch (e.g. Hive Gateway's in-process one).
+ */
 export async function subscribe(
   url: string,
-  query: string,
+  query: string | { query: string; operationName: string },
   variables: Record<string, unknown>,
   key: string | null,
   send: (url: string, init: RequestInit) => Promise<Response> = fetch,
@@ -32,7 +35,7 @@ export async function subscribe(
       accept: 'text/event-stream',
       ...(key === null ? {} : { authorization: `Bearer ${key}` }),
     },
-    body: JSON.stringify({ query, variables }),
+    body: JSON.stringify(typeof query === 'string' ? { query, variables } : { ...query, variables }),
   });
   const events: ExecutionResult<Record<string, unknown>>[] = [];
   let complete = false;
