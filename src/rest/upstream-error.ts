@@ -143,7 +143,6 @@ export function mayHaveReachedUpstream(error: unknown): boolean {
  * word); a timeout, a 5xx or a connection lost after sending may hide a write done.
  */
 export function writeMayHaveChanged(error: unknown): boolean {
-  if (error instanceof UpstreamError && error.kind === 'http' && error.status !== undefined && error.status >= 300 && error.status < 500)
-    return false;
-  return mayHaveReachedUpstream(error);
+  const refused = error instanceof UpstreamError && (error.kind === 'redirect' || (error.kind === 'http' && (error.status ?? 500) < 500));
+  return !refused && mayHaveReachedUpstream(error);
 }
