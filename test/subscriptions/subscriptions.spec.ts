@@ -213,12 +213,17 @@ describe('domain and organizationMembers subscriptions', () => {
 });
 
 describe('aliases', () => {
-  it('every subscription field answers under an alias, with its arguments as variables or literals, its errors too', async () => {
+  /** The global id of the demo organization's first domain. */
+  async function firstDomainId(): Promise<string> {
     const { data } = await h.run<{ node: { domains: { nodes: { id: string }[] } } }, unknown>(
       'query ($org: ID!) { node(id: $org) { ... on Organization { domains(first: 1) { nodes { id } } } } }',
       { org: organizationId },
     );
-    const domainId = data.node.domains.nodes[0]?.id as string;
+    return data.node.domains.nodes[0]?.id as string;
+  }
+
+  it('every subscription field answers under an alias, with its arguments as variables or literals, its errors too', async () => {
+    const domainId = await firstDomainId();
     const exportId = exportIds[0] as string;
     const watched = await Promise.all([
       watch('subscription ($id: ID!) { w: batchExport(id: $id) { id } }', { id: exportId }),
@@ -243,11 +248,7 @@ describe('aliases', () => {
   });
 
   it('runs the operation named, when one document holds several subscriptions, whichever ran first', async () => {
-    const { data } = await h.run<{ node: { domains: { nodes: { id: string }[] } } }, unknown>(
-      'query ($org: ID!) { node(id: $org) { ... on Organization { domains(first: 1) { nodes { id } } } } }',
-      { org: organizationId },
-    );
-    const domainId = data.node.domains.nodes[0]?.id as string;
+    const domainId = await firstDomainId();
     const exportId = exportIds[0] as string;
     const query = 'subscription E($id: ID!) { batchExport(id: $id) { id } } subscription D($id: ID!) { domain(id: $id) { id } }';
     const first = await watch({ query, operationName: 'E' }, { id: exportId });
