@@ -70,8 +70,13 @@ function introspectionLimitsRule(limits: IntrospectionLimits): ValidationRule {
     return {
       Field(node) {
         const name = node.name.value;
-        if (name === '__schema' || name === '__type') {
-          (name === '__schema' ? schemas : types).set(node.alias?.value ?? name, node);
+        // Federation's `_service { sdl }` is the whole schema too: it counts as a `__schema`.
+        if (
+          name === '__schema' ||
+          name === '__type' ||
+          (name === '_service' && context.getParentType() === context.getSchema().getQueryType())
+        ) {
+          (name === '__type' ? types : schemas).set(node.alias?.value ?? name, node);
           const depth = 1 + depthOf(node.selectionSet);
           if (!deepest || depth > deepest.depth) deepest = { depth, node };
         } else if (node.alias) {
@@ -94,7 +99,7 @@ function introspectionLimitsRule(limits: IntrospectionLimits): ValidationRule {
           if (schemas.size > 1) {
             context.reportError(
               tooComplex(
-                `\`__schema\` limit of 1 exceeded, found ${schemas.size}: one answers it all.`,
+                `\`__schema\` (or \`_service\`) limit of 1 exceeded, found ${schemas.size}: one answers it all.`,
                 'maxIntrospectionSchemas',
                 [...schemas.values()][1],
               ),

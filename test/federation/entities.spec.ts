@@ -230,6 +230,19 @@ describe('_entities', () => {
     expect(cheap.routes).toEqual([`GET /api/organizations/${org.databaseId}/batch_exports/${absentExport(1)}/`]);
   });
 
+  it('counts a representation it cannot resolve as one call too: 251 of them are refused whole, without a key, before any error is made', async () => {
+    // 34,000 `{}` fit in 100 KB and answered 11 MB of errors, one per entry.
+    const { data, errors, routes } = await entities(
+      Array.from({ length: 251 }, () => ({}) as Representation),
+      null,
+    );
+    expect(data).toBeFalsy();
+    expect(errors?.map((e) => [e.extensions?.code, e.extensions?.limit, e.extensions?.estimate])).toEqual([
+      ['QUERY_TOO_COMPLEX', 'maxUpstreamCalls', 251],
+    ]);
+    expect(routes).toEqual([]);
+  });
+
   it('without a key, fails every representation that needs the upstream with UNAUTHENTICATED and makes no call', async () => {
     const { data, errors, routes } = await entities(
       [
@@ -246,6 +259,14 @@ describe('_entities', () => {
 });
 
 describe('_service', () => {
+  it('answers the whole SDL once per document: a second copy (an alias) is refused like a second `__schema`', async () => {
+    const { data, errors } = await h.runCounting<unknown, undefined>('{ a: _service { sdl } b: _service { sdl } }', undefined, {
+      key: null,
+    });
+    expect(data).toBeFalsy();
+    expect(errors?.map((e) => [e.extensions?.code, e.extensions?.limit])).toEqual([['QUERY_TOO_COMPLEX', 'maxIntrospectionSchemas']]);
+  });
+
   it('answers the committed subgraph SDL without a key and without an upstream call', async () => {
     const { data, errors, routes } = await h.runCounting<{ _service: { sdl: string } }, undefined>('{ _service { sdl } }', undefined, {
       key: null,
