@@ -80,10 +80,21 @@ async function serveAsset(request: Request, url: URL, Response: typeof globalThi
   };
   if (request.headers.get('if-none-match') === etag) return new Response(null, { status: 304, headers });
   let body = file.body;
-  if (/\bgzip\b/.test(request.headers.get('accept-encoding') ?? '')) {
+  if (acceptsGzip(request.headers.get('accept-encoding'))) {
     body = await gzipped(file);
     headers['content-encoding'] = 'gzip';
   }
   headers['content-length'] = String(body.byteLength);
   return new Response(request.method === 'HEAD' ? null : new Uint8Array(body), { status: 200, headers });
+}
+
+/** Whether `Accept-Encoding` takes gzip: named, or `*`, with a weight above 0 (`gzip;q=0` refuses it, RFC 9110 12.5.3). */
+function acceptsGzip(acceptEncoding: string | null): boolean {
+  const weights = new Map<string, number>();
+  for (const entry of (acceptEncoding ?? '').toLowerCase().split(',')) {
+    const [coding = '', ...parameters] = entry.split(';').map((part) => part.trim());
+    const q = parameters.find((parameter) => parameter.startsWith('q='));
+    weights.set(coding, q === undefined ? 1 : Number(q.slice(2)) || 0);
+  }
+  return (weights.get('gzip') ?? weights.get('*') ?? 0) > 0;
 }

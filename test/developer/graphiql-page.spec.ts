@@ -114,6 +114,17 @@ describe('the GraphiQL files', () => {
     const body = Buffer.from(await gzipped.arrayBuffer());
     expect(body.byteLength).toBeLessThan(css.length);
     expect(gunzipSync(body).toString('utf8')).toBe(css);
+    // A weight of 0 refuses gzip (RFC 9110): plain, as for `*` refused; `*` with a weight takes it.
+    for (const [acceptEncoding, encoding] of [
+      ['gzip;q=0, identity', null],
+      ['GZIP; Q=0', null],
+      ['br, *;q=0', null],
+      ['*', 'gzip'],
+      ['identity;q=0.5, gzip;q=0.8', 'gzip'],
+    ] as const) {
+      const answer = await get(demo, '/graphiql/graphiql.css', { 'accept-encoding': acceptEncoding });
+      expect([acceptEncoding, answer.headers.get('content-encoding')]).toEqual([acceptEncoding, encoding]);
+    }
   });
 
   it('answer 404 for an unknown file and 405 for anything but GET or HEAD', async () => {
