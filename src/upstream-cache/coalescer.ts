@@ -35,7 +35,7 @@ export function requestDeadline(req: UpstreamRequest): CallDeadline | undefined 
  */
 export function abandoned(req: UpstreamRequest, deadline: CallDeadline | undefined): UpstreamError | undefined {
   const stopped = deadline?.abortKind();
-  return stopped && new UpstreamError({ kind: stopped, method: req.method, route: req.route ?? routeTemplate(req.path), sent: false });
+  return stopped && gaveUp(req, stopped, { sent: false });
 }
 
 /**
@@ -50,7 +50,7 @@ export function waitFor<T>(call: Promise<T>, req: UpstreamRequest, deadline: Cal
       deadline,
       expire() {
         unwatchDeadline(watch);
-        reject(gaveUp(req, deadline.abortKind() ?? 'timeout', leader));
+        reject(gaveUp(req, deadline.abortKind() ?? 'timeout', leader ? { sent: true } : { sent: false, source: 'coalesced' }));
       },
     });
     call.then(
@@ -66,12 +66,11 @@ export function waitFor<T>(call: Promise<T>, req: UpstreamRequest, deadline: Cal
   });
 }
 
-function gaveUp(req: UpstreamRequest, kind: NonNullable<ReturnType<CallDeadline['abortKind']>>, leader: boolean): UpstreamError {
-  return new UpstreamError({
-    kind,
-    method: req.method,
-    route: req.route ?? req.path,
-    sent: leader,
-    source: leader ? undefined : 'coalesced',
-  });
+/** The request stopped waiting (`sent`: its own call went out and goes on; `coalesced`: it waited for another's). */
+function gaveUp(
+  req: UpstreamRequest,
+  kind: NonNullable<ReturnType<CallDeadline['abortKind']>>,
+  how: { sent: boolean; source?: 'coalesced' },
+): UpstreamError {
+  return new UpstreamError({ kind, method: req.method, route: req.route ?? routeTemplate(req.path), ...how });
 }
