@@ -38,14 +38,14 @@ export function parseNodeId(id: string, argName = 'id', expected?: readonly stri
 
 /**
  * The upstream call looking up this global id makes (of `typename` when given), for the fan-out
- * estimate; null when it makes none, or when the id is malformed (refused before any call).
+ * estimate; null when it makes none; `malformed` when the id is malformed (refused before any call).
  */
-export function lookupCallOf(id: unknown, typename?: string): LookupCall | null {
+export function lookupCallOf(id: unknown, typename?: string, malformed: LookupCall | null = null): LookupCall | null {
   try {
     const { parts, loader } = parseNodeId(String(id), 'id', typename === undefined ? undefined : [typename]);
     return loader.call(parts);
   } catch {
-    return null;
+    return malformed;
   }
 }
 

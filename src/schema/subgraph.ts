@@ -10,7 +10,7 @@ import { isUuid } from '../wire/uuid.ts';
 import { builder } from './builder.ts';
 import './index.ts'; // every type and field is registered before the entities are declared
 import { globalId } from './global-id.ts';
-import { loadNode, parseNodeId } from './node-registry.ts';
+import { loadNode, lookupCallOf, parseNodeId } from './node-registry.ts';
 import {
   BatchExportRef,
   BatchExportRunRef,
@@ -117,21 +117,14 @@ if (entitiesField) {
 
 function representationLookup(representation: unknown, index: number): LookupCall | null {
   const { __typename, id, databaseId } = (representation ?? {}) as Record<string, unknown>;
-  try {
-    if (typeof __typename !== 'string') throw new Error('no __typename');
-    // An Organization by its REST id costs what it does by its global id.
-    const { parts, loader } = parseNodeId(
-      String(id === undefined && __typename === 'Organization' ? globalId('Organization', String(databaseId)) : id),
-      'id',
-      [__typename],
-    );
-    return loader.call(parts);
-  } catch {
-    // One the gateway cannot resolve makes no call, but its error costs the gateway as much: it
-    // counts one, so MAX_UPSTREAM_CALLS bounds a list of them too (34,000 `{}` in 100 KB answered
-    // 11 MB of errors without a key).
-    return { key: `unresolvable ${index}`, scan: false };
-  }
+  // One the gateway cannot resolve makes no call, but its error costs the gateway as much: it counts
+  // one, so MAX_UPSTREAM_CALLS bounds a list of them too (34,000 `{}` in 100 KB answered 11 MB of
+  // errors without a key).
+  const unresolvable: LookupCall = { key: `unresolvable ${index}`, scan: false };
+  if (typeof __typename !== 'string') return unresolvable;
+  // An Organization by its REST id costs what it does by its global id.
+  const lookedUp = id === undefined && __typename === 'Organization' ? globalId('Organization', String(databaseId)) : id;
+  return lookupCallOf(lookedUp, __typename, unresolvable);
 }
 
 /** What `_service { sdl }` answers, as committed in subgraph.graphql. */
