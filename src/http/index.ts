@@ -1,6 +1,7 @@
 // The gateway's HTTP surface beyond GraphQL: /readiness, CORS, CSRF prevention, and closing
 // connections once shutdown has begun. (/health is in gateway.ts.)
 import type { CORSOptions, Plugin } from 'graphql-yoga';
+import { isGraphQLPath } from '../observability/request-log.ts';
 import type { GuardedTransport } from '../rest/circuit-breaker.ts';
 import { corsOptions, csrfPlugins } from './cors-csrf.ts';
 import { createReadiness, type ReadinessOptions } from './readiness.ts';
@@ -36,7 +37,7 @@ interface HttpSurface {
 function graphqlPathOnly(endpoint: string): Plugin {
   return {
     onRequest({ url, fetchAPI, endResponse }) {
-      if (url.pathname !== endpoint && url.pathname !== `${endpoint}/`) endResponse(new fetchAPI.Response(null, { status: 404 }));
+      if (!isGraphQLPath(url.pathname, endpoint)) endResponse(new fetchAPI.Response(null, { status: 404 }));
     },
   };
 }

@@ -69,8 +69,7 @@ export function requestLogPlugin(options: RequestLogOptions): Plugin {
   return {
     onRequest({ request, url }) {
       const requestId = options.requestIdOf(request) ?? '';
-      // Yoga serves GraphQL at the endpoint with or without a trailing slash (graphqlPathOnly refuses the rest).
-      if ((url.pathname !== endpoint && url.pathname !== `${endpoint}/`) || request.method === 'OPTIONS') return;
+      if (!isGraphQLPath(url.pathname, endpoint) || request.method === 'OPTIONS') return;
       pending.set(request, {
         startedAt: performance.now(),
         requestId,
@@ -163,4 +162,12 @@ function errorCode(error: { extensions?: Record<string, unknown> }): string {
   if (typeof code === 'string') return code;
   const status = (error.extensions?.http as { status?: number } | undefined)?.status;
   return status ? `HTTP_${status}` : 'UNKNOWN';
+}
+
+/**
+ * Whether a path is where GraphQL is served: the endpoint, with or without a trailing slash, as Yoga
+ * serves it (src/http's graphqlPathOnly answers 404 to every other path Yoga would run GraphQL on).
+ */
+export function isGraphQLPath(pathname: string, endpoint: string): boolean {
+  return pathname === endpoint || pathname === `${endpoint}/`;
 }
