@@ -6,6 +6,7 @@
 import {
   type DocumentNode,
   type FieldNode,
+  type FragmentDefinitionNode,
   type GraphQLCompositeType,
   type GraphQLField,
   type GraphQLSchema,
@@ -59,7 +60,7 @@ export function estimateUpstreamCalls(
   // Bad variables fail execution before any resolver runs: nothing to estimate.
   if (coerced.errors) return 0;
   const variables = coerced.coerced;
-  const fragments = new Map(document.definitions.flatMap((d) => (d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d] as const] : [])));
+  const fragments = fragmentsByName(document);
   const rootType = schema.getRootType(operation.operation);
   if (!rootType) return 0;
   // A lookup's call is the same wherever it appears (its arguments name it): count it once, outside
@@ -152,4 +153,9 @@ function argumentsOf(field: GraphQLField<unknown, unknown>, node: FieldNode, var
 function pageSize(args: Record<string, unknown>): number {
   const size = typeof args.first === 'number' ? args.first : typeof args.last === 'number' ? args.last : DEFAULT_PAGE_SIZE;
   return Math.max(0, Math.min(MAX_PAGE_SIZE, size));
+}
+
+/** A document's fragment definitions by name. */
+export function fragmentsByName(document: DocumentNode): Map<string, FragmentDefinitionNode> {
+  return new Map(document.definitions.flatMap((d) => (d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d] as const] : [])));
 }

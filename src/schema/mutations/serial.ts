@@ -23,6 +23,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { fragmentsByName } from '../../limits/fan-out.ts';
 import type { BuilderTypes } from '../builder.ts';
 import { parseNodeId } from '../node-registry.ts';
 
@@ -73,7 +74,7 @@ function firstBadInputId(
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], rawVariables ?? {});
   if (coerced.errors) return undefined; // execution refuses bad variables before any field runs
   const variables = coerced.coerced;
-  const fragments = new Map(document.definitions.flatMap((d) => (d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d] as const] : [])));
+  const fragments = fragmentsByName(document);
   for (const node of rootFields(operation.selectionSet, fragments, variables, new Set(), [])) {
     const field = mutationType.getFields()[node.name.value];
     if (!field) continue;
