@@ -170,7 +170,13 @@ export function createGateway(options: GatewayOptions): Gateway {
   const runPoll: PollRunner = (key, signal, fetch) => {
     const request = new Request(POLL_URL, { headers: { authorization: `Bearer ${key}` }, signal });
     const context = createContext(economy ? economy.transportFor(request, transport) : transport, request, limits);
-    const poll = () => fetch(context.loaders);
+    const poll = async () => {
+      try {
+        return await fetch(context.loaders);
+      } finally {
+        economy?.ended(request);
+      }
+    };
     return economy?.poll ? economy.poll(key, context, poll) : poll();
   };
   const subscriptions = createSubscriptionHub({

@@ -8,7 +8,7 @@ import type { UpstreamTransport } from '../rest/transport.ts';
 import type { SharedStore } from '../store/shared-store.ts';
 import { Coalescer } from './coalescer.ts';
 import { type CacheEvents, type CacheState, RequestCache } from './request-cache.ts';
-import { LookupBatch, WriteBatch } from './store-batch.ts';
+import { EntryWriter, LookupBatch } from './store-batch.ts';
 
 export type { CacheEvents } from './request-cache.ts';
 
@@ -22,9 +22,11 @@ interface UpstreamCacheOptions {
 interface UpstreamCache {
   /** The transport one GraphQL request sees (its calls then go to `base`). */
   transportFor(request: Request, base: UpstreamTransport): UpstreamTransport;
+  /** The request made its last call (a subscription poll ends so): its answers are written, and the promise resolves once they are. */
+  end(request: Request): Promise<void>;
   /**
-   * Holds each response until the answers its request fetched are stored (at most CACHE_TIMEOUT_MS),
-   * so the next request, on any instance, finds them.
+   * Ends each request as its execution ends, and holds its response until the answers it used are
+   * stored (at most CACHE_TIMEOUT_MS), so the next request, on any instance, finds them.
    */
   plugin: Plugin;
 }
@@ -33,24 +35,29 @@ export function createUpstreamCache(options: UpstreamCacheOptions): UpstreamCach
   const state: CacheState = {
     store: options.store,
     lookups: new LookupBatch(options.store),
-    writes: new WriteBatch(options.store, options.ttlMs),
+    writer: new EntryWriter(options.store, options.ttlMs),
     calls: new Coalescer(),
     localSecret: randomBytes(32).toString('base64url'),
     writeEpoch: 0,
     events: options.events,
   };
   const caches = new WeakMap<Request, RequestCache>();
+  const end = async (request: Request) => caches.get(request)?.end();
   return {
     transportFor(request, base) {
       const cache = new RequestCache(base, state);
       caches.set(request, cache);
       return cache;
     },
+    end,
     plugin: {
       onExecute({ args }) {
         const request = (args.contextValue as { request?: Request }).request;
-        const cache = request && caches.get(request);
-        if (cache) return { onExecuteDone: () => cache.stored() };
+        if (request && caches.has(request)) return { onExecuteDone: () => end(request) };
+      },
+      // An execution that threw ends without onExecuteDone: its answers are written all the same.
+      onResponse({ request }) {
+        void end(request);
       },
     },
   };

@@ -12,7 +12,7 @@ import type { SharedStore } from '../store/shared-store.ts';
 import { callerTag } from './caller-tag.ts';
 import { abandoned, type Coalescer, requestDeadline, waitFor } from './coalescer.ts';
 import { readScopes, writeScopes } from './scopes.ts';
-import { encodeEntry, type LookupBatch, type WriteBatch } from './store-batch.ts';
+import { type EntryWriter, encodeEntry, type LookupBatch, PendingEntry } from './store-batch.ts';
 
 /** What the cache counts (metrics), by route template. */
 export interface CacheEvents {
@@ -29,7 +29,7 @@ export interface CacheEvents {
 export interface CacheState {
   store: SharedStore;
   lookups: LookupBatch;
-  writes: WriteBatch;
+  writer: EntryWriter;
   calls: Coalescer<SharedAnswer>;
   /** Tags the calls in flight (never the store's: it may not be reachable, or agreed, yet). */
   localSecret: string;
@@ -40,14 +40,16 @@ export interface CacheState {
 
 interface SharedAnswer {
   response: UpstreamResponse;
-  /** The answer's entry being written, when it is cached. */
-  stored?: Promise<void>;
+  /** The answer's entry to store, when it is cached. */
+  entry?: PendingEntry;
 }
 
 export class RequestCache implements UpstreamTransport {
   #tags: { store: string | undefined; local: string } | undefined;
-  /** Entries this request's answers are being written to: the response waits for them. */
-  readonly #stored = new Set<Promise<void>>();
+  /** The entries of the answers this request used (its own and shared ones): written when it ends, and its response waits for them. */
+  readonly #entries = new Set<PendingEntry>();
+  /** Set as the request ends: its entries being written. */
+  #ended: Promise<void> | undefined;
 
   constructor(
     private readonly base: UpstreamTransport,
@@ -58,9 +60,14 @@ export class RequestCache implements UpstreamTransport {
     return (req.method === 'GET' ? this.#read(req) : this.#write(req)) as Promise<UpstreamResponse<T>>;
   }
 
-  /** Resolves once every answer this request fetched is in the store (or could not be written). */
-  async stored(): Promise<void> {
-    if (this.#stored.size > 0) await Promise.all(this.#stored);
+  /**
+   * The request ended: writes the answers it used that no other request is writing yet, in one
+   * write, and resolves once all of them are in the store (or could not be written). An answer
+   * that comes after this is written at once.
+   */
+  end(): Promise<void> {
+    this.#ended ??= this.#entries.size > 0 ? this.state.writer.write(this.#entries) : Promise.resolve();
+    return this.#ended;
   }
 
   async close(): Promise<void> {}
@@ -101,7 +108,8 @@ export class RequestCache implements UpstreamTransport {
     } catch (error) {
       throw leader || !(error instanceof UpstreamError) || error.source ? error : new UpstreamError({ ...error, source: 'coalesced' });
     }
-    if (answer.stored) this.#stored.add(answer.stored);
+    // A shared answer is written by whichever of its requests ends first: none waits for another's end.
+    if (answer.entry && !this.#ended) this.#entries.add(answer.entry);
     const { response } = answer;
     // Every other waiter parses its own copy: records are tagged in place by each request's loaders.
     return leader ? response : { ...response, body: response.text ? JSON.parse(response.text) : undefined, source: 'coalesced' };
@@ -120,7 +128,11 @@ export class RequestCache implements UpstreamTransport {
     if (storeTag === undefined || generations === undefined || !response.text || !(req.answerShape?.(response.body) ?? true))
       return { response };
     this.state.events?.stored(route);
-    return { response, stored: this.state.writes.write(storeTag, id, encodeEntry(generations, response.text)) };
+    const entry = new PendingEntry(storeTag, id, encodeEntry(generations, response.text));
+    // Held by the request that made the call even if it stopped waiting for it; once it ended, no one holds it.
+    if (this.#ended) this.state.writer.writeSoon(entry);
+    else this.#entries.add(entry);
+    return { response, entry };
   }
 
   async #write(req: UpstreamRequest): Promise<UpstreamResponse> {

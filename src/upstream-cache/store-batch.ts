@@ -1,7 +1,9 @@
-// Store round trips per tick, not per upstream call. The GETs started in one tick (a level of a
-// query, and those of any other request at that moment) are looked up together: one read of each
-// caller tag's entries and one read of the generations they depend on, all issued at once (each
-// read stays within one hash tag). Answers to store are written the same way: one write per caller tag.
+// Store round trips per level and per request, not per upstream call. The GETs started in one
+// tick (a level of a query, and those of any other request at that moment) are looked up together:
+// one read of each caller tag's entries and one read of the generations they depend on, all issued
+// at once (each read stays within one hash tag). Answers are written per request: all of a
+// request's answers as it ends, in one write per caller tag (a request has one), so a cold
+// dashboard's 21 answers take one round trip, not one each as they arrive.
 import type { SharedStore } from '../store/shared-store.ts';
 
 interface Lookup {
@@ -83,29 +85,74 @@ export class LookupBatch {
   }
 }
 
-export class WriteBatch {
-  #pending = new Map<string, { entries: { id: string; value: string }[]; written: Promise<void> }>();
+/** An answer to store. It is written once, by the first request holding it to end (or at once, see EntryWriter). */
+export class PendingEntry {
+  readonly written: Promise<void>;
+  #done!: () => void;
+  #taken = false;
+
+  constructor(
+    readonly tag: string,
+    readonly id: string,
+    readonly value: string,
+  ) {
+    this.written = new Promise((resolve) => {
+      this.#done = resolve;
+    });
+  }
+
+  /** Takes the entry to write it: false when another request has taken it already. */
+  take(): boolean {
+    if (this.#taken) return false;
+    this.#taken = true;
+    return true;
+  }
+
+  /** Written, or could not be (the store's failure is its own business). */
+  settle(): void {
+    this.#done();
+  }
+}
+
+export class EntryWriter {
+  /** Entries no request will write: sent together on the next tick. */
+  #orphans: PendingEntry[] = [];
 
   constructor(
     private readonly store: SharedStore,
     private readonly ttlMs: number,
   ) {}
 
-  /** Resolves once the entry is written, or could not be (the store's failure is its own business). */
-  write(tag: string, id: string, value: string): Promise<void> {
-    let pending = this.#pending.get(tag);
-    if (!pending) {
-      const entries: { id: string; value: string }[] = [];
-      const written = new Promise<void>((resolve) =>
-        setImmediate(() => {
-          this.#pending.delete(tag);
-          this.store.writeEntries(tag, entries, this.ttlMs).then(resolve, () => resolve());
-        }),
-      );
-      pending = { entries, written };
-      this.#pending.set(tag, pending);
+  /**
+   * Writes those of `entries` no one is writing yet, one write per caller tag, and resolves once
+   * every one of `entries` is written (or could not be), whoever writes it.
+   */
+  async write(entries: Iterable<PendingEntry>): Promise<void> {
+    const all = [...entries];
+    const byTag = new Map<string, PendingEntry[]>();
+    for (const entry of all) {
+      if (!entry.take()) continue;
+      const ofTag = byTag.get(entry.tag);
+      if (ofTag) ofTag.push(entry);
+      else byTag.set(entry.tag, [entry]);
     }
-    pending.entries.push({ id, value });
-    return pending.written;
+    for (const [tag, ofTag] of byTag) {
+      const settle = () => {
+        for (const entry of ofTag) entry.settle();
+      };
+      this.store.writeEntries(tag, ofTag, this.ttlMs).then(settle, settle);
+    }
+    await Promise.all(all.map((entry) => entry.written));
+  }
+
+  /** An entry whose request ended before its answer came: written with the others of this tick. */
+  writeSoon(entry: PendingEntry): void {
+    if (this.#orphans.length === 0)
+      setImmediate(() => {
+        const orphans = this.#orphans;
+        this.#orphans = [];
+        void this.write(orphans);
+      });
+    this.#orphans.push(entry);
   }
 }

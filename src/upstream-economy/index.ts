@@ -32,6 +32,8 @@ interface UpstreamEconomyOptions {
 interface UpstreamEconomy {
   /** The transport one request's calls go through (the cache's when it is on). */
   transportFor(request: Request, base: UpstreamTransport): UpstreamTransport;
+  /** A request outside Yoga (a subscription poll) made its last call: the cache writes its answers. */
+  ended(request: Request): void;
   /** Runs a subscription poll under the key's budget (UPSTREAM_BUDGET), when there is one. */
   poll?<T>(key: string, context: GatewayContext, run: () => Promise<T>): Promise<T>;
   /** After the fan-out plugin. */
@@ -64,6 +66,7 @@ export function createUpstreamEconomy(options: UpstreamEconomyOptions): Upstream
     );
   return {
     transportFor: (request, base) => (cache ? cache.transportFor(request, base) : base),
+    ended: (request) => void cache?.end(request),
     poll: budget ? budget.poll : undefined,
     plugins: [...(budget ? [budget.plugin] : []), ...(cache ? [cache.plugin] : [])],
     store: stores.shared,

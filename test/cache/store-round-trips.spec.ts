@@ -1,0 +1,127 @@
+// Round trips to Redis per request, counted on the wire (a relay between the gateway and its own
+// redis-server): a request's lookups go out once per level, its answers are written together when
+// it ends, a request that shared another's call neither waits for that request to end nor leaves
+// the answer unwritten, and a subscription poll's answer is written once the poll is done.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseUpstreamBudget } from '../../src/budget-setting.ts';
+import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
+import { sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
+import { serveOverHttp } from '../support/http-server.ts';
+import { type RedisServer, startRedisServer } from '../support/redis-server.ts';
+import { subscribe } from '../support/sse.ts';
+import { startTcpCounter, type TcpCounter } from '../support/tcp-counter.ts';
+import { sources, testGateway, untilStoreReachable } from './support.ts';
+
+/** The canonical dashboard (bench/lib/queries.ts): 1 organizations page, then 4 lists per organization. */
+const DASHBOARD = `{ organizations(first: 5) { nodes { id name
+  batchExports(first: 10) { nodes { id name paused interval } }
+  domains(first: 5) { nodes { id domain } }
+  members(first: 10) { nodes { id user { email } } }
+  pipelineDestinations(first: 10) { nodes { id name } } } } }`;
+const NO_BUDGET_REPORT = { headers: { 'x-upstream-budget': '0' } };
+
+let api: ReferenceApi;
+let redis: RedisServer;
+let relay: TcpCounter;
+
+beforeAll(async () => {
+  [api, redis] = await Promise.all([startReferenceApi(), startRedisServer()]);
+  relay = await startTcpCounter(redis.port);
+});
+
+afterAll(async () => {
+  await relay?.close();
+  await redis?.close();
+  await api?.close();
+});
+
+describe('store round trips per request', () => {
+  it('a cold dashboard: its budget, one lookup per level and one write of all its answers; warm: no write', async () => {
+    const target = testGateway({
+      upstreamUrl: api.url,
+      cache: { store: `redis://127.0.0.1:${relay.port}/0`, ttlMs: 60_000 },
+      upstreamBudget: parseUpstreamBudget('480/minute'),
+    });
+    try {
+      await untilStoreReachable(target);
+      const stores = async () => Number(/^cmdstat_set:calls=(\d+),/m.exec(await redis.client().info('commandstats'))?.[1] ?? 0);
+      const setsBefore = await stores();
+      relay.reset();
+      const cold = await target.post(DASHBOARD, api.keys.demo, NO_BUDGET_REPORT);
+      expect(cold.body.errors).toBeUndefined();
+      const organizations = cold.body.data.organizations.nodes.length;
+      expect(organizations).toBeGreaterThanOrEqual(2);
+      const calls = 1 + 4 * organizations;
+      expect(sources(cold.body)).toEqual(Array(calls).fill('upstream'));
+      // The budget's reservation (1); per level, the entries' and the generations' reads, issued
+      // together (2 × 2); every answer at once (1).
+      expect(relay.writes).toBeLessThanOrEqual(6);
+      expect((await stores()) - setsBefore).toBe(calls);
+
+      relay.reset();
+      const warm = await target.post(DASHBOARD, api.keys.demo, NO_BUDGET_REPORT);
+      expect(sources(warm.body)).toEqual(Array(calls).fill('cache'));
+      expect(relay.writes).toBeLessThanOrEqual(5);
+      expect((await stores()) - setsBefore).toBe(calls);
+    } finally {
+      await target.gateway.close();
+    }
+  });
+
+  it('a request that shared another’s call answers without waiting for it to end, and the answer is stored for the next', async () => {
+    const slow = await startFakeUpstream();
+    // The reference API behind a delay on the batch exports lists only.
+    slow.handle(async (req, res) => {
+      if (req.path.endsWith('/batch_exports/')) await new Promise((resolve) => setTimeout(resolve, 1500));
+      const answer = await fetch(`${api.url}${req.path}?${new URLSearchParams(req.query)}`, {
+        headers: { authorization: String(req.headers.authorization) },
+      });
+      sendJson(res, answer.status, await answer.json());
+    });
+    const options = { upstreamUrl: slow.url, cache: { store: redis.url, ttlMs: 60_000 } };
+    const one = testGateway(options);
+    const two = testGateway(options);
+    try {
+      await Promise.all([untilStoreReachable(one), untilStoreReachable(two)]);
+      const key = api.keys.member;
+      let slowDone = false;
+      const slowQuery = one.post('{ organizations(first: 1) { nodes { name batchExports(first: 1) { totalCount } } } }', key);
+      void slowQuery.then(() => (slowDone = true));
+      const quick = await one.post('{ organizations(first: 1) { nodes { name } } }', key);
+      expect(sources(quick.body)).toEqual(['coalesced']);
+      const next = await two.post('{ organizations(first: 1) { nodes { name } } }', key);
+      expect(sources(next.body)).toEqual(['cache']);
+      expect(slowDone).toBe(false);
+      const first = await slowQuery;
+      expect(first.body.errors).toBeUndefined();
+      expect(sources(first.body)).toEqual(['upstream', 'upstream']);
+    } finally {
+      await one.gateway.close();
+      await two.gateway.close();
+      await slow.close();
+    }
+  });
+
+  it('a subscription poll’s answer is stored: another instance’s query finds it', async () => {
+    const options = { upstreamUrl: api.url, cache: { store: redis.url, ttlMs: 60_000 }, subscriptions: { pollMs: 60_000 } };
+    const one = testGateway(options);
+    const two = testGateway(options);
+    const served = await serveOverHttp(one.gateway);
+    try {
+      await Promise.all([untilStoreReachable(one), untilStoreReachable(two)]);
+      const key = api.keys.demo;
+      const listed = await two.post('{ organizations(first: 1) { nodes { batchExports(first: 1) { nodes { id name } } } } }', key);
+      const { id, name } = listed.body.data.organizations.nodes[0].batchExports.nodes[0];
+      const subscription = await subscribe(served.url, 'subscription ($id: ID!) { batchExport(id: $id) { name } }', { id }, key);
+      expect(await subscription.waitForEvents(1, 4000)).toEqual([{ data: { batchExport: { name } } }]);
+      await subscription.close();
+      const read = await two.post('query ($id: ID!) { node(id: $id) { ... on BatchExport { name } } }', key, { variables: { id } });
+      expect(read.body.data).toEqual({ node: { name } });
+      expect(sources(read.body)).toEqual(['cache']);
+    } finally {
+      await served.close();
+      await one.gateway.close();
+      await two.gateway.close();
+    }
+  });
+});
