@@ -231,7 +231,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       bodyLimitPlugin(options.maxRequestBytes ?? DEFAULTS.MAX_REQUEST_BYTES),
       // After every plugin that picks a request parser: it wraps the one picked.
       ...protocolErrorPlugins(),
-      ...persistedOperationPlugins(options.persistedOperations),
+      ...persistedOperationPlugins(options.persistedOperations, economy?.persistedQueries),
       ...queryLimitPlugins({ ...DEFAULT_QUERY_LIMITS, ...options.queryLimits }),
       // Before the fan-out estimate: it reads the variables.
       jsonDepthPlugin(maxJsonDepth),

@@ -1,6 +1,8 @@
 // Where automatic persisted queries are kept: query text by its sha256 hash, most recently used
 // kept, bounded by count and by total size (a registration is stored before it is validated, so
-// the bound must hold for any text a caller sends). Holds query text only, never data.
+// the bound must hold for any text a caller sends). Holds query text only, never data. With a
+// shared store (CACHE=redis) a text is kept there too, within the same bounds, so a query
+// registered on one instance runs by its hash on every one; this instance's memory is asked first.
 import type { APQStore } from '@graphql-yoga/plugin-apq';
 
 interface ApqStoreLimits {
@@ -10,7 +12,36 @@ interface ApqStoreLimits {
   maxChars?: number;
 }
 
-export function createApqStore({ maxEntries = 1000, maxChars = 5_000_000 }: ApqStoreLimits = {}): APQStore {
+/** Query texts every instance sees (src/store's SharedQueries). Its failures are never the caller's. */
+export interface SharedQueries {
+  read(hash: string): Promise<string | null>;
+  write(hash: string, text: string, bounds: Required<ApqStoreLimits>): Promise<void>;
+}
+
+export function createApqStore(limits: ApqStoreLimits = {}, shared?: SharedQueries): APQStore {
+  const bounds = { maxEntries: limits.maxEntries ?? 1000, maxChars: limits.maxChars ?? 5_000_000 };
+  const local = createLocalApqStore(bounds);
+  if (!shared) return local;
+  return {
+    async get(hash) {
+      const known = local.get(hash);
+      if (known !== null) return known;
+      // A store that cannot answer knows nothing: the client sends the text again (the APQ protocol).
+      const text = await shared.read(hash).catch(() => null);
+      if (text !== null) local.set(hash, text);
+      return text;
+    },
+    async set(hash, text) {
+      local.set(hash, text);
+      await shared.write(hash, text, bounds).catch(() => undefined);
+    },
+  };
+}
+
+function createLocalApqStore({ maxEntries, maxChars }: Required<ApqStoreLimits>): {
+  get(hash: string): string | null;
+  set(hash: string, query: string): void;
+} {
   const queries = new Map<string, string>();
   let chars = 0;
   const remove = (hash: string, query: string) => {

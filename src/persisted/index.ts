@@ -5,13 +5,14 @@
 import { useAPQ } from '@graphql-yoga/plugin-apq';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
-import { createApqStore } from './apq-store.ts';
+import { createApqStore, type SharedQueries } from './apq-store.ts';
 import { manifestId, type OperationManifest } from './manifest.ts';
 
 export type { OperationManifest } from './manifest.ts';
 
-export function persistedOperationPlugins(manifest: OperationManifest | undefined): Plugin[] {
-  if (!manifest) return [useAPQ({ store: createApqStore() })];
+/** `sharedQueries`: where APQ texts are kept for every instance (CACHE=redis). */
+export function persistedOperationPlugins(manifest: OperationManifest | undefined, sharedQueries?: SharedQueries): Plugin[] {
+  if (!manifest) return [useAPQ({ store: createApqStore({}, sharedQueries) })];
   return [
     usePersistedOperations({
       getPersistedOperation: (id) => manifest.get(manifestId(id)) ?? null,

@@ -1,17 +1,19 @@
 // The stores a gateway keeps things in between requests (CACHE): Redis, shared by every instance, or
 // this instance's memory; and this instance's memory in any case, which counts the upstream budget
-// while Redis is away.
+// while Redis is away. With Redis, persisted query texts are kept there too.
 import type { CacheSettings } from '../config.ts';
 import type { Logger } from '../observability/logger.ts';
 import { createMemoryStore } from './memory-store.ts';
 import { createRedisStore } from './redis-store.ts';
-import type { SharedStore } from './shared-store.ts';
+import type { SharedQueries, SharedStore } from './shared-store.ts';
 
 interface Stores {
   /** Where answers, generations, budgets and idempotency records live. */
   shared: SharedStore;
   /** This instance's memory (the same store when `shared` is memory). */
   local: SharedStore;
+  /** Persisted query texts every instance sees: with Redis only. */
+  queries?: SharedQueries;
   close(): Promise<void>;
 }
 
@@ -41,6 +43,7 @@ export function openStores(
   return {
     shared,
     local,
+    queries: shared.queries,
     async close() {
       await shared.close();
       await local.close();

@@ -9,13 +9,21 @@
 //   gw:{<caller tag>}:idem-index                    the tag's records: a sorted set of key ids by expiry
 //   gw:{gen}:<scope>                                a generation
 //   gw:{secret}                                     the secret caller tags are made with (unless CACHE_SECRET)
+//   gw:{apq}:texts, gw:{apq}:used, gw:{apq}:chars   persisted query texts by hash, their last use, their total length
 
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { DEFAULTS } from '../config.ts';
 import { type AvailabilityOptions, StoreAvailability } from './availability.ts';
 import { newGeneration } from './memory-store.ts';
-import { type BudgetWindowAt, CallerRecordsFullError, GLOBAL_SCOPE, type SharedStore, type WindowCounts } from './shared-store.ts';
+import {
+  type BudgetWindowAt,
+  CallerRecordsFullError,
+  GLOBAL_SCOPE,
+  type SharedQueries,
+  type SharedStore,
+  type WindowCounts,
+} from './shared-store.ts';
 
 interface RedisStoreOptions extends Pick<AvailabilityOptions, 'logger' | 'onFailure' | 'onChange'> {
   /** `redis://[[user]:password@]host:port/db` (or `rediss://`). */
@@ -42,6 +50,8 @@ const entryKey = (tag: string, id: string) => `gw:{${tag}}:get:${id}`;
 const generationKey = (scope: string) => `gw:{gen}:${scope}`;
 const idempotencyKey = (tag: string, id: string) => `gw:{${tag}}:idem:${id}`;
 const idempotencyIndexKey = (tag: string) => `gw:{${tag}}:idem-index`;
+/** The persisted query texts: one hash tag, so each script's keys stay in one slot. */
+const QUERY_KEYS = ['gw:{apq}:texts', 'gw:{apq}:used', 'gw:{apq}:chars'];
 const budgetKey = (tag: string, window: BudgetWindowAt, index = window.index) => `gw:{${tag}}:budget:${window.windowMs}:${index}`;
 /** A counter is kept while it can still count: through the next window, as that one's previous. */
 const budgetTtlMs = (window: BudgetWindowAt) => 2 * window.windowMs;
@@ -117,15 +127,42 @@ redis.call('DEL', KEYS[1])
 redis.call('ZREM', KEYS[2], ARGV[2])
 return 1`;
 
+// KEYS: the texts (a hash), their last use (a sorted set), their total length. ARGV: the query's hash.
+const READ_QUERY = `
+local text = redis.call('HGET', KEYS[1], ARGV[1])
+if not text then return false end
+${NOW}
+redis.call('ZADD', KEYS[2], now, ARGV[1])
+return text`;
+
+// ARGV: the query's hash, its text, the most texts and the most total length kept. The least
+// recently used go first; a text longer than the whole bound is not kept.
+const WRITE_QUERY = `
+local length = string.len(ARGV[2])
+if length > tonumber(ARGV[4]) then return 0 end
+${NOW}
+local chars = redis.call('INCRBY', KEYS[3], length - redis.call('HSTRLEN', KEYS[1], ARGV[1]))
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('ZADD', KEYS[2], now, ARGV[1])
+while chars > tonumber(ARGV[4]) or redis.call('ZCARD', KEYS[2]) > tonumber(ARGV[3]) do
+  local oldest = redis.call('ZPOPMIN', KEYS[2])
+  if #oldest == 0 then break end
+  chars = redis.call('INCRBY', KEYS[3], -redis.call('HSTRLEN', KEYS[1], oldest[1]))
+  redis.call('HDEL', KEYS[1], oldest[1])
+end
+return 1`;
+
 type ScriptedRedis = Redis & {
   takeBudget(keyCount: number, ...args: (string | number)[]): Promise<number[]>;
   adjustBudget(keyCount: number, ...args: (string | number)[]): Promise<number>;
   claimIdempotencyKey(...args: (string | number)[]): Promise<string | number | null>;
   settleIdempotencyKey(...args: (string | number)[]): Promise<number>;
   releaseIdempotencyKey(...args: (string | number)[]): Promise<number>;
+  readQuery(...args: string[]): Promise<string | null>;
+  writeQuery(...args: (string | number)[]): Promise<number>;
 };
 
-export function createRedisStore(options: RedisStoreOptions): SharedStore {
+export function createRedisStore(options: RedisStoreOptions): SharedStore & { queries: SharedQueries } {
   const redis = new Redis(options.url, {
     commandTimeout: options.timeoutMs ?? DEFAULTS.CACHE_TIMEOUT_MS,
     enableOfflineQueue: false,
@@ -139,6 +176,8 @@ export function createRedisStore(options: RedisStoreOptions): SharedStore {
       claimIdempotencyKey: { lua: CLAIM_IDEMPOTENCY_KEY, numberOfKeys: 2 },
       settleIdempotencyKey: { lua: SETTLE_IDEMPOTENCY_KEY, numberOfKeys: 2 },
       releaseIdempotencyKey: { lua: RELEASE_IDEMPOTENCY_KEY, numberOfKeys: 2 },
+      readQuery: { lua: READ_QUERY, numberOfKeys: QUERY_KEYS.length },
+      writeQuery: { lua: WRITE_QUERY, numberOfKeys: QUERY_KEYS.length },
     },
   }) as ScriptedRedis;
   let secret = options.secret;
@@ -280,6 +319,12 @@ export function createRedisStore(options: RedisStoreOptions): SharedStore {
         deferRelease(tag, id, claimRecord);
         throw error;
       });
+    },
+    queries: {
+      read: (hash) => run(() => redis.readQuery(...QUERY_KEYS, hash)),
+      async write(hash, text, { maxEntries, maxChars }) {
+        await run(() => redis.writeQuery(...QUERY_KEYS, hash, text, maxEntries, maxChars));
+      },
     },
     async close() {
       availability.close();

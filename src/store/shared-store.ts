@@ -73,6 +73,25 @@ export interface SharedStore {
   close(): Promise<void>;
 }
 
+/** How many query texts the shared APQ store keeps, and their total size (the oldest used go first). */
+export interface QueryBounds {
+  maxEntries: number;
+  /** Total length of the texts (bytes in Redis, characters in memory: the same for the ASCII a query is). */
+  maxChars: number;
+}
+
+/**
+ * The query texts of automatic persisted queries by their sha256 hash, shared by every instance, so
+ * a query registered on one runs by its hash on all (Redis only: in memory each instance's APQ store
+ * is its own). The texts are public: a hash is only ever stored with the text it is the hash of.
+ */
+export interface SharedQueries {
+  /** The text of `hash` (null: none), which then counts as used. */
+  read(hash: string): Promise<string | null>;
+  /** Stores `text` under `hash`, then drops the least recently used texts past `bounds` (a text larger than all of it is not kept). */
+  write(hash: string, text: string, bounds: QueryBounds): Promise<void>;
+}
+
 /** A caller tag has as many idempotency records as it may keep: its new key is refused, no one else's. */
 export class CallerRecordsFullError extends Error {
   override readonly name = 'CallerRecordsFullError';

@@ -13,7 +13,7 @@ import type { LabelBounds } from '../observability/bounded-label.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { UpstreamTransport } from '../rest/transport.ts';
 import { openStores } from '../store/index.ts';
-import type { SharedStore } from '../store/shared-store.ts';
+import type { SharedQueries, SharedStore } from '../store/shared-store.ts';
 import { createUpstreamCache } from '../upstream-cache/index.ts';
 import { createCacheMetrics } from './metrics.ts';
 
@@ -40,6 +40,8 @@ interface UpstreamEconomy {
   plugins: Plugin[];
   /** The shared store (Redis, or this instance's memory): idempotent mutations are remembered there too. */
   store: SharedStore;
+  /** Persisted query texts shared by every instance: with CACHE=redis only. */
+  persistedQueries?: SharedQueries;
   /** For /readiness: the shared store, when there is one. */
   storeReport(): { store: 'memory' | 'redis'; reachable: boolean } | undefined;
   close(): Promise<void>;
@@ -70,6 +72,7 @@ export function createUpstreamEconomy(options: UpstreamEconomyOptions): Upstream
     poll: budget ? budget.poll : undefined,
     plugins: [...(budget ? [budget.plugin] : []), ...(cache ? [cache.plugin] : [])],
     store: stores.shared,
+    persistedQueries: stores.queries,
     storeReport: () => (options.cache ? { store: stores.shared.kind, reachable: stores.shared.available } : undefined),
     close: () => stores.close(),
   };

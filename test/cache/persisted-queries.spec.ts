@@ -1,0 +1,115 @@
+// Automatic persisted queries with CACHE=redis: a query registered through one instance runs by its
+// hash through another (no state only one instance knows), the shared texts stay within the APQ
+// store's bounds in Redis, and an outage of Redis costs a client at most one resend of the text.
+import { createHash } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
+import { createRedisStore } from '../../src/store/redis-store.ts';
+import { captureLogger } from '../ops/support.ts';
+import { type RedisServer, startRedisServer } from '../support/redis-server.ts';
+import { type TestGateway, testGateway, untilStoreReachable } from './support.ts';
+
+const QUERY = '{ organizations(first: 1) { nodes { name } } }';
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+
+let api: ReferenceApi;
+let redis: RedisServer;
+
+beforeAll(async () => {
+  [api, redis] = await Promise.all([startReferenceApi(), startRedisServer()]);
+});
+
+afterAll(async () => {
+  await redis?.close();
+  await api?.close();
+});
+
+/** An APQ request: the hash alone, or with the text (a registration). */
+async function persisted(target: TestGateway, hash: string, query?: string) {
+  const response = await target.gateway.yoga.fetch('http://gateway.test/graphql', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${api.keys.demo}` },
+    body: JSON.stringify({ query, extensions: { persistedQuery: { version: 1, sha256Hash: hash } } }),
+  });
+  return { status: response.status, body: (await response.json()) as { data?: any; errors?: any[] } };
+}
+
+describe('automatic persisted queries on a shared Redis', () => {
+  it('a query registered through instance 1 runs by its hash alone through instance 2', async () => {
+    const options = { upstreamUrl: api.url, cache: { store: redis.url, ttlMs: 60_000 } };
+    const one = testGateway(options);
+    const two = testGateway(options);
+    try {
+      await Promise.all([untilStoreReachable(one), untilStoreReachable(two)]);
+      const hash = sha256(QUERY);
+      const unknown = await persisted(two, hash);
+      expect(unknown.body.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+
+      const registered = await persisted(one, hash, QUERY);
+      expect(registered.body.errors).toBeUndefined();
+      const byHash = await persisted(two, hash);
+      expect(byHash.status).toBe(200);
+      expect(byHash.body).toEqual(registered.body);
+      // Only the text is kept, under its hash: never a key or an answer.
+      expect(await redis.client().hget('gw:{apq}:texts', hash)).toBe(QUERY);
+
+      // A text that is not the hash's is refused, and stored nowhere.
+      const forged = await persisted(one, sha256('{ __typename }'), QUERY);
+      expect(forged.body.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_MISMATCH');
+      expect(await redis.client().hget('gw:{apq}:texts', sha256('{ __typename }'))).toBeNull();
+    } finally {
+      await one.gateway.close();
+      await two.gateway.close();
+    }
+  });
+
+  it('keeps the most recently used texts within the count and length bounds, for every instance at once', async () => {
+    const one = createRedisStore({ url: redis.url, logger: captureLogger('info').logger });
+    const two = createRedisStore({ url: redis.url, logger: captureLogger('info').logger });
+    try {
+      while (!(one.available && two.available)) await new Promise((resolve) => setTimeout(resolve, 10));
+      const client = redis.client();
+      await client.del('gw:{apq}:texts', 'gw:{apq}:used', 'gw:{apq}:chars');
+      const bounds = { maxEntries: 2, maxChars: 10 };
+      await one.queries.write('a', 'aaa', bounds);
+      await two.queries.write('b', 'bbb', bounds);
+      await new Promise((resolve) => setTimeout(resolve, 2)); // a later millisecond: 'a' is now the most recent
+      expect(await two.queries.read('a')).toBe('aaa');
+      await one.queries.write('c', 'ccc', bounds);
+      expect([await one.queries.read('a'), await one.queries.read('b'), await two.queries.read('c')]).toEqual(['aaa', null, 'ccc']);
+      await new Promise((resolve) => setTimeout(resolve, 2));
+      await two.queries.write('d', 'dddddddd', bounds); // 3 + 3 + 8 > 10: the oldest go first
+      expect([await one.queries.read('a'), await one.queries.read('c'), await one.queries.read('d')]).toEqual([null, null, 'dddddddd']);
+      await two.queries.write('e', 'e'.repeat(11), bounds); // longer than the whole bound: not kept
+      expect([await one.queries.read('d'), await one.queries.read('e')]).toEqual(['dddddddd', null]);
+      expect(await client.hlen('gw:{apq}:texts')).toBe(1);
+      expect(await client.get('gw:{apq}:chars')).toBe('8');
+    } finally {
+      await one.close();
+      await two.close();
+    }
+  });
+
+  it('while Redis is down, a registered query still runs by its hash on its instance, and elsewhere costs one resend', async () => {
+    const own = await startRedisServer();
+    const options = { upstreamUrl: api.url, cache: { store: own.url, ttlMs: 60_000, timeoutMs: 100 } };
+    const one = testGateway(options);
+    const two = testGateway(options);
+    try {
+      await Promise.all([untilStoreReachable(one), untilStoreReachable(two)]);
+      await own.stop();
+      await Promise.all([untilStoreReachable(one, false), untilStoreReachable(two, false)]);
+      const query = '{ organizations(first: 2) { nodes { name } } }';
+      const hash = sha256(query);
+      const registered = await persisted(one, hash, query);
+      expect(registered.body.errors).toBeUndefined();
+      expect((await persisted(one, hash)).body).toEqual(registered.body);
+      expect((await persisted(two, hash)).body.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+      expect((await persisted(two, hash, query)).body).toEqual(registered.body);
+    } finally {
+      await one.gateway.close();
+      await two.gateway.close();
+      await own.close();
+    }
+  });
+});
