@@ -185,6 +185,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     max: options.subscriptions?.max ?? DEFAULTS.MAX_SUBSCRIPTIONS,
     run: runPoll,
     logger: observability.logger,
+    feed: economy?.writeFeed,
   });
   const admission = createAdmission({
     // Twice the pool (measured: docs/overload.md): a request's estimate is its most calls at once,

@@ -1,11 +1,11 @@
 // The stores a gateway keeps things in between requests (CACHE): Redis, shared by every instance, or
 // this instance's memory; and this instance's memory in any case, which counts the upstream budget
-// while Redis is away. With Redis, persisted query texts are kept there too.
+// while Redis is away. With Redis, persisted query texts are kept there too, and writes are heard by every instance.
 import type { CacheSettings } from '../config.ts';
 import type { Logger } from '../observability/logger.ts';
 import { createMemoryStore } from './memory-store.ts';
 import { createRedisStore } from './redis-store.ts';
-import type { SharedQueries, SharedStore } from './shared-store.ts';
+import type { SharedQueries, SharedStore, WriteFeed } from './shared-store.ts';
 
 interface Stores {
   /** Where answers, generations, budgets and idempotency records live. */
@@ -14,6 +14,8 @@ interface Stores {
   local: SharedStore;
   /** Persisted query texts every instance sees: with Redis only. */
   queries?: SharedQueries;
+  /** Writes every instance hears of: with Redis only. */
+  writes?: WriteFeed;
   close(): Promise<void>;
 }
 
@@ -44,6 +46,7 @@ export function openStores(
     shared,
     local,
     queries: shared.queries,
+    writes: shared.writes,
     async close() {
       await shared.close();
       await local.close();

@@ -10,6 +10,7 @@
 //   gw:{gen}:<scope>                                a generation
 //   gw:{secret}                                     the secret caller tags are made with (unless CACHE_SECRET)
 //   gw:{apq}:texts, gw:{apq}:used, gw:{apq}:chars   persisted query texts by hash, their last use, their total length
+// and one pub/sub channel, gw:writes (write-feed.ts).
 
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
@@ -23,7 +24,9 @@ import {
   type SharedQueries,
   type SharedStore,
   type WindowCounts,
+  type WriteFeed,
 } from './shared-store.ts';
+import { createRedisWriteFeed } from './write-feed.ts';
 
 interface RedisStoreOptions extends Pick<AvailabilityOptions, 'logger' | 'onFailure' | 'onChange'> {
   /** `redis://[[user]:password@]host:port/db` (or `rediss://`). */
@@ -162,7 +165,13 @@ type ScriptedRedis = Redis & {
   writeQuery(...args: (string | number)[]): Promise<number>;
 };
 
-export function createRedisStore(options: RedisStoreOptions): SharedStore & { queries: SharedQueries } {
+/** The shared store, and what only Redis can share: persisted query texts and the write feed. */
+interface RedisStore extends SharedStore {
+  queries: SharedQueries;
+  writes: WriteFeed;
+}
+
+export function createRedisStore(options: RedisStoreOptions): RedisStore {
   const redis = new Redis(options.url, {
     commandTimeout: options.timeoutMs ?? DEFAULTS.CACHE_TIMEOUT_MS,
     enableOfflineQueue: false,
@@ -224,6 +233,7 @@ export function createRedisStore(options: RedisStoreOptions): SharedStore & { qu
   redis.on('close', () => availability.lost(new Error('connection closed')));
 
   const run = <T>(operation: () => Promise<T>) => availability.run(operation);
+  const writes = createRedisWriteFeed(redis, run);
   const release = (tag: string, id: string, record: string) =>
     redis.releaseIdempotencyKey(idempotencyKey(tag, id), idempotencyIndexKey(tag), record, id);
   const deferRelease = (tag: string, id: string, record: string) => {
@@ -326,8 +336,10 @@ export function createRedisStore(options: RedisStoreOptions): SharedStore & { qu
         await run(() => redis.writeQuery(...QUERY_KEYS, hash, text, maxEntries, maxChars));
       },
     },
+    writes,
     async close() {
       availability.close();
+      writes.close();
       redis.disconnect();
     },
   };

@@ -92,6 +92,24 @@ export interface SharedQueries {
   write(hash: string, text: string, bounds: QueryBounds): Promise<void>;
 }
 
+/** A write through the gateway that may have changed what `path` names (src/subscriptions re-polls it). */
+export interface PublishedWrite {
+  method: string;
+  path: string;
+}
+
+/**
+ * Writes that may have changed something, as every instance on the store hears of them (Redis
+ * only), so each one re-polls its own subscriptions they touch. Best effort: while the store is
+ * away, a write is heard by its own instance alone, and the others' next poll finds it.
+ */
+export interface WriteFeed {
+  /** Tells every other instance. Never waits, never fails. */
+  publish(write: PublishedWrite): void;
+  /** `listener` hears each write another instance published (never this instance's own). */
+  subscribe(listener: (write: PublishedWrite) => void): void;
+}
+
 /** A caller tag has as many idempotency records as it may keep: its new key is refused, no one else's. */
 export class CallerRecordsFullError extends Error {
   override readonly name = 'CallerRecordsFullError';

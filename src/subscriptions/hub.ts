@@ -1,5 +1,5 @@
 // This instance's subscriptions: one shared poll per (caller, watched record), the open streams
-// counted per caller and in all, writes through the gateway re-polling what they touched, and the
+// counted per caller and in all, writes through the gateway (through any instance, with a feed) re-polling what they touched, and the
 // end of every stream at shutdown. Polls are keyed by the caller's tag (an HMAC of the key under a
 // secret of this process), never by the key itself.
 import { randomBytes } from 'node:crypto';
@@ -12,6 +12,12 @@ import { Poller } from './poller.ts';
 import { Subscriber } from './subscriber.ts';
 import type { PollEvent, PollRunner, WatchedResource } from './watched.ts';
 
+/** A write that may have changed what its REST path names. */
+interface Write {
+  method: string;
+  path: string;
+}
+
 interface SubscriptionHubOptions {
   /** SUBSCRIPTION_POLL_MS. */
   pollMs: number;
@@ -21,6 +27,11 @@ interface SubscriptionHubOptions {
   max: number;
   run: PollRunner;
   logger: Logger;
+  /** Writes through other instances, heard here, and this instance's told to them (CACHE=redis: src/store/write-feed.ts). */
+  feed?: {
+    publish(write: Write): void;
+    subscribe(listener: (write: Write) => void): void;
+  };
 }
 
 export interface SubscriptionHub {
@@ -67,12 +78,19 @@ export function createSubscriptionHub(options: SubscriptionHubOptions): Subscrip
    * as `…/pause/`, a member of a watched `…/members/`), or when it deletes something above it. A
    * create (POST to a list) changes no record already under that list.
    */
-  const written = ({ method, path }: UpstreamRequest) => {
+  const touched = ({ method, path }: Write) => {
     for (const poller of pollers.values()) {
       const watched = poller.resource.path;
       if (path.startsWith(watched) || (method === 'DELETE' && watched.startsWith(path))) poller.written();
     }
   };
+  const written = ({ method, path }: UpstreamRequest) => {
+    touched({ method, path });
+    options.feed?.publish({ method, path });
+  };
+  options.feed?.subscribe((write) => {
+    if (!closed) touched(write);
+  });
 
   return {
     open<T>(key: string, resource: WatchedResource<T>) {

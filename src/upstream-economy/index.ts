@@ -13,7 +13,7 @@ import type { LabelBounds } from '../observability/bounded-label.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { UpstreamTransport } from '../rest/transport.ts';
 import { openStores } from '../store/index.ts';
-import type { SharedQueries, SharedStore } from '../store/shared-store.ts';
+import type { SharedQueries, SharedStore, WriteFeed } from '../store/shared-store.ts';
 import { createUpstreamCache } from '../upstream-cache/index.ts';
 import { createCacheMetrics } from './metrics.ts';
 
@@ -42,6 +42,8 @@ interface UpstreamEconomy {
   store: SharedStore;
   /** Persisted query texts shared by every instance: with CACHE=redis only. */
   persistedQueries?: SharedQueries;
+  /** Writes every instance hears of, for their subscriptions: with CACHE=redis only. */
+  writeFeed?: WriteFeed;
   /** For /readiness: the shared store, when there is one. */
   storeReport(): { store: 'memory' | 'redis'; reachable: boolean } | undefined;
   close(): Promise<void>;
@@ -73,6 +75,7 @@ export function createUpstreamEconomy(options: UpstreamEconomyOptions): Upstream
     plugins: [...(budget ? [budget.plugin] : []), ...(cache ? [cache.plugin] : [])],
     store: stores.shared,
     persistedQueries: stores.queries,
+    writeFeed: stores.writes,
     storeReport: () => (options.cache ? { store: stores.shared.kind, reachable: stores.shared.available } : undefined),
     close: () => stores.close(),
   };
