@@ -1,7 +1,7 @@
 // This instance's subscriptions: one shared poll per (caller, watched record), the open streams
-// counted per caller and in all, writes through the gateway (through any instance, with a feed) re-polling what they touched, and the
-// end of every stream at shutdown. Polls are keyed by the caller's tag (an HMAC of the key under a
-// secret of this process), never by the key itself.
+// counted per caller and in all, writes re-polling what they touched (writes through this instance,
+// and with a feed those through the others), and the end of every stream at shutdown. Polls are
+// keyed by the caller's tag (an HMAC of the key under a secret of this process), never by the key.
 import { randomBytes } from 'node:crypto';
 import { gatewayError } from '../graphql-errors.ts';
 import type { Logger } from '../observability/logger.ts';
