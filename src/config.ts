@@ -407,8 +407,10 @@ const MIN_CACHE_SECRET_LENGTH = 16;
 function cacheSettings(env: Env): CacheSettings | undefined {
   const store = env.CACHE?.trim();
   if (!store) return undefined;
-  if (store !== 'memory' && !isRedisUrl(store)) {
-    throw new ConfigError('CACHE must be `memory` or a Redis URL like redis://host:6379/0 (rediss:// for TLS).');
+  if (store !== 'memory' && !isRedisUrl(store) && !redisClusterTarget(store)) {
+    throw new ConfigError(
+      'CACHE must be `memory`, a Redis URL like redis://host:6379/0 (rediss:// for TLS), or a Redis Cluster like redis-cluster://host:6379,host2:6379.',
+    );
   }
   const secret = env.CACHE_SECRET;
   if (secret !== undefined && secret !== '' && secret.length < MIN_CACHE_SECRET_LENGTH) {
@@ -423,6 +425,39 @@ function cacheSettings(env: Env): CacheSettings | undefined {
     maxEntries: integer(env, 'CACHE_MAX_ENTRIES', 1, 10_000_000),
     maxBytes: integer(env, 'CACHE_MAX_BYTES', 1024, 64 * 1024 * 1024 * 1024),
   };
+}
+
+/** A Redis Cluster's seed nodes and credentials: the client finds the other nodes from them. */
+interface RedisClusterTarget {
+  nodes: { host: string; port: number }[];
+  username?: string;
+  password?: string;
+  tls: boolean;
+}
+
+/**
+ * `redis-cluster://[user:password@]host:port[,host:port…]` (`rediss-cluster://` for TLS) as a
+ * target, or undefined when `text` is not one. A cluster has no database number.
+ */
+export function redisClusterTarget(text: string): RedisClusterTarget | undefined {
+  const match = /^(rediss?)-cluster:\/\/(?:([^@/]*)@)?([^@/?#]+)\/?$/.exec(text);
+  if (!match) return undefined;
+  const [, scheme, credentials, seeds] = match as unknown as [string, string, string | undefined, string];
+  const nodes: RedisClusterTarget['nodes'] = [];
+  for (const seed of seeds.split(',')) {
+    const node = /^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):(\d{1,5})$/.exec(seed.trim());
+    const port = Number(node?.[2]);
+    if (!node || port < 1 || port > 65_535) return undefined;
+    nodes.push({ host: (node[1] as string).replace(/^\[|\]$/g, ''), port });
+  }
+  const separator = credentials?.indexOf(':') ?? -1;
+  try {
+    const username = credentials === undefined ? '' : decodeURIComponent(separator === -1 ? credentials : credentials.slice(0, separator));
+    const password = credentials === undefined || separator === -1 ? '' : decodeURIComponent(credentials.slice(separator + 1));
+    return { nodes, username: username || undefined, password: password || undefined, tls: scheme === 'rediss' };
+  } catch {
+    return undefined; // a malformed %-escape
+  }
 }
 
 /** A Redis URL, never echoed in the error: it may hold a password. */

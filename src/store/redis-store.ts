@@ -1,4 +1,4 @@
-// The store on Redis (ioredis), shared by every instance. Nothing waits on it: commands give up after
+// The store on Redis or a Redis Cluster (ioredis: redis-connection.ts), shared by every instance. Nothing waits on it: commands give up after
 // `timeoutMs`, none is queued while the connection is down, and none is retried; a failure marks
 // the store unavailable until a probe succeeds (availability.ts).
 //
@@ -13,10 +13,10 @@
 // and one pub/sub channel, gw:writes (write-feed.ts).
 
 import { randomBytes } from 'node:crypto';
-import { Redis } from 'ioredis';
 import { DEFAULTS } from '../config.ts';
 import { type AvailabilityOptions, StoreAvailability } from './availability.ts';
 import { newGeneration } from './memory-store.ts';
+import { connectRedis, type RedisClient } from './redis-connection.ts';
 import {
   type BudgetWindowAt,
   CallerRecordsFullError,
@@ -155,7 +155,7 @@ while chars > tonumber(ARGV[4]) or redis.call('ZCARD', KEYS[2]) > tonumber(ARGV[
 end
 return 1`;
 
-type ScriptedRedis = Redis & {
+type ScriptedRedis = RedisClient & {
   takeBudget(keyCount: number, ...args: (string | number)[]): Promise<number[]>;
   adjustBudget(keyCount: number, ...args: (string | number)[]): Promise<number>;
   claimIdempotencyKey(...args: (string | number)[]): Promise<string | number | null>;
@@ -172,12 +172,8 @@ interface RedisStore extends SharedStore {
 }
 
 export function createRedisStore(options: RedisStoreOptions): RedisStore {
-  const redis = new Redis(options.url, {
+  const redis = connectRedis(options.url, {
     commandTimeout: options.timeoutMs ?? DEFAULTS.CACHE_TIMEOUT_MS,
-    enableOfflineQueue: false,
-    maxRetriesPerRequest: 0,
-    // Reconnects in the background for ever, at most every 2 s; requests never wait for it.
-    retryStrategy: (times) => Math.min(100 * times, 2000),
     connectionName: 'org-graphql-gateway',
     scripts: {
       takeBudget: { lua: TAKE_BUDGET },
@@ -233,7 +229,10 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   redis.on('close', () => availability.lost(new Error('connection closed')));
 
   const run = <T>(operation: () => Promise<T>) => availability.run(operation);
-  const writes = createRedisWriteFeed(redis, run);
+  // SUBSCRIBE waits for no one: only the store's own commands give up after CACHE_TIMEOUT_MS.
+  const writes = createRedisWriteFeed(redis, run, () =>
+    connectRedis(options.url, { commandTimeout: undefined, connectionName: 'org-graphql-gateway-writes' }),
+  );
   const release = (tag: string, id: string, record: string) =>
     redis.releaseIdempotencyKey(idempotencyKey(tag, id), idempotencyIndexKey(tag), record, id);
   const deferRelease = (tag: string, id: string, record: string) => {

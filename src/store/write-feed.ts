@@ -4,7 +4,7 @@
 // Messages are not kept: one published while an instance is disconnected is lost to it, and its
 // subscriptions see the change at their next poll.
 import { randomBytes } from 'node:crypto';
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './redis-connection.ts';
 import type { PublishedWrite, WriteFeed } from './shared-store.ts';
 
 const CHANNEL = 'gw:writes';
@@ -14,13 +14,17 @@ const MAX_PATH_LENGTH = 2048;
 
 /**
  * `redis`: the store's connection, which publishes (through `run`: given up while the store is
- * away). Listening takes a connection of its own, made on the first `subscribe`.
+ * away). Listening takes a connection of its own (`connect`), made on the first `subscribe`.
  */
-export function createRedisWriteFeed(redis: Redis, run: <T>(operation: () => Promise<T>) => Promise<T>): WriteFeed & { close(): void } {
+export function createRedisWriteFeed(
+  redis: RedisClient,
+  run: <T>(operation: () => Promise<T>) => Promise<T>,
+  connect: () => RedisClient,
+): WriteFeed & { close(): void } {
   /** Tells this instance's messages from the others'. */
   const instance = randomBytes(12).toString('base64url');
   /** The listening connection (one listener per feed: the gateway's subscription hub). */
-  let listening: Redis | undefined;
+  let listening: RedisClient | undefined;
   return {
     publish({ method, path }) {
       void run(() => redis.publish(CHANNEL, JSON.stringify([instance, method, path]))).catch(() => undefined);
@@ -28,12 +32,7 @@ export function createRedisWriteFeed(redis: Redis, run: <T>(operation: () => Pro
     subscribe(listener) {
       // A connection of its own in subscriber mode, which subscribes each time it is (re)connected:
       // it reconnects by itself, as the store's does, and meanwhile polls carry the changes.
-      const connection = redis.duplicate({
-        connectionName: 'org-graphql-gateway-writes',
-        autoResubscribe: false,
-        // SUBSCRIBE waits for no one: only the store's own commands give up after CACHE_TIMEOUT_MS.
-        commandTimeout: undefined,
-      });
+      const connection = connect();
       listening = connection;
       connection.on('error', () => undefined);
       connection.on('ready', () => void connection.subscribe(CHANNEL).catch(() => undefined));

@@ -1,7 +1,7 @@
 // The cache settings: off unless CACHE names a store, each other setting with its default, and a
 // clear configuration error that never echoes a Redis URL (it may hold a password).
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig, redisClusterTarget } from '../../src/config.ts';
 
 describe('cache settings', () => {
   it('cache nothing and count no budget by default', () => {
@@ -40,6 +40,27 @@ describe('cache settings', () => {
     expect(loadConfig({ CACHE: 'rediss://redis.internal:6380' }).cache?.store).toBe('rediss://redis.internal:6380');
   });
 
+  it('read a Redis Cluster: its seed nodes, credentials and TLS', () => {
+    const store = 'redis-cluster://gateway:s3%40cret@redis-a.internal:7000, redis-b.internal:7001,[::1]:7002';
+    expect(loadConfig({ CACHE: store }).cache?.store).toBe(store);
+    expect(redisClusterTarget(store)).toEqual({
+      nodes: [
+        { host: 'redis-a.internal', port: 7000 },
+        { host: 'redis-b.internal', port: 7001 },
+        { host: '::1', port: 7002 },
+      ],
+      username: 'gateway',
+      password: 's3@cret',
+      tls: false,
+    });
+    expect(redisClusterTarget('rediss-cluster://:pw@h:6379/')).toEqual({
+      nodes: [{ host: 'h', port: 6379 }],
+      username: undefined,
+      password: 'pw',
+      tls: true,
+    });
+  });
+
   it('refuse a store that is neither memory nor a Redis URL, without echoing it', () => {
     for (const bad of [
       'redis',
@@ -48,10 +69,16 @@ describe('cache settings', () => {
       'redis://:s3cret@/0',
       'redis://h:6379/zero',
       'redis://h:6379/0?x=1',
+      'redis-cluster://h',
+      'redis-cluster://h:6379/0',
+      'redis-cluster://h:6379,',
+      'redis-cluster://h:99999',
+      'redis-cluster://:%E0%A4%A@h:6379',
+      'redis-cluster+tls://h:6379',
     ]) {
       expect(() => loadConfig({ CACHE: bad }), bad).toThrow(ConfigError);
       expect(() => loadConfig({ CACHE: bad }), bad).toThrow(
-        /^CACHE must be `memory` or a Redis URL like redis:\/\/host:6379\/0 \(rediss:\/\/ for TLS\)\.$/,
+        /^CACHE must be `memory`, a Redis URL like redis:\/\/host:6379\/0 \(rediss:\/\/ for TLS\), or a Redis Cluster like redis-cluster:\/\/host:6379,host2:6379\.$/,
       );
     }
   });

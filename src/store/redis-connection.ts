@@ -1,0 +1,30 @@
+// How the store reaches Redis: one server (CACHE=redis://…) or a Redis Cluster
+// (CACHE=redis-cluster://…), through the same ioredis commands. Nothing waits on a connection: no
+// command is queued while it is down or retried, and it reconnects in the background for ever.
+import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
+import { redisClusterTarget } from '../config.ts';
+
+export type RedisClient = Redis | Cluster;
+
+interface ConnectionOptions {
+  /** How long one command may take (undefined: as long as it takes). */
+  commandTimeout: number | undefined;
+  connectionName: string;
+  scripts?: RedisOptions['scripts'];
+}
+
+/** Reconnects at most every 2 s. */
+const reconnectDelay = (times: number) => Math.min(100 * times, 2000);
+
+export function connectRedis(url: string, { commandTimeout, connectionName, scripts }: ConnectionOptions): RedisClient {
+  const cluster = redisClusterTarget(url);
+  const common = { commandTimeout, connectionName, maxRetriesPerRequest: 0, autoResubscribe: false };
+  if (!cluster) return new Redis(url, { ...common, enableOfflineQueue: false, retryStrategy: reconnectDelay, scripts });
+  const options: ClusterOptions = {
+    enableOfflineQueue: false,
+    clusterRetryStrategy: reconnectDelay,
+    scripts,
+    redisOptions: { ...common, username: cluster.username, password: cluster.password, tls: cluster.tls ? {} : undefined },
+  };
+  return new Cluster(cluster.nodes, options);
+}
