@@ -1,6 +1,7 @@
-// The store on Redis or a Redis Cluster (ioredis: redis-connection.ts), shared by every instance. Nothing waits on it: commands give up after
-// `timeoutMs`, none is queued while the connection is down, and none is retried; a failure marks
-// the store unavailable until a probe succeeds (availability.ts).
+// The store on Redis or a Redis Cluster (ioredis: redis-connection.ts), shared by every instance.
+// Nothing waits on it: commands give up after `timeoutMs`, none is queued while the connection is
+// down, and none is retried; a failure marks the store unavailable until a probe succeeds
+// (availability.ts).
 //
 // Keys, laid out for Redis Cluster as well: no command and no pipeline spans two hash tags.
 //   gw:{<caller tag>}:get:<path?query>              a cached answer
