@@ -87,8 +87,8 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): SharedStore
     async readEntries(tag, ids) {
       return ids.map((id) => entries.get(entryKey(tag, id)) ?? null);
     },
-    async writeEntries(tag, written, ttlMs) {
-      for (const { id, value } of written) entries.set(entryKey(tag, id), value, { ttl: ttlMs });
+    async writeEntries(tag, written) {
+      for (const { id, value, ttlMs } of written) entries.set(entryKey(tag, id), value, { ttl: ttlMs });
     },
     async readGenerations(scopes) {
       return scopes.map((scope) => generations.get(scope) ?? null);

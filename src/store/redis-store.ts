@@ -265,10 +265,10 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     readEntries(tag, ids) {
       return run(() => redis.mget(ids.map((id) => entryKey(tag, id))));
     },
-    writeEntries(tag, entries, ttlMs) {
+    writeEntries(tag, entries) {
       return run(async () => {
         const pipeline = redis.pipeline();
-        for (const { id, value } of entries) pipeline.set(entryKey(tag, id), value, 'PX', ttlMs);
+        for (const { id, value, ttlMs } of entries) pipeline.set(entryKey(tag, id), value, 'PX', ttlMs);
         throwFirstError(await pipeline.exec());
       });
     },

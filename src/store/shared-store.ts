@@ -35,8 +35,8 @@ export interface SharedStore {
   readonly secret: string | undefined;
   /** Cached answers of one caller tag by entry id, in order (null: none), in one round trip. */
   readEntries(tag: string, ids: readonly string[]): Promise<(string | null)[]>;
-  /** Stores answers of one caller tag for `ttlMs`, in one round trip. */
-  writeEntries(tag: string, entries: readonly { id: string; value: string }[], ttlMs: number): Promise<void>;
+  /** Stores answers of one caller tag, each for its `ttlMs`, in one round trip. */
+  writeEntries(tag: string, entries: readonly { id: string; value: string; ttlMs: number }[]): Promise<void>;
   /** The current generation of each scope, in order (null: never bumped, or forgotten long after every entry that saw it). */
   readGenerations(scopes: readonly string[]): Promise<(string | null)[]>;
   /**

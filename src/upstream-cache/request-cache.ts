@@ -12,7 +12,7 @@ import type { SharedStore } from '../store/shared-store.ts';
 import { callerTag } from './caller-tag.ts';
 import { abandoned, type Coalescer, requestDeadline, waitFor } from './coalescer.ts';
 import { readScopes, writeScopes } from './scopes.ts';
-import { type EntryWriter, encodeEntry, type LookupBatch, PendingEntry } from './store-batch.ts';
+import { type EntryWriter, encodeEntry, type LookupBatch, type PendingEntry } from './store-batch.ts';
 
 /** What the cache counts (metrics), by route template. */
 export interface CacheEvents {
@@ -128,7 +128,7 @@ export class RequestCache implements UpstreamTransport {
     if (storeTag === undefined || generations === undefined || !response.text || !(req.answerShape?.(response.body) ?? true))
       return { response };
     this.state.events?.stored(route);
-    const entry = new PendingEntry(storeTag, id, encodeEntry(generations, response.text));
+    const entry = this.state.writer.entry(storeTag, id, encodeEntry(generations, response.text));
     // Held by the request that made the call even if it stopped waiting for it; once it ended, no one holds it.
     if (this.#ended) this.state.writer.writeSoon(entry);
     else this.#entries.add(entry);

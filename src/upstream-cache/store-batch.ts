@@ -85,7 +85,11 @@ export class LookupBatch {
   }
 }
 
-/** An answer to store. It is written once, by the first request holding it to end (or at once, see EntryWriter). */
+/**
+ * An answer to store. It is written once, by the first request holding it to end (or at once, see
+ * EntryWriter), and expires CACHE_TTL_MS after it was fetched, however late it is written: no
+ * answer is used longer than that after the upstream gave it.
+ */
 export class PendingEntry {
   readonly written: Promise<void>;
   #done!: () => void;
@@ -95,6 +99,8 @@ export class PendingEntry {
     readonly tag: string,
     readonly id: string,
     readonly value: string,
+    /** performance.now() past which the answer is not used. */
+    readonly expiresAt: number,
   ) {
     this.written = new Promise((resolve) => {
       this.#done = resolve;
@@ -123,15 +129,25 @@ export class EntryWriter {
     private readonly ttlMs: number,
   ) {}
 
+  /** The entry of an answer the upstream just gave. */
+  entry(tag: string, id: string, value: string): PendingEntry {
+    return new PendingEntry(tag, id, value, performance.now() + this.ttlMs);
+  }
+
   /**
-   * Writes those of `entries` no one is writing yet, one write per caller tag, and resolves once
+   * Writes those of `entries` no one is writing yet (and not expired yet), one write per caller tag, and resolves once
    * every one of `entries` is written (or could not be), whoever writes it.
    */
   async write(entries: Iterable<PendingEntry>): Promise<void> {
     const all = [...entries];
     const byTag = new Map<string, PendingEntry[]>();
+    const now = performance.now();
     for (const entry of all) {
       if (!entry.take()) continue;
+      if (entry.expiresAt <= now) {
+        entry.settle();
+        continue;
+      }
       const ofTag = byTag.get(entry.tag);
       if (ofTag) ofTag.push(entry);
       else byTag.set(entry.tag, [entry]);
@@ -140,7 +156,8 @@ export class EntryWriter {
       const settle = () => {
         for (const entry of ofTag) entry.settle();
       };
-      this.store.writeEntries(tag, ofTag, this.ttlMs).then(settle, settle);
+      const writes = ofTag.map(({ id, value, expiresAt }) => ({ id, value, ttlMs: Math.ceil(expiresAt - now) }));
+      this.store.writeEntries(tag, writes).then(settle, settle);
     }
     await Promise.all(all.map((entry) => entry.written));
   }

@@ -11,9 +11,9 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 describe('the memory store', () => {
   it('keeps at most CACHE_MAX_ENTRIES answers, dropping the least recently used', async () => {
     const store = createMemoryStore({ maxEntries: 3 });
-    for (const id of ['a', 'b', 'c']) await store.writeEntries('tag', [{ id, value: id }], 60_000);
+    for (const id of ['a', 'b', 'c']) await store.writeEntries('tag', [{ id, value: id, ttlMs: 60_000 }]);
     await store.readEntries('tag', ['a']); // a is now more recent than b
-    await store.writeEntries('tag', [{ id: 'd', value: 'd' }], 60_000);
+    await store.writeEntries('tag', [{ id: 'd', value: 'd', ttlMs: 60_000 }]);
     expect(await store.readEntries('tag', ['a', 'b', 'c', 'd'])).toEqual(['a', null, 'c', 'd']);
   });
 
@@ -22,7 +22,7 @@ describe('the memory store', () => {
       fc.asyncProperty(fc.array(fc.integer({ min: 1, max: 600 }), { minLength: 1, maxLength: 30 }), async (sizes) => {
         const store = createMemoryStore({ maxBytes: 1024, maxEntries: 1000 });
         const ids = sizes.map((_, i) => `id${i}`);
-        for (const [i, size] of sizes.entries()) await store.writeEntries('t', [{ id: ids[i] as string, value: 'x'.repeat(size) }], 60_000);
+        for (const [i, size] of sizes.entries()) await store.writeEntries('t', [{ id: ids[i] as string, value: 'x'.repeat(size), ttlMs: 60_000 }]);
         const kept = (await store.readEntries('t', ids)).map((value, i) => (value === null ? 0 : value.length + `t ${ids[i]}`.length));
         expect(kept.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(1024);
         // The newest answer always fits (each is under the bound), so it is kept.
@@ -34,8 +34,8 @@ describe('the memory store', () => {
 
   it('forgets an answer after its time to live', async () => {
     const store = createMemoryStore();
-    await store.writeEntries('tag', [{ id: 'short', value: 'v' }], 40);
-    await store.writeEntries('tag', [{ id: 'long', value: 'v' }], 60_000);
+    await store.writeEntries('tag', [{ id: 'short', value: 'v', ttlMs: 40 }]);
+    await store.writeEntries('tag', [{ id: 'long', value: 'v', ttlMs: 60_000 }]);
     expect(await store.readEntries('tag', ['short', 'long'])).toEqual(['v', 'v']);
     await sleep(80);
     expect(await store.readEntries('tag', ['short', 'long'])).toEqual([null, 'v']);
@@ -43,7 +43,7 @@ describe('the memory store', () => {
 
   it('keeps answers of one tag from another', async () => {
     const store = createMemoryStore();
-    await store.writeEntries('one', [{ id: '/api/organizations/', value: 'mine' }], 60_000);
+    await store.writeEntries('one', [{ id: '/api/organizations/', value: 'mine', ttlMs: 60_000 }]);
     expect(await store.readEntries('two', ['/api/organizations/'])).toEqual([null]);
   });
 

@@ -102,6 +102,39 @@ describe('store round trips per request', () => {
     }
   });
 
+  it('an answer written as its request ends still expires CACHE_TTL_MS after the upstream gave it', async () => {
+    let version = 1;
+    const slow = await startFakeUpstream();
+    // The organizations page at once (renamed by version), the batch exports list 2 s later.
+    slow.handle(async (req, res) => {
+      if (req.path.endsWith('/batch_exports/')) await new Promise((resolve) => setTimeout(resolve, 2000));
+      const answer = await fetch(`${api.url}${req.path}?${new URLSearchParams(req.query)}`, {
+        headers: { authorization: String(req.headers.authorization) },
+      });
+      const body = (await answer.json()) as { results?: { name: string }[] };
+      if (req.path === '/api/organizations/') for (const org of body.results ?? []) org.name = `${org.name} v${version}`;
+      sendJson(res, answer.status, body);
+    });
+    const options = { upstreamUrl: slow.url, cache: { store: redis.url, ttlMs: 500 } };
+    const one = testGateway(options);
+    const two = testGateway(options);
+    try {
+      await Promise.all([untilStoreReachable(one), untilStoreReachable(two)]);
+      const key = api.keys.member;
+      // Page sizes no other test reads: nothing of them is cached yet.
+      const long = await one.post('{ organizations(first: 3) { nodes { name batchExports(first: 3) { nodes { id } } } } }', key);
+      expect(long.body.data.organizations.nodes[0].name).toMatch(/ v1$/);
+      version = 2; // changed outside the gateway ~2 s after the page was fetched: past its 500 ms
+      const read = await two.post('{ organizations(first: 3) { nodes { name } } }', key);
+      expect(sources(read.body)).toEqual(['upstream']);
+      expect(read.body.data.organizations.nodes[0].name).toMatch(/ v2$/);
+    } finally {
+      await one.gateway.close();
+      await two.gateway.close();
+      await slow.close();
+    }
+  });
+
   it('a subscription poll’s answer is stored: another instance’s query finds it', async () => {
     const options = { upstreamUrl: api.url, cache: { store: redis.url, ttlMs: 60_000 }, subscriptions: { pollMs: 60_000 } };
     const one = testGateway(options);
