@@ -231,9 +231,12 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
 
   const run = <T>(operation: () => Promise<T>) => availability.run(operation);
   // SUBSCRIBE waits for no one: only the store's own commands give up after CACHE_TIMEOUT_MS.
-  const writes = createRedisWriteFeed(redis, run, () =>
-    connectRedis(options.url, { commandTimeout: undefined, connectionName: 'org-graphql-gateway-writes' }),
-  );
+  const writes = createRedisWriteFeed({
+    redis,
+    storeUp: () => availability.up,
+    connect: () => connectRedis(options.url, { commandTimeout: undefined, connectionName: 'org-graphql-gateway-writes' }),
+    logger: options.logger,
+  });
   const release = (tag: string, id: string, record: string) =>
     redis.releaseIdempotencyKey(idempotencyKey(tag, id), idempotencyIndexKey(tag), record, id);
   const deferRelease = (tag: string, id: string, record: string) => {

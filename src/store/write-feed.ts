@@ -2,46 +2,76 @@
 // changed something (method and REST path: no key, no body), and hears the others', so a mutation
 // through any instance pushes to every instance's subscribers without waiting for their next poll.
 // Messages are not kept: one published while an instance is disconnected is lost to it, and its
-// subscriptions see the change at their next poll.
+// subscriptions see the change at their next poll. The feed's failures are its own: they never set
+// the store aside (a Redis user may lack the channel's permission and still cache), and are logged
+// at most once a minute.
 import { randomBytes } from 'node:crypto';
+import type { Logger } from '../observability/logger.ts';
 import type { RedisClient } from './redis-connection.ts';
 import type { PublishedWrite, WriteFeed } from './shared-store.ts';
 
-const CHANNEL = 'gw:writes';
+const WRITE_CHANNEL = 'gw:writes';
 const WRITE_METHODS = new Set(['POST', 'PUT', 'PATCH', 'DELETE']);
 /** Longer than any REST path the gateway makes; a longer message is not one of its own. */
 const MAX_PATH_LENGTH = 2048;
+/** A failed SUBSCRIBE (e.g. no permission for the channel) is tried again after this long. */
+const SUBSCRIBE_RETRY_MS = 10_000;
+/** Each kind of failure is logged at most this often. */
+const WARNING_INTERVAL_MS = 60_000;
 
-/**
- * `redis`: the store's connection, which publishes (through `run`: given up while the store is
- * away). Listening takes a connection of its own (`connect`), made on the first `subscribe`.
- */
-export function createRedisWriteFeed(
-  redis: RedisClient,
-  run: <T>(operation: () => Promise<T>) => Promise<T>,
-  connect: () => RedisClient,
-): WriteFeed & { close(): void } {
+interface WriteFeedOptions {
+  /** The store's connection, which publishes. */
+  redis: RedisClient;
+  /** Whether the store is up: while it is not, nothing is published (the store reported why). */
+  storeUp(): boolean;
+  /** Makes the listening connection, on the first `subscribe`. */
+  connect(): RedisClient;
+  logger: Logger;
+}
+
+export function createRedisWriteFeed({ redis, storeUp, connect, logger }: WriteFeedOptions): WriteFeed & { close(): void } {
   /** Tells this instance's messages from the others'. */
   const instance = randomBytes(12).toString('base64url');
+  const warnedAt = { publish: Number.NEGATIVE_INFINITY, subscribe: Number.NEGATIVE_INFINITY };
+  const warn = (kind: keyof typeof warnedAt, error: unknown) => {
+    const now = performance.now();
+    if (now - warnedAt[kind] < WARNING_INTERVAL_MS) return;
+    warnedAt[kind] = now;
+    logger.warn(
+      { store: 'redis', channel: WRITE_CHANNEL, err: { message: (error as Error).message } },
+      `the write feed could not ${kind}: subscriptions on other instances see writes at their next poll (a Redis ACL user needs &${WRITE_CHANNEL})`,
+    );
+  };
   /** The listening connection (one listener per feed: the gateway's subscription hub). */
   let listening: RedisClient | undefined;
+  let retry: NodeJS.Timeout | undefined;
   return {
     publish({ method, path }) {
-      void run(() => redis.publish(CHANNEL, JSON.stringify([instance, method, path]))).catch(() => undefined);
+      if (!storeUp()) return;
+      redis.publish(WRITE_CHANNEL, JSON.stringify([instance, method, path])).catch((error: unknown) => warn('publish', error));
     },
     subscribe(listener) {
       // A connection of its own in subscriber mode, which subscribes each time it is (re)connected:
       // it reconnects by itself, as the store's does, and meanwhile polls carry the changes.
       const connection = connect();
       listening = connection;
+      const subscribe = () => {
+        clearTimeout(retry);
+        connection.subscribe(WRITE_CHANNEL).catch((error: unknown) => {
+          warn('subscribe', error);
+          retry = setTimeout(() => connection.status === 'ready' && subscribe(), SUBSCRIBE_RETRY_MS);
+          retry.unref();
+        });
+      };
       connection.on('error', () => undefined);
-      connection.on('ready', () => void connection.subscribe(CHANNEL).catch(() => undefined));
+      connection.on('ready', subscribe);
       connection.on('message', (channel: string, message: string) => {
-        const write = channel === CHANNEL ? parsed(message, instance) : undefined;
+        const write = channel === WRITE_CHANNEL ? parsed(message, instance) : undefined;
         if (write) listener(write);
       });
     },
     close() {
+      clearTimeout(retry);
       listening?.disconnect();
     },
   };

@@ -5,7 +5,7 @@
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/gateway.ts';
-import { testGateway, untilStoreReachable } from '../cache/support.ts';
+import { sources, testGateway, untilStoreReachable } from '../cache/support.ts';
 import { type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 import { serveOverHttp } from '../support/http-server.ts';
 import { type RedisServer, startRedisServer } from '../support/redis-server.ts';
@@ -30,11 +30,13 @@ let listener: Redis;
 const published: string[] = [];
 /** Until `count` connections listen on the write feed's channel (each instance's, and this spec's listener), at most `withinMs`. */
 async function untilListening(count: number, withinMs: number): Promise<void> {
+  let listening = 0;
   for (const giveUpAt = Date.now() + withinMs; Date.now() < giveUpAt; ) {
-    const [, listening] = (await redis.client().pubsub('NUMSUB', 'gw:writes')) as [string, number];
+    [, listening] = (await redis.client().pubsub('NUMSUB', 'gw:writes')) as [string, number];
     if (listening >= count) return;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
+  throw new Error(`${listening} connections listen on gw:writes after ${withinMs} ms, not ${count}`);
 }
 const gateways: Gateway[] = [];
 const servers: { url: string; close(): Promise<void> }[] = [];
@@ -61,7 +63,7 @@ beforeAll(async () => {
     gateways.push(gateway);
     servers.push(await serveOverHttp(gateway));
   }
-  // Both instances listen before any test writes; after 5 s the tests go on and show what is missing.
+  // Both instances listen before any test writes.
   await untilListening(3, 5000);
 });
 
@@ -131,8 +133,9 @@ it('an instance started while Redis was away listens once it is back', async () 
     await new Promise((resolve) => setTimeout(resolve, 300)); // their first connections fail
     await redis.start();
     await Promise.all([untilStoreReachable(writer), untilStoreReachable(watcher)]);
-    // This spec's listener went with the old server: the two instances' own connections, within their reconnection's 2 s.
-    await untilListening(2, 5000);
+    // Every connection reconnects (at most 2 s apart) and subscribes again: the first two
+    // instances', this spec's listener and the two new instances'.
+    await untilListening(5, 8000);
     const id = btoa(`BatchExport:${ORG}:${LATE_EXPORT}`);
     const subscription = await subscribe(watcherServer.url, WATCH, { id }, WATCHER);
     try {
@@ -150,5 +153,36 @@ it('an instance started while Redis was away listens once it is back', async () 
     await watcherServer.close();
     await writer.gateway.close();
     await watcher.gateway.close();
+  }
+});
+
+it('a Redis user without the channel’s permission still caches: the feed’s failures are logged, not the store’s', async () => {
+  const own = await startRedisServer();
+  // Redis 7 gives a new ACL user no channel (acl-pubsub-default resetchannels).
+  await own.client().call('ACL', 'SETUSER', 'gateway', 'on', '>a-password-of-this-test', '~*', '+@all');
+  const options = {
+    upstreamUrl: upstream.url,
+    cache: { store: own.url.replace('redis://', 'redis://gateway:a-password-of-this-test@'), ttlMs: 60_000, timeoutMs: 2000 },
+    subscriptions: { pollMs: 60_000 },
+  };
+  const instance = testGateway(options);
+  try {
+    await untilStoreReachable(instance);
+    const id = btoa(`BatchExport:${ORG}:${LATE_EXPORT}`);
+    for (let i = 0; i < 3; i++) expect((await instance.post(PAUSE, WRITER, { variables: { id } })).body.errors).toBeUndefined();
+    await new Promise((resolve) => setTimeout(resolve, 100)); // the publishes' refusals
+    expect((await instance.readiness()).body.cache).toEqual({ store: 'redis', reachable: true });
+    const query = `query ($id: ID!) { node(id: $id) { ... on BatchExport { paused } } }`;
+    await instance.post(query, WATCHER, { variables: { id } });
+    expect(sources((await instance.post(query, WATCHER, { variables: { id } })).body)).toEqual(['cache']);
+    const warnings = instance.log.lines.filter((line) => line.level === 'warn').map((line) => line.msg);
+    expect(warnings.filter((msg) => String(msg).startsWith('the write feed could not publish'))).toHaveLength(1);
+    expect(warnings).toContain(
+      'the write feed could not subscribe: subscriptions on other instances see writes at their next poll (a Redis ACL user needs &gw:writes)',
+    );
+    expect(warnings.filter((msg) => String(msg).includes('unreachable'))).toEqual([]);
+  } finally {
+    await instance.gateway.close();
+    await own.close();
   }
 });
