@@ -22,7 +22,8 @@ describe('the memory store', () => {
       fc.asyncProperty(fc.array(fc.integer({ min: 1, max: 600 }), { minLength: 1, maxLength: 30 }), async (sizes) => {
         const store = createMemoryStore({ maxBytes: 1024, maxEntries: 1000 });
         const ids = sizes.map((_, i) => `id${i}`);
-        for (const [i, size] of sizes.entries()) await store.writeEntries('t', [{ id: ids[i] as string, value: 'x'.repeat(size), ttlMs: 60_000 }]);
+        for (const [i, size] of sizes.entries())
+          await store.writeEntries('t', [{ id: ids[i] as string, value: 'x'.repeat(size), ttlMs: 60_000 }]);
         const kept = (await store.readEntries('t', ids)).map((value, i) => (value === null ? 0 : value.length + `t ${ids[i]}`.length));
         expect(kept.reduce((a, b) => a + b, 0)).toBeLessThanOrEqual(1024);
         // The newest answer always fits (each is under the bound), so it is kept.
