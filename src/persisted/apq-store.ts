@@ -2,8 +2,13 @@
 // kept, bounded by count and by total size (a registration is stored before it is validated, so
 // the bound must hold for any text a caller sends). Holds query text only, never data. With a
 // shared store (CACHE=redis) a text is kept there too, within the same bounds, so a query
-// registered on one instance runs by its hash on every one; this instance's memory is asked first.
+// registered on one instance runs by its hash on every one; this instance's memory is asked first,
+// and a text it serves counts as used in the shared store too (at most once a minute per text), so
+// the shared store's least recently used are those no instance uses.
 import type { APQStore } from '@graphql-yoga/plugin-apq';
+
+/** A text served from this instance's memory is marked used in the shared store at most this often. */
+const SHARED_USE_INTERVAL_MS = 60_000;
 
 interface ApqStoreLimits {
   /** @default 1000 */
@@ -14,6 +19,7 @@ interface ApqStoreLimits {
 
 /** Query texts every instance sees (src/store's SharedQueries). Its failures are never the caller's. */
 export interface SharedQueries {
+  /** The text of `hash` (null: none), which then counts as used. */
   read(hash: string): Promise<string | null>;
   write(hash: string, text: string, bounds: Required<ApqStoreLimits>): Promise<void>;
 }
@@ -22,17 +28,33 @@ export function createApqStore(limits: ApqStoreLimits = {}, shared?: SharedQueri
   const bounds = { maxEntries: limits.maxEntries ?? 1000, maxChars: limits.maxChars ?? 5_000_000 };
   const local = createLocalApqStore(bounds);
   if (!shared) return local;
+  /** When this instance last told the shared store of each text's use (cleared past twice the bound). */
+  const sharedUseAt = new Map<string, number>();
+  const usedNow = (hash: string) => {
+    if (sharedUseAt.size >= 2 * bounds.maxEntries) sharedUseAt.clear();
+    sharedUseAt.set(hash, performance.now());
+  };
   return {
     async get(hash) {
       const known = local.get(hash);
-      if (known !== null) return known;
+      if (known !== null) {
+        if (performance.now() - (sharedUseAt.get(hash) ?? Number.NEGATIVE_INFINITY) >= SHARED_USE_INTERVAL_MS) {
+          usedNow(hash);
+          void shared.read(hash).catch(() => null);
+        }
+        return known;
+      }
       // A store that cannot answer knows nothing: the client sends the text again (the APQ protocol).
       const text = await shared.read(hash).catch(() => null);
-      if (text !== null) local.set(hash, text);
+      if (text !== null) {
+        local.set(hash, text);
+        usedNow(hash);
+      }
       return text;
     },
     async set(hash, text) {
       local.set(hash, text);
+      usedNow(hash);
       await shared.write(hash, text, bounds).catch(() => undefined);
     },
   };

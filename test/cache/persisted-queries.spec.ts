@@ -2,7 +2,9 @@
 // hash through another (no state only one instance knows), the shared texts stay within the APQ
 // store's bounds in Redis, and an outage of Redis costs a client at most one resend of the text.
 import { createHash } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { APQStore } from '@graphql-yoga/plugin-apq';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createApqStore } from '../../src/persisted/apq-store.ts';
 import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { createRedisStore } from '../../src/store/redis-store.ts';
 import { captureLogger } from '../ops/support.ts';
@@ -87,6 +89,34 @@ describe('automatic persisted queries on a shared Redis', () => {
     } finally {
       await one.close();
       await two.close();
+    }
+  });
+
+  it('keeps the texts instances serve from their own memory: they count as used in Redis too, once a minute', async () => {
+    const stores = [0, 1, 2].map(() => createRedisStore({ url: redis.url, logger: captureLogger('info').logger }));
+    vi.useFakeTimers({ toFake: ['performance'] });
+    try {
+      while (!stores.every((store) => store.available)) await new Promise((resolve) => setTimeout(resolve, 10));
+      await redis.client().del('gw:{apq}:texts', 'gw:{apq}:used', 'gw:{apq}:chars');
+      const bounds = { maxEntries: 3 };
+      const [a, b, c] = stores.map((store) => createApqStore(bounds, store.queries)) as [APQStore, APQStore, APQStore];
+      const later = () => new Promise((resolve) => setTimeout(resolve, 5)); // a later millisecond in Redis
+      await a.set('hot', '{ hot }');
+      await later();
+      await b.set('x1', '{ x1 }');
+      await later();
+      await b.set('x2', '{ x2 }');
+      await later();
+      expect(await a.get('hot')).toBe('{ hot }'); // from its memory, within the minute: Redis not told
+      vi.advanceTimersByTime(60_000);
+      expect(await a.get('hot')).toBe('{ hot }'); // a minute on: Redis is told
+      await later();
+      await b.set('x3', '{ x3 }'); // past the bound: the least recently used goes, x1
+      expect((await redis.client().hkeys('gw:{apq}:texts')).sort()).toEqual(['hot', 'x2', 'x3']);
+      expect(await c.get('hot')).toBe('{ hot }'); // a new instance finds the text in use
+    } finally {
+      vi.useRealTimers();
+      for (const store of stores) await store.close();
     }
   });
 
