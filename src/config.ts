@@ -445,7 +445,7 @@ export function redisClusterTarget(text: string): RedisClusterTarget | undefined
   const [, scheme, credentials, seeds] = match as unknown as [string, string, string | undefined, string];
   const nodes: RedisClusterTarget['nodes'] = [];
   for (const seed of seeds.split(',')) {
-    const node = /^([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):(\d{1,5})$/.exec(seed.trim());
+    const node = /^([A-Za-z0-9._-]+|\[[0-9A-Fa-f:.]+\]):(\d{1,5})$/.exec(seed.trim());
     const port = Number(node?.[2]);
     if (!node || port < 1 || port > 65_535) return undefined;
     nodes.push({ host: (node[1] as string).replace(/^\[|\]$/g, ''), port });

@@ -53,6 +53,8 @@ describe('cache settings', () => {
       password: 's3@cret',
       tls: false,
     });
+    // Docker-style service names.
+    expect(redisClusterTarget('redis-cluster://redis_node_1:7000')?.nodes).toEqual([{ host: 'redis_node_1', port: 7000 }]);
     expect(redisClusterTarget('rediss-cluster://:pw@h:6379/')).toEqual({
       nodes: [{ host: 'h', port: 6379 }],
       username: undefined,
