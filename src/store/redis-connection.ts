@@ -21,6 +21,9 @@ export function connectRedis(url: string, { commandTimeout, connectionName, scri
   const common = { commandTimeout, connectionName, maxRetriesPerRequest: 0, autoResubscribe: false };
   if (!cluster) return new Redis(url, { ...common, enableOfflineQueue: false, retryStrategy: reconnectDelay, scripts });
   const options: ClusterOptions = {
+    // With TLS the nodes are reached by the names they announce, so their certificates match
+    // (ioredis' README, for managed clusters such as ElastiCache); not tried against one here.
+    ...(cluster.tls ? { dnsLookup: (address: string, done: (error: null, address: string) => void) => done(null, address) } : {}),
     enableOfflineQueue: false,
     clusterRetryStrategy: reconnectDelay,
     scripts,
