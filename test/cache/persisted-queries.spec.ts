@@ -9,7 +9,7 @@ import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/in
 import { createRedisStore } from '../../src/store/redis-store.ts';
 import { captureLogger } from '../ops/support.ts';
 import { type RedisServer, startRedisServer } from '../support/redis-server.ts';
-import { type TestGateway, testGateway, untilStoreReachable } from './support.ts';
+import { type TestGateway, twoInstances, untilStoreReachable } from './support.ts';
 
 const QUERY = '{ organizations(first: 1) { nodes { name } } }';
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
@@ -39,10 +39,8 @@ async function persisted(target: TestGateway, hash: string, query?: string) {
 describe('automatic persisted queries on a shared Redis', () => {
   it('a query registered through instance 1 runs by its hash alone through instance 2', async () => {
     const options = { upstreamUrl: api.url, cache: { store: redis.url, ttlMs: 60_000 } };
-    const one = testGateway(options);
-    const two = testGateway(options);
+    const [one, two] = await twoInstances(options);
     try {
-      await Promise.all([untilStoreReachable(one), untilStoreReachable(two)]);
       const hash = sha256(QUERY);
       const unknown = await persisted(two, hash);
       expect(unknown.body.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_NOT_FOUND');
@@ -123,10 +121,8 @@ describe('automatic persisted queries on a shared Redis', () => {
   it('while Redis is down, a registered query still runs by its hash on its instance, and elsewhere costs one resend', async () => {
     const own = await startRedisServer();
     const options = { upstreamUrl: api.url, cache: { store: own.url, ttlMs: 60_000, timeoutMs: 100 } };
-    const one = testGateway(options);
-    const two = testGateway(options);
+    const [one, two] = await twoInstances(options);
     try {
-      await Promise.all([untilStoreReachable(one), untilStoreReachable(two)]);
       await own.stop();
       await Promise.all([untilStoreReachable(one, false), untilStoreReachable(two, false)]);
       const query = '{ organizations(first: 2) { nodes { name } } }';

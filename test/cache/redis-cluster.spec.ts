@@ -10,7 +10,7 @@ import { domainInput, post as postMutation } from '../idempotency/support.ts';
 import { serveOverHttp } from '../support/http-server.ts';
 import { type RedisCluster, startRedisCluster } from '../support/redis-cluster.ts';
 import { subscribe } from '../support/sse.ts';
-import { sources, type TestGateway, testGateway, untilStoreReachable } from './support.ts';
+import { sources, type TestGateway, twoInstances } from './support.ts';
 
 const EXPORTS = `query Exports($org: UUID!) { organization(databaseId: $org) { batchExports(first: 5) { nodes { id name paused } } } }`;
 const PAUSE = `mutation Pause($id: ID!) { pauseBatchExport(input: { id: $id }) { __typename } }`;
@@ -30,9 +30,7 @@ beforeAll(async () => {
     upstreamBudget: parseUpstreamBudget('1000/hour'),
     subscriptions: { pollMs: 60_000 },
   };
-  one = testGateway(options);
-  two = testGateway(options);
-  await Promise.all([untilStoreReachable(one), untilStoreReachable(two)]);
+  [one, two] = await twoInstances(options);
   hedgehog = api.store.organizationsOf(1).find((org) => org.name === 'Hedgehog Analytics')?.id as string;
 });
 

@@ -9,7 +9,7 @@ import { createRedisStore } from '../../src/store/redis-store.ts';
 import type { SharedStore } from '../../src/store/shared-store.ts';
 import { captureLogger } from '../ops/support.ts';
 import { type RedisServer, startRedisServer } from '../support/redis-server.ts';
-import { forbiddenForms, sources, type TestGateway, testGateway, untilStoreReachable } from './support.ts';
+import { forbiddenForms, sources, type TestGateway, testGateway, twoInstances, untilStoreReachable } from './support.ts';
 
 const EXPORTS = `query Exports($org: UUID!) { organization(databaseId: $org) { name batchExports(first: 5) { nodes { id name paused } } } }`;
 const ORGANIZATION_NAMES = '{ organizations { nodes { name } } }';
@@ -25,9 +25,7 @@ let hedgehog: string;
 beforeAll(async () => {
   [api, redis] = await Promise.all([startReferenceApi(), startRedisServer()]);
   const options = { upstreamUrl: api.url, cache: { store: redis.url, ttlMs: 60_000 } };
-  one = testGateway(options);
-  two = testGateway(options);
-  await Promise.all([untilStoreReachable(one), untilStoreReachable(two)]);
+  [one, two] = await twoInstances(options);
   hedgehog = api.store.organizationsOf(1).find((org) => org.name === 'Hedgehog Analytics')?.id as string;
 });
 

@@ -10,7 +10,7 @@ import { serveOverHttp } from '../support/http-server.ts';
 import { type RedisServer, startRedisServer } from '../support/redis-server.ts';
 import { subscribe } from '../support/sse.ts';
 import { startTcpCounter, type TcpCounter } from '../support/tcp-counter.ts';
-import { sources, testGateway, untilStoreReachable } from './support.ts';
+import { sources, testGateway, twoInstances, untilStoreReachable } from './support.ts';
 
 /** The canonical dashboard (bench/lib/queries.ts): 1 organizations page, then 4 lists per organization. */
 const DASHBOARD = `{ organizations(first: 5) { nodes { id name
@@ -71,20 +71,10 @@ describe('store round trips per request', () => {
   });
 
   it('a request that shared another’s call answers without waiting for it to end, and the answer is stored for the next', async () => {
-    const slow = await startFakeUpstream();
-    // The reference API behind a delay on the batch exports lists only.
-    slow.handle(async (req, res) => {
-      if (req.path.endsWith('/batch_exports/')) await new Promise((resolve) => setTimeout(resolve, 1500));
-      const answer = await fetch(`${api.url}${req.path}?${new URLSearchParams(req.query)}`, {
-        headers: { authorization: String(req.headers.authorization) },
-      });
-      sendJson(res, answer.status, await answer.json());
-    });
+    const slow = await referenceApiBehind(1500);
     const options = { upstreamUrl: slow.url, cache: { store: redis.url, ttlMs: 60_000 } };
-    const one = testGateway(options);
-    const two = testGateway(options);
+    const [one, two] = await twoInstances(options);
     try {
-      await Promise.all([untilStoreReachable(one), untilStoreReachable(two)]);
       const key = api.keys.member;
       let slowDone = false;
       const slowQuery = one.post('{ organizations(first: 1) { nodes { name batchExports(first: 1) { totalCount } } } }', key);
@@ -106,22 +96,13 @@ describe('store round trips per request', () => {
 
   it('an answer written as its request ends still expires CACHE_TTL_MS after the upstream gave it', async () => {
     let version = 1;
-    const slow = await startFakeUpstream();
-    // The organizations page at once (renamed by version), the batch exports list 2 s later.
-    slow.handle(async (req, res) => {
-      if (req.path.endsWith('/batch_exports/')) await new Promise((resolve) => setTimeout(resolve, 2000));
-      const answer = await fetch(`${api.url}${req.path}?${new URLSearchParams(req.query)}`, {
-        headers: { authorization: String(req.headers.authorization) },
-      });
-      const body = (await answer.json()) as { results?: { name: string }[] };
-      if (req.path === '/api/organizations/') for (const org of body.results ?? []) org.name = `${org.name} v${version}`;
-      sendJson(res, answer.status, body);
+    // The organizations page at once, its names marked with the upstream's version.
+    const slow = await referenceApiBehind(2000, (path, body) => {
+      if (path === '/api/organizations/') for (const org of body.results ?? []) org.name = `${org.name} v${version}`;
     });
     const options = { upstreamUrl: slow.url, cache: { store: redis.url, ttlMs: 500 } };
-    const one = testGateway(options);
-    const two = testGateway(options);
+    const [one, two] = await twoInstances(options);
     try {
-      await Promise.all([untilStoreReachable(one), untilStoreReachable(two)]);
       const key = api.keys.member;
       // Page sizes no other test reads: nothing of them is cached yet.
       const long = await one.post('{ organizations(first: 3) { nodes { name batchExports(first: 3) { nodes { id } } } } }', key);
@@ -139,11 +120,9 @@ describe('store round trips per request', () => {
 
   it('a subscription poll’s answer is stored: another instance’s query finds it', async () => {
     const options = { upstreamUrl: api.url, cache: { store: redis.url, ttlMs: 60_000 }, subscriptions: { pollMs: 60_000 } };
-    const one = testGateway(options);
-    const two = testGateway(options);
+    const [one, two] = await twoInstances(options);
     const served = await serveOverHttp(one.gateway);
     try {
-      await Promise.all([untilStoreReachable(one), untilStoreReachable(two)]);
       const key = api.keys.demo;
       const listed = await two.post('{ organizations(first: 1) { nodes { batchExports(first: 1) { nodes { id name } } } } }', key);
       const { id, name } = listed.body.data.organizations.nodes[0].batchExports.nodes[0];
@@ -160,3 +139,18 @@ describe('store round trips per request', () => {
     }
   });
 });
+
+/** The reference API behind a fake upstream that answers batch exports lists `delayMs` late, and lets `edit` change an answer. */
+async function referenceApiBehind(delayMs: number, edit?: (path: string, body: { results?: { name: string }[] }) => void) {
+  const upstream = await startFakeUpstream();
+  upstream.handle(async (req, res) => {
+    if (req.path.endsWith('/batch_exports/')) await new Promise((resolve) => setTimeout(resolve, delayMs));
+    const answer = await fetch(`${api.url}${req.path}?${new URLSearchParams(req.query)}`, {
+      headers: { authorization: String(req.headers.authorization) },
+    });
+    const body = (await answer.json()) as { results?: { name: string }[] };
+    edit?.(req.path, body);
+    sendJson(res, answer.status, body);
+  });
+  return upstream;
+}

@@ -48,6 +48,18 @@ export async function untilStoreReachable(target: TestGateway, reachable = true,
   }
 }
 
+/** Two instances on one store (as behind a load balancer), once each reaches it; closed again if one does not. */
+export async function twoInstances(options: GatewayOptions): Promise<[TestGateway, TestGateway]> {
+  const pair: [TestGateway, TestGateway] = [testGateway(options), testGateway(options)];
+  try {
+    await Promise.all(pair.map((instance) => untilStoreReachable(instance)));
+  } catch (error) {
+    await Promise.all(pair.map((instance) => instance.gateway.close()));
+    throw error;
+  }
+  return pair;
+}
+
 /** Where each upstream call of a response came from: `upstream`, `cache` or `coalesced`. */
 export function sources(body: { extensions?: { upstreamCalls?: { source: string }[] } }): string[] {
   return (body.extensions?.upstreamCalls ?? []).map((call) => call.source);
