@@ -1,6 +1,7 @@
 // The stores a gateway keeps things in between requests (CACHE): Redis, shared by every instance, or
 // this instance's memory; and this instance's memory in any case, which counts the upstream budget
-// while Redis is away. With Redis, persisted query texts are kept there too, and writes are heard by every instance.
+// while Redis is away. With Redis, persisted query texts are kept there too, and every instance
+// hears of the others' writes.
 import type { CacheSettings } from '../config.ts';
 import type { Logger } from '../observability/logger.ts';
 import { createMemoryStore } from './memory-store.ts';

@@ -135,8 +135,8 @@ export class EntryWriter {
   }
 
   /**
-   * Writes those of `entries` no one is writing yet (and not expired yet), one write per caller tag, and resolves once
-   * every one of `entries` is written (or could not be), whoever writes it.
+   * Writes those of `entries` no one is writing yet and not expired yet, one write per caller tag,
+   * and resolves once every one of `entries` is written (or could not be), whoever writes it.
    */
   async write(entries: Iterable<PendingEntry>): Promise<void> {
     const all = [...entries];
