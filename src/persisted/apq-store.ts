@@ -4,7 +4,10 @@
 // shared store (CACHE=redis) a text is kept there too, within the same bounds, so a query
 // registered on one instance runs by its hash on every one; this instance's memory is asked first,
 // and a text it serves counts as used in the shared store too (at most once a minute per text), so
-// the shared store's least recently used are those no instance uses.
+// the shared store's least recently used are those no instance uses. Only a registration whose
+// operation passed validation and the query limits reaches the shared store (`share`): any caller
+// can register, and what it sends must not travel to Redis, nor push other instances' texts out,
+// unless it is an operation the gateway would run.
 import type { APQStore } from '@graphql-yoga/plugin-apq';
 
 /** A text served from this instance's memory is marked used in the shared store at most this often. */
@@ -24,10 +27,19 @@ export interface SharedQueries {
   write(hash: string, text: string, bounds: Required<ApqStoreLimits>): Promise<void>;
 }
 
-export function createApqStore(limits: ApqStoreLimits = {}, shared?: SharedQueries): APQStore {
+/** Registrations this instance kept but has not shared yet, at most this many (the oldest dropped). */
+const MAX_UNSHARED_REGISTRATIONS = 1000;
+
+interface ApqStoreWithSharing extends APQStore {
+  /** The operation of `query` is about to run: if it was registered here under `hash`, the shared store keeps it too. */
+  share(hash: string, query: string): Promise<void>;
+}
+
+export function createApqStore(limits: ApqStoreLimits = {}, shared?: SharedQueries): ApqStoreWithSharing {
   const bounds = { maxEntries: limits.maxEntries ?? 1000, maxChars: limits.maxChars ?? 5_000_000 };
   const local = createLocalApqStore(bounds);
-  if (!shared) return local;
+  if (!shared) return { ...local, share: async () => undefined };
+  const unshared = new Map<string, string>();
   /** When this instance last told the shared store of each text's use (cleared past twice the bound). */
   const sharedUseAt = new Map<string, number>();
   const usedNow = (hash: string) => {
@@ -52,10 +64,18 @@ export function createApqStore(limits: ApqStoreLimits = {}, shared?: SharedQueri
       }
       return text;
     },
-    async set(hash, text) {
+    set(hash, text) {
       local.set(hash, text);
+      unshared.delete(hash);
+      unshared.set(hash, text);
+      const [oldest] = unshared.keys();
+      if (oldest !== undefined && unshared.size > MAX_UNSHARED_REGISTRATIONS) unshared.delete(oldest);
+    },
+    async share(hash, query) {
+      if (unshared.get(hash) !== query) return;
+      unshared.delete(hash);
       usedNow(hash);
-      await shared.write(hash, text, bounds).catch(() => undefined);
+      await shared.write(hash, query, bounds).catch(() => undefined);
     },
   };
 }

@@ -12,7 +12,16 @@ export type { OperationManifest } from './manifest.ts';
 
 /** `sharedQueries`: where APQ texts are kept for every instance (CACHE=redis). */
 export function persistedOperationPlugins(manifest: OperationManifest | undefined, sharedQueries?: SharedQueries): Plugin[] {
-  if (!manifest) return [useAPQ({ store: createApqStore({}, sharedQueries) })];
+  if (!manifest) {
+    const store = createApqStore({}, sharedQueries);
+    // Once every check before execution passed (validation, the query limits): the text is one the gateway runs.
+    const share = async ({ args }: { args: { contextValue: unknown } }) => {
+      const { params } = args.contextValue as { params?: { query?: string; extensions?: Record<string, unknown> } };
+      const hash = persistedId(params?.extensions);
+      if (typeof hash === 'string' && params?.query) await store.share(hash, params.query);
+    };
+    return [useAPQ({ store }), ...(sharedQueries ? [{ onExecute: share, onSubscribe: share }] : [])];
+  }
   return [
     usePersistedOperations({
       getPersistedOperation: (id) => manifest.get(manifestId(id)) ?? null,

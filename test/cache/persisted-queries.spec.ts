@@ -2,7 +2,6 @@
 // hash through another (no state only one instance knows), the shared texts stay within the APQ
 // store's bounds in Redis, and an outage of Redis costs a client at most one resend of the text.
 import { createHash } from 'node:crypto';
-import type { APQStore } from '@graphql-yoga/plugin-apq';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { createApqStore } from '../../src/persisted/apq-store.ts';
 import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
@@ -12,6 +11,7 @@ import { type RedisServer, startRedisServer } from '../support/redis-server.ts';
 import { type TestGateway, twoInstances, untilStoreReachable } from './support.ts';
 
 const QUERY = '{ organizations(first: 1) { nodes { name } } }';
+type ApqStore = ReturnType<typeof createApqStore>;
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 
 let api: ReferenceApi;
@@ -57,6 +57,15 @@ describe('automatic persisted queries on a shared Redis', () => {
       const forged = await persisted(one, sha256('{ __typename }'), QUERY);
       expect(forged.body.errors?.[0]?.extensions?.code).toBe('PERSISTED_QUERY_MISMATCH');
       expect(await redis.client().hget('gw:{apq}:texts', sha256('{ __typename }'))).toBeNull();
+
+      // A registration of an operation the gateway would not run (invalid, or past a query limit)
+      // stays in its instance's memory: nothing any caller sends reaches Redis unless it could run.
+      const overLimit = `{ ${Array.from({ length: 20 }, (_, i) => `a${i}: organizations { totalCount }`).join(' ')} }`; // MAX_ALIASES 15
+      for (const refused of ['{ nope }', overLimit]) {
+        const answer = await persisted(one, sha256(refused), refused);
+        expect(answer.body.errors?.[0]?.extensions?.code, refused.slice(0, 20)).toMatch(/GRAPHQL_VALIDATION_FAILED|QUERY_TOO_COMPLEX/);
+        expect(await redis.client().hget('gw:{apq}:texts', sha256(refused))).toBeNull();
+      }
     } finally {
       await one.gateway.close();
       await two.gateway.close();
@@ -97,19 +106,24 @@ describe('automatic persisted queries on a shared Redis', () => {
       while (!stores.every((store) => store.available)) await new Promise((resolve) => setTimeout(resolve, 10));
       await redis.client().del('gw:{apq}:texts', 'gw:{apq}:used', 'gw:{apq}:chars');
       const bounds = { maxEntries: 3 };
-      const [a, b, c] = stores.map((store) => createApqStore(bounds, store.queries)) as [APQStore, APQStore, APQStore];
+      const [a, b, c] = stores.map((store) => createApqStore(bounds, store.queries)) as [ApqStore, ApqStore, ApqStore];
       const later = () => new Promise((resolve) => setTimeout(resolve, 5)); // a later millisecond in Redis
-      await a.set('hot', '{ hot }');
+      /** A registration whose operation then ran, as the APQ plugin and the share hook make it. */
+      const register = async (store: ApqStore, hash: string, text: string) => {
+        await store.set(hash, text);
+        await store.share(hash, text);
+      };
+      await register(a, 'hot', '{ hot }');
       await later();
-      await b.set('x1', '{ x1 }');
+      await register(b, 'x1', '{ x1 }');
       await later();
-      await b.set('x2', '{ x2 }');
+      await register(b, 'x2', '{ x2 }');
       await later();
       expect(await a.get('hot')).toBe('{ hot }'); // from its memory, within the minute: Redis not told
       vi.advanceTimersByTime(60_000);
       expect(await a.get('hot')).toBe('{ hot }'); // a minute on: Redis is told
       await later();
-      await b.set('x3', '{ x3 }'); // past the bound: the least recently used goes, x1
+      await register(b, 'x3', '{ x3 }'); // past the bound: the least recently used goes, x1
       expect((await redis.client().hkeys('gw:{apq}:texts')).sort()).toEqual(['hot', 'x2', 'x3']);
       expect(await c.get('hot')).toBe('{ hot }'); // a new instance finds the text in use
     } finally {
