@@ -15,10 +15,11 @@ export function persistedOperationPlugins(manifest: OperationManifest | undefine
   if (!manifest) {
     const store = createApqStore({}, sharedQueries);
     // Once every check before execution passed (validation, the query limits): the text is one the gateway runs.
-    const share = async ({ args }: { args: { contextValue: unknown } }) => {
+    // Synchronous unless there is something to share: no promise per request.
+    const share = ({ args }: { args: { contextValue: unknown } }) => {
       const { params } = args.contextValue as { params?: { query?: string; extensions?: Record<string, unknown> } };
       const hash = persistedId(params?.extensions);
-      if (typeof hash === 'string' && params?.query) await store.share(hash, params.query);
+      return typeof hash === 'string' && params?.query ? store.share(hash, params.query) : undefined;
     };
     return [useAPQ({ store }), ...(sharedQueries ? [{ onExecute: share, onSubscribe: share }] : [])];
   }
