@@ -8,6 +8,7 @@
 // operation passed validation and the query limits reaches the shared store (`share`): any caller
 // can register, and what it sends must not travel to Redis, nor push other instances' texts out,
 // unless it is an operation the gateway would run.
+import { createHash } from 'node:crypto';
 import type { APQStore } from '@graphql-yoga/plugin-apq';
 
 /** A text served from this instance's memory is marked used in the shared store at most this often. */
@@ -27,6 +28,13 @@ export interface SharedQueries {
   write(hash: string, text: string, bounds: Required<ApqStoreLimits>): Promise<void>;
 }
 
+/**
+ * Whether `hash` is the APQ hash (sha256, lowercase hex) of `text`. Checked on every text that goes
+ * to or comes from the shared store: a request may carry any hash beside its query (an extension
+ * the APQ plugin ignores), and no instance may serve a text under a hash that is not its own.
+ */
+const isHashOf = (hash: string, text: string) => createHash('sha256').update(text).digest('hex') === hash;
+
 /** Registrations this instance kept but has not shared yet, at most this many (the oldest dropped). */
 const MAX_UNSHARED_REGISTRATIONS = 1000;
 
@@ -39,7 +47,8 @@ export function createApqStore(limits: ApqStoreLimits = {}, shared?: SharedQueri
   const bounds = { maxEntries: limits.maxEntries ?? 1000, maxChars: limits.maxChars ?? 5_000_000 };
   const local = createLocalApqStore(bounds);
   if (!shared) return { ...local, share: async () => undefined };
-  const unshared = new Map<string, string>();
+  /** Hashes only: a text is the one its hash was checked against, and holding texts here would escape the bound on them. */
+  const unshared = new Set<string>();
   /** When this instance last told the shared store of each text's use (cleared past twice the bound). */
   const sharedUseAt = new Map<string, number>();
   const usedNow = (hash: string) => {
@@ -58,21 +67,20 @@ export function createApqStore(limits: ApqStoreLimits = {}, shared?: SharedQueri
       }
       // A store that cannot answer knows nothing: the client sends the text again (the APQ protocol).
       const text = await shared.read(hash).catch(() => null);
-      if (text !== null) {
-        local.set(hash, text);
-        usedNow(hash);
-      }
+      if (text === null || !isHashOf(hash, text)) return null;
+      local.set(hash, text);
+      usedNow(hash);
       return text;
     },
     set(hash, text) {
       local.set(hash, text);
       unshared.delete(hash);
-      unshared.set(hash, text);
-      const [oldest] = unshared.keys();
+      unshared.add(hash);
+      const [oldest] = unshared;
       if (oldest !== undefined && unshared.size > MAX_UNSHARED_REGISTRATIONS) unshared.delete(oldest);
     },
     async share(hash, query) {
-      if (unshared.get(hash) !== query) return;
+      if (!unshared.has(hash) || !isHashOf(hash, query)) return;
       unshared.delete(hash);
       usedNow(hash);
       await shared.write(hash, query, bounds).catch(() => undefined);

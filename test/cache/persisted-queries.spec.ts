@@ -66,6 +66,16 @@ describe('automatic persisted queries on a shared Redis', () => {
         expect(answer.body.errors?.[0]?.extensions?.code, refused.slice(0, 20)).toMatch(/GRAPHQL_VALIDATION_FAILED|QUERY_TOO_COMPLEX/);
         expect(await redis.client().hget('gw:{apq}:texts', sha256(refused))).toBeNull();
       }
+
+      // Nor can a request run another text under a registered hash into Redis: an extension the APQ
+      // plugin ignores (version 2) carries the refused registration's hash beside a valid query.
+      const poisoned = await one.gateway.yoga.fetch('http://gateway.test/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${api.keys.demo}` },
+        body: JSON.stringify({ query: QUERY, extensions: { persistedQuery: { version: 2, sha256Hash: sha256('{ nope }') } } }),
+      });
+      expect(poisoned.status).toBe(200);
+      expect(await redis.client().hget('gw:{apq}:texts', sha256('{ nope }'))).toBeNull();
     } finally {
       await one.gateway.close();
       await two.gateway.close();
@@ -109,23 +119,28 @@ describe('automatic persisted queries on a shared Redis', () => {
       const [a, b, c] = stores.map((store) => createApqStore(bounds, store.queries)) as [ApqStore, ApqStore, ApqStore];
       const later = () => new Promise((resolve) => setTimeout(resolve, 5)); // a later millisecond in Redis
       /** A registration whose operation then ran, as the APQ plugin and the share hook make it. */
-      const register = async (store: ApqStore, hash: string, text: string) => {
-        await store.set(hash, text);
-        await store.share(hash, text);
+      const register = async (store: ApqStore, text: string) => {
+        await store.set(sha256(text), text);
+        await store.share(sha256(text), text);
       };
-      await register(a, 'hot', '{ hot }');
+      await register(a, '{ hot }');
       await later();
-      await register(b, 'x1', '{ x1 }');
+      await register(b, '{ x1 }');
       await later();
-      await register(b, 'x2', '{ x2 }');
+      await register(b, '{ x2 }');
       await later();
-      expect(await a.get('hot')).toBe('{ hot }'); // from its memory, within the minute: Redis not told
+      expect(await a.get(sha256('{ hot }'))).toBe('{ hot }'); // from its memory, within the minute: Redis not told
       vi.advanceTimersByTime(60_000);
-      expect(await a.get('hot')).toBe('{ hot }'); // a minute on: Redis is told
+      expect(await a.get(sha256('{ hot }'))).toBe('{ hot }'); // a minute on: Redis is told
       await later();
-      await register(b, 'x3', '{ x3 }'); // past the bound: the least recently used goes, x1
-      expect((await redis.client().hkeys('gw:{apq}:texts')).sort()).toEqual(['hot', 'x2', 'x3']);
-      expect(await c.get('hot')).toBe('{ hot }'); // a new instance finds the text in use
+      await register(b, '{ x3 }'); // past the bound: the least recently used goes, x1
+      const kept = await redis.client().hvals('gw:{apq}:texts');
+      expect(kept.sort()).toEqual(['{ hot }', '{ x2 }', '{ x3 }']);
+      expect(await c.get(sha256('{ hot }'))).toBe('{ hot }'); // a new instance finds the text in use
+
+      // A text in Redis under a hash that is not its own is served by no instance.
+      await redis.client().hset('gw:{apq}:texts', sha256('{ x3 }'), '{ forged }');
+      expect(await c.get(sha256('{ x3 }'))).toBeNull();
     } finally {
       vi.useRealTimers();
       for (const store of stores) await store.close();
