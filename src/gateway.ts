@@ -21,7 +21,7 @@ import { DEFAULT_QUERY_LIMITS, type QueryLimits, queryLimitPlugins } from './lim
 import { createObservability, type ObservabilityOptions } from './observability/index.ts';
 import type { Logger } from './observability/logger.ts';
 import { GATEWAY_LABEL_MAX_LENGTH, type GatewayMetrics } from './observability/metrics.ts';
-import { type OperationManifest, persistedOperationPlugins } from './persisted/index.ts';
+import { type OperationManifest, persistedOperations } from './persisted/index.ts';
 import { protocolErrorPlugins } from './protocol-errors.ts';
 import { type CircuitBreakerOptions, type GuardedTransport, withCircuitBreakers } from './rest/circuit-breaker.ts';
 import type { UpstreamCall } from './rest/request-transport.ts';
@@ -203,6 +203,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const onJitCompileFailure = (result: ExecutionResult) => jitCompileFailure(observability.logger, result);
   const graphiql = createLocalGraphiQL({ title: 'Organization GraphQL gateway', defaultQuery: EXAMPLE_QUERY, demoKey: options.demoKey });
 
+  const persisted = persistedOperations(options.persistedOperations, economy?.persistedQueries);
   const yoga = createYoga<Record<string, never>, GatewayContext>({
     schema,
     graphqlEndpoint: GRAPHQL_ENDPOINT,
@@ -232,7 +233,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       bodyLimitPlugin(options.maxRequestBytes ?? DEFAULTS.MAX_REQUEST_BYTES),
       // After every plugin that picks a request parser: it wraps the one picked.
       ...protocolErrorPlugins(),
-      ...persistedOperationPlugins(options.persistedOperations, economy?.persistedQueries),
+      ...persisted.plugins,
       ...queryLimitPlugins({ ...DEFAULT_QUERY_LIMITS, ...options.queryLimits }),
       // Before the fan-out estimate: it reads the variables.
       jsonDepthPlugin(maxJsonDepth),
@@ -256,6 +257,8 @@ export function createGateway(options: GatewayOptions): Gateway {
         estimateOf,
         deadlineAt: (request) => (arrivals.get(request)?.receivedAt ?? performance.now()) + limits.deadlineMs,
       }),
+      // After every check that can refuse an operation: only one that runs shares its APQ text.
+      ...persisted.afterChecks,
       // After useGraphQlJit: it executes subscriptions its own way (src/subscriptions/plugins.ts).
       ...subscriptionPlugins(jitOptions, onJitCompileFailure),
     ],

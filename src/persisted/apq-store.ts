@@ -33,7 +33,10 @@ export interface SharedQueries {
  * to or comes from the shared store: a request may carry any hash beside its query (an extension
  * the APQ plugin ignores), and no instance may serve a text under a hash that is not its own.
  */
-const isHashOf = (hash: string, text: string) => createHash('sha256').update(text).digest('hex') === hash;
+const isHashOf = (hash: string, text: string) => apqHash(text) === hash;
+
+/** The APQ hash of a text: sha256, lowercase hex, computed in-process (the plugin's default uses WebCrypto). */
+export const apqHash = (text: string) => createHash('sha256').update(text).digest('hex');
 
 /** Registrations this instance kept but has not shared yet, at most this many (the oldest dropped). */
 const MAX_UNSHARED_REGISTRATIONS = 1000;

@@ -5,24 +5,53 @@
 import { useAPQ } from '@graphql-yoga/plugin-apq';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import { createGraphQLError, type Plugin } from 'graphql-yoga';
-import { createApqStore, type SharedQueries } from './apq-store.ts';
+import { apqHash, createApqStore, type SharedQueries } from './apq-store.ts';
 import { manifestId, type OperationManifest } from './manifest.ts';
 
 export type { OperationManifest } from './manifest.ts';
 
+interface PersistedOperations {
+  /** Where persisted-operation plugins go: right after the request parsers. */
+  plugins: Plugin[];
+  /** Last before execution, once every check passed: an APQ registration is shared (CACHE=redis). */
+  afterChecks: Plugin[];
+}
+
 /** `sharedQueries`: where APQ texts are kept for every instance (CACHE=redis). */
-export function persistedOperationPlugins(manifest: OperationManifest | undefined, sharedQueries?: SharedQueries): Plugin[] {
+export function persistedOperations(manifest: OperationManifest | undefined, sharedQueries?: SharedQueries): PersistedOperations {
   if (!manifest) {
     const store = createApqStore({}, sharedQueries);
-    // Once every check before execution passed (validation, the query limits): the text is one the gateway runs.
     // Synchronous unless there is something to share: no promise per request.
     const share = ({ args }: { args: { contextValue: unknown } }) => {
       const { params } = args.contextValue as { params?: { query?: string; extensions?: Record<string, unknown> } };
       const hash = persistedId(params?.extensions);
       return typeof hash === 'string' && params?.query ? store.share(hash, params.query) : undefined;
     };
-    return [useAPQ({ store }), ...(sharedQueries ? [{ onExecute: share, onSubscribe: share }] : [])];
+    return {
+      plugins: [queryMustBeText, useAPQ({ store, hash: apqHash })],
+      afterChecks: sharedQueries ? [{ onExecute: share, onSubscribe: share }] : [],
+    };
   }
+  return { plugins: manifestPlugins(manifest), afterChecks: [] };
+}
+
+/**
+ * Yoga checks that `query` is a string only after the APQ plugin stored it under its hash, and that
+ * plugin's hashing reads an array as bytes and an object as nothing: a non-string `query` is refused
+ * first, with Yoga's own error, so only text is ever stored (or would match another's hash).
+ */
+const queryMustBeText: Plugin = {
+  onParams({ params }) {
+    const { query } = params as { query?: unknown };
+    if (query == null || typeof query === 'string') return;
+    const given = Array.isArray(query) ? 'array' : typeof query;
+    throw createGraphQLError(`Expected "query" param to be a string, but given ${given}.`, {
+      extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
+    });
+  },
+};
+
+function manifestPlugins(manifest: OperationManifest): Plugin[] {
   return [
     usePersistedOperations({
       getPersistedOperation: (id) => manifest.get(manifestId(id)) ?? null,

@@ -61,7 +61,10 @@ describe('automatic persisted queries on a shared Redis', () => {
       // A registration of an operation the gateway would not run (invalid, or past a query limit)
       // stays in its instance's memory: nothing any caller sends reaches Redis unless it could run.
       const overLimit = `{ ${Array.from({ length: 20 }, (_, i) => `a${i}: organizations { totalCount }`).join(' ')} }`; // MAX_ALIASES 15
-      for (const refused of ['{ nope }', overLimit]) {
+      // Refused by the fan-out estimate, the last check before execution: 1 + 100 × 3 calls of MAX_UPSTREAM_CALLS 250.
+      const pastFanOut =
+        '{ organizations(first: 100) { nodes { batchExports { totalCount } domains { totalCount } members { totalCount } } } }';
+      for (const refused of ['{ nope }', overLimit, pastFanOut]) {
         const answer = await persisted(one, sha256(refused), refused);
         expect(answer.body.errors?.[0]?.extensions?.code, refused.slice(0, 20)).toMatch(/GRAPHQL_VALIDATION_FAILED|QUERY_TOO_COMPLEX/);
         expect(await redis.client().hget('gw:{apq}:texts', sha256(refused))).toBeNull();

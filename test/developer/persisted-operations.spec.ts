@@ -78,6 +78,31 @@ describe('automatic persisted queries (the default)', () => {
     const plain = await post(h, { query });
     expect(plain.data.organizations.totalCount).toBe(2);
   });
+
+  it('refuses a registration whose query is not text before it is stored: another caller’s hash and the store stay whole', async () => {
+    const registered = await post(h, { query, extensions: persistedQuery(sha256(query)) });
+    // Yoga's APQ plugin hashes what it is given with a TextEncoder that reads an array as its bytes
+    // and an object as nothing: both matched a hash, and were stored, before Yoga refused them.
+    const forgeries = [
+      { query: [...Buffer.from(query)], extensions: persistedQuery(sha256(query)), type: 'array' },
+      { query: { length: 'x' }, extensions: persistedQuery(sha256('')), type: 'object' },
+      { query: 42, extensions: persistedQuery(sha256('42')), type: 'number' },
+    ];
+    for (const { type, ...body } of forgeries) {
+      const refused = await post(h, body);
+      expect(refused.status, type).toBe(400);
+      expect(refused.errors, type).toEqual([
+        { message: `Expected "query" param to be a string, but given ${type}.`, extensions: { code: 'BAD_REQUEST' } },
+      ]);
+      expect(refused.calls).toBe(0);
+    }
+    const hit = await post(h, { extensions: persistedQuery(sha256(query)) });
+    expect(hit.data).toEqual(registered.data);
+    // The store still keeps what it is given (an object's NaN length once made it drop everything).
+    const other = '{ organizations(first: 2) { totalCount } }';
+    await post(h, { query: other, extensions: persistedQuery(sha256(other)) });
+    expect((await post(h, { extensions: persistedQuery(sha256(other)) })).data).toEqual({ organizations: { totalCount: 2 } });
+  });
 });
 
 describe('PERSISTED_OPERATIONS: only the manifest codegen wrote for examples/', () => {
