@@ -38,6 +38,13 @@ const isHashOf = (hash: string, text: string) => apqHash(text) === hash;
 /** The APQ hash of a text: sha256, lowercase hex, computed in-process (the plugin's default uses WebCrypto). */
 export const apqHash = (text: string) => createHash('sha256').update(text).digest('hex');
 
+/**
+ * Longer texts are kept in this instance's memory only. MAX_TOKENS (2000) bounds a query's tokens, not
+ * its comments and white space: without this, one padded registration could fill a fiftieth of the
+ * shared bound, and a few dozen push every instance's texts out.
+ */
+const MAX_SHARED_TEXT_CHARS = 32_768;
+
 /** Registrations this instance kept but has not shared yet, at most this many (the oldest dropped). */
 const MAX_UNSHARED_REGISTRATIONS = 1000;
 
@@ -83,7 +90,7 @@ export function createApqStore(limits: ApqStoreLimits = {}, shared?: SharedQueri
       if (oldest !== undefined && unshared.size > MAX_UNSHARED_REGISTRATIONS) unshared.delete(oldest);
     },
     async share(hash, query) {
-      if (!unshared.has(hash) || !isHashOf(hash, query)) return;
+      if (!unshared.has(hash) || query.length > MAX_SHARED_TEXT_CHARS || !isHashOf(hash, query)) return;
       unshared.delete(hash);
       usedNow(hash);
       await shared.write(hash, query, bounds).catch(() => undefined);

@@ -64,6 +64,10 @@ describe('automatic persisted queries on a shared Redis', () => {
       // Refused by the fan-out estimate, the last check before execution: 1 + 100 × 3 calls of MAX_UPSTREAM_CALLS 250.
       const pastFanOut =
         '{ organizations(first: 100) { nodes { batchExports { totalCount } domains { totalCount } members { totalCount } } } }';
+      // A valid text past 32 KB (padded with a comment, which is not a token) runs, and stays local.
+      const padded = `{ __typename } # ${'x'.repeat(40_000)}`;
+      expect((await persisted(one, sha256(padded), padded)).body.data).toEqual({ __typename: 'Query' });
+      expect(await redis.client().hget('gw:{apq}:texts', sha256(padded))).toBeNull();
       for (const refused of ['{ nope }', overLimit, pastFanOut]) {
         const answer = await persisted(one, sha256(refused), refused);
         expect(answer.body.errors?.[0]?.extensions?.code, refused.slice(0, 20)).toMatch(/GRAPHQL_VALIDATION_FAILED|QUERY_TOO_COMPLEX/);
