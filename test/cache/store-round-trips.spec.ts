@@ -45,7 +45,7 @@ describe('store round trips per request', () => {
     try {
       await untilStoreReachable(target);
       // The write feed's own connection goes through the relay too: its handshake is done before counting.
-      while (((await redis.client().pubsub('NUMSUB', 'gw:writes')) as [string, number])[1] < 1) await new Promise((r) => setTimeout(r, 10));
+      await redis.untilSubscribed('gw:writes', 1);
       const stores = async () => Number(/^cmdstat_set:calls=(\d+),/m.exec(await redis.client().info('commandstats'))?.[1] ?? 0);
       const setsBefore = await stores();
       relay.reset();

@@ -28,16 +28,6 @@ let redis: RedisServer;
 let listener: Redis;
 /** What the gateways published on the write feed's channel. */
 const published: string[] = [];
-/** Until `count` connections listen on the write feed's channel (each instance's, and this spec's listener), at most `withinMs`. */
-async function untilListening(count: number, withinMs: number): Promise<void> {
-  let listening = 0;
-  for (const giveUpAt = Date.now() + withinMs; Date.now() < giveUpAt; ) {
-    [, listening] = (await redis.client().pubsub('NUMSUB', 'gw:writes')) as [string, number];
-    if (listening >= count) return;
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-  throw new Error(`${listening} connections listen on gw:writes after ${withinMs} ms, not ${count}`);
-}
 const gateways: Gateway[] = [];
 const servers: { url: string; close(): Promise<void> }[] = [];
 
@@ -63,8 +53,8 @@ beforeAll(async () => {
     gateways.push(gateway);
     servers.push(await serveOverHttp(gateway));
   }
-  // Both instances listen before any test writes.
-  await untilListening(3, 5000);
+  // Both instances listen before any test writes (each counts as a subscriber, as does this spec's listener).
+  await redis.untilSubscribed('gw:writes', 3);
 });
 
 afterAll(async () => {
@@ -135,7 +125,7 @@ it('an instance started while Redis was away listens once it is back', async () 
     await Promise.all([untilStoreReachable(writer), untilStoreReachable(watcher)]);
     // Every connection reconnects (at most 2 s apart) and subscribes again: the first two
     // instances', this spec's listener and the two new instances'.
-    await untilListening(5, 8000);
+    await redis.untilSubscribed('gw:writes', 5, 8000);
     const id = btoa(`BatchExport:${ORG}:${LATE_EXPORT}`);
     const subscription = await subscribe(watcherServer.url, WATCH, { id }, WATCHER);
     try {

@@ -21,6 +21,8 @@ export interface RedisServer {
   thaw(): void;
   /** A plain client, for reading what the gateway stored. */
   client(): Redis;
+  /** Until `count` connections subscribe to `channel` (throws past `withinMs`, saying how many did). */
+  untilSubscribed(channel: string, count: number, withinMs?: number): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -86,6 +88,24 @@ export async function startRedisServer(): Promise<RedisServer> {
       client.on('error', () => undefined); // the server may be stopped on purpose; commands still fail
       clients.push(client);
       return client;
+    },
+    async untilSubscribed(channel, count, withinMs = 5000) {
+      const client = new Redis(port, '127.0.0.1', { maxRetriesPerRequest: 0 });
+      client.on('error', () => undefined); // reconnecting after a restart: asked again below
+      let subscribed = 0;
+      try {
+        for (const giveUpAt = Date.now() + withinMs; Date.now() < giveUpAt; ) {
+          subscribed = await client.pubsub('NUMSUB', channel).then(
+            ([, n]) => Number(n),
+            () => subscribed,
+          );
+          if (subscribed >= count) return;
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
+        throw new Error(`${subscribed} connections subscribe to ${channel} after ${withinMs} ms, not ${count}`);
+      } finally {
+        client.disconnect();
+      }
     },
     async close() {
       for (const client of clients.splice(0)) client.disconnect();
