@@ -45,9 +45,7 @@ const queryMustBeText: Plugin = {
     const { query } = params as { query?: unknown };
     if (query == null || typeof query === 'string') return;
     const given = Array.isArray(query) ? 'array' : typeof query;
-    throw createGraphQLError(`Expected "query" param to be a string, but given ${given}.`, {
-      extensions: { code: 'BAD_REQUEST', http: { status: 400 } },
-    });
+    throw refusal('BAD_REQUEST', 400, `Expected "query" param to be a string, but given ${given}.`);
   },
 };
 
