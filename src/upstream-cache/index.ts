@@ -42,22 +42,22 @@ export function createUpstreamCache(options: UpstreamCacheOptions): UpstreamCach
     events: options.events,
   };
   const caches = new WeakMap<Request, RequestCache>();
-  const end = async (request: Request) => caches.get(request)?.end();
   return {
     transportFor(request, base) {
       const cache = new RequestCache(base, state);
       caches.set(request, cache);
       return cache;
     },
-    end,
+    end: (request) => caches.get(request)?.end() ?? Promise.resolve(),
     plugin: {
       onExecute({ args }) {
         const request = (args.contextValue as { request?: Request }).request;
-        if (request && caches.has(request)) return { onExecuteDone: () => end(request) };
+        const cache = request && caches.get(request);
+        if (cache) return { onExecuteDone: () => cache.end() };
       },
       // An execution that threw ends without onExecuteDone: its answers are written all the same.
       onResponse({ request }) {
-        void end(request);
+        void caches.get(request)?.end();
       },
     },
   };
