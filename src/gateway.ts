@@ -30,6 +30,7 @@ import { leafSerializers } from './schema/leaf-serializers.ts';
 import { serialMutationsPlugin } from './schema/mutations/serial.ts';
 import { subgraphSchema as schema } from './schema/subgraph.ts'; // the public schema plus _service and _entities
 import { createSubscriptionHub } from './subscriptions/hub.ts';
+import { createSubscriptionMetrics } from './subscriptions/metrics.ts';
 import { subscriptionPlugins } from './subscriptions/plugins.ts';
 import type { PollRunner } from './subscriptions/watched.ts';
 import { createTracing, type Tracing } from './tracing/index.ts';
@@ -145,13 +146,17 @@ export function createGateway(options: GatewayOptions): Gateway {
   // budget (which reserves it) and admission control (which weighs the request by it).
   const estimates = new WeakMap<object, number>();
   const estimateOf = (context: object) => estimates.get(context);
+  const labelBounds = {
+    maxLength: GATEWAY_LABEL_MAX_LENGTH,
+    maxValues: options.metricsMaxLabelValues ?? DEFAULTS.METRICS_MAX_LABEL_VALUES,
+  };
   const economy = createUpstreamEconomy({
     ...options,
     estimateOf,
     idempotencyMaxEntries: idempotency.maxEntries,
     logger: observability.logger,
     registry: observability.metrics.registry,
-    labelBounds: { maxLength: GATEWAY_LABEL_MAX_LENGTH, maxValues: options.metricsMaxLabelValues ?? DEFAULTS.METRICS_MAX_LABEL_VALUES },
+    labelBounds,
   });
   const http = createHttpSurface({ ...options, transport, cacheStore: economy?.storeReport }, GRAPHQL_ENDPOINT);
   const limits: RequestLimits = {
@@ -179,6 +184,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     };
     return economy?.poll ? economy.poll(key, context, poll) : poll();
   };
+  const subscriptionMetrics = createSubscriptionMetrics(observability.metrics.registry, labelBounds);
   const subscriptions = createSubscriptionHub({
     pollMs: options.subscriptions?.pollMs ?? DEFAULTS.SUBSCRIPTION_POLL_MS,
     maxPerKey: options.subscriptions?.maxPerKey ?? DEFAULTS.MAX_SUBSCRIPTIONS_PER_KEY,
@@ -186,7 +192,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     run: runPoll,
     logger: observability.logger,
     feed: economy?.writeFeed,
+    events: subscriptionMetrics,
   });
+  subscriptionMetrics.track(subscriptions.stats);
   const admission = createAdmission({
     // Twice the pool (measured: docs/overload.md): a request's estimate is its most calls at once,
     // and it holds about half that on average (a dashboard's first call runs alone, then its 20).

@@ -7,6 +7,7 @@ import type { Logger } from '../observability/logger.ts';
 import { createMemoryStore } from './memory-store.ts';
 import { createRedisStore } from './redis-store.ts';
 import type { SharedQueries, SharedStore, WriteFeed } from './shared-store.ts';
+import type { WriteFeedOperation } from './write-feed.ts';
 
 interface Stores {
   /** Where answers, generations, budgets and idempotency records live. */
@@ -23,6 +24,7 @@ interface Stores {
 interface StoreEvents {
   onFailure?(): void;
   onChange?(up: boolean): void;
+  onFeedFailure?(operation: WriteFeedOperation): void;
 }
 
 /**

@@ -27,9 +27,11 @@ import {
   type WindowCounts,
   type WriteFeed,
 } from './shared-store.ts';
-import { createRedisWriteFeed } from './write-feed.ts';
+import { createRedisWriteFeed, type WriteFeedOperation } from './write-feed.ts';
 
 interface RedisStoreOptions extends Pick<AvailabilityOptions, 'logger' | 'onFailure' | 'onChange'> {
+  /** Every failed publish or subscribe of the write feed (metrics): they do not set the store aside. */
+  onFeedFailure?(operation: WriteFeedOperation): void;
   /** `redis://[[user]:password@]host:port/db` (or `rediss://`). */
   url: string;
   /** How long one operation may take before it is given up. @default DEFAULTS.CACHE_TIMEOUT_MS */
@@ -236,6 +238,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     storeUp: () => availability.up,
     connect: () => connectRedis(options.url, { commandTimeout: undefined, connectionName: 'org-graphql-gateway-writes' }),
     logger: options.logger,
+    onFailure: options.onFeedFailure,
   });
   const release = (tag: string, id: string, record: string) =>
     redis.releaseIdempotencyKey(idempotencyKey(tag, id), idempotencyIndexKey(tag), record, id);

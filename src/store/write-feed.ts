@@ -27,13 +27,18 @@ interface WriteFeedOptions {
   /** Makes the listening connection, on the first `subscribe`. */
   connect(): RedisClient;
   logger: Logger;
+  /** Every failure, logged or not (metrics). */
+  onFailure?(operation: WriteFeedOperation): void;
 }
 
-export function createRedisWriteFeed({ redis, storeUp, connect, logger }: WriteFeedOptions): WriteFeed & { close(): void } {
+export type WriteFeedOperation = 'publish' | 'subscribe';
+
+export function createRedisWriteFeed({ redis, storeUp, connect, logger, onFailure }: WriteFeedOptions): WriteFeed & { close(): void } {
   /** Tells this instance's messages from the others'. */
   const instance = randomBytes(12).toString('base64url');
-  const warnedAt = { publish: Number.NEGATIVE_INFINITY, subscribe: Number.NEGATIVE_INFINITY };
-  const warn = (kind: keyof typeof warnedAt, error: unknown) => {
+  const warnedAt: Record<WriteFeedOperation, number> = { publish: Number.NEGATIVE_INFINITY, subscribe: Number.NEGATIVE_INFINITY };
+  const warn = (kind: WriteFeedOperation, error: unknown) => {
+    onFailure?.(kind);
     const now = performance.now();
     if (now - warnedAt[kind] < WARNING_INTERVAL_MS) return;
     warnedAt[kind] = now;

@@ -8,6 +8,7 @@ import type { Logger } from '../observability/logger.ts';
 import type { UpstreamRequest, UpstreamResponse, UpstreamTransport } from '../rest/transport.ts';
 import { writeMayHaveChanged } from '../rest/upstream-error.ts';
 import { callerTag } from '../upstream-cache/caller-tag.ts';
+import type { SubscriptionEvents, WriteOrigin } from './metrics.ts';
 import { Poller } from './poller.ts';
 import { Subscriber } from './subscriber.ts';
 import type { PollEvent, PollRunner, WatchedResource } from './watched.ts';
@@ -32,6 +33,8 @@ interface SubscriptionHubOptions {
     publish(write: Write): void;
     subscribe(listener: (write: Write) => void): void;
   };
+  /** Told of refusals, polls and writes (src/subscriptions/metrics.ts). */
+  events?: SubscriptionEvents;
 }
 
 export interface SubscriptionHub {
@@ -52,11 +55,13 @@ export function createSubscriptionHub(options: SubscriptionHubOptions): Subscrip
   let streams = 0;
   let closed = false;
 
-  const refuse = (limit: string, max: number, scope: string) =>
-    gatewayError('QUERY_TOO_COMPLEX', `At most ${max} subscriptions may be open ${scope}; close one before opening another.`, {
+  const refuse = (limit: string, setting: 'MAX_SUBSCRIPTIONS_PER_KEY' | 'MAX_SUBSCRIPTIONS', max: number, scope: string) => {
+    options.events?.refused(setting);
+    return gatewayError('QUERY_TOO_COMPLEX', `At most ${max} subscriptions may be open ${scope}; close one before opening another.`, {
       limit,
       max,
     });
+  };
 
   const pollerFor = <T>(tag: string, key: string, resource: WatchedResource<T>): Poller<T> => {
     const id = `${tag} ${resource.key}`;
@@ -66,6 +71,7 @@ export function createSubscriptionHub(options: SubscriptionHubOptions): Subscrip
         pollMs: options.pollMs,
         run: options.run,
         logger: options.logger,
+        onPolled: options.events?.polled,
         onStop: () => pollers.delete(id),
       });
       pollers.set(id, poller as Poller<unknown>);
@@ -78,18 +84,19 @@ export function createSubscriptionHub(options: SubscriptionHubOptions): Subscrip
    * as `…/pause/`, a member of a watched `…/members/`), or when it deletes something above it. A
    * create (POST to a list) changes no record already under that list.
    */
-  const touched = ({ method, path }: Write) => {
+  const touched = ({ method, path }: Write, origin: WriteOrigin) => {
+    options.events?.written(origin);
     for (const poller of pollers.values()) {
       const watched = poller.resource.path;
       if (path.startsWith(watched) || (method === 'DELETE' && watched.startsWith(path))) poller.written();
     }
   };
   const written = ({ method, path }: UpstreamRequest) => {
-    touched({ method, path });
+    touched({ method, path }, 'this_instance');
     options.feed?.publish({ method, path });
   };
   options.feed?.subscribe((write) => {
-    if (!closed) touched(write);
+    if (!closed) touched(write, 'other_instance');
   });
 
   return {
@@ -101,8 +108,9 @@ export function createSubscriptionHub(options: SubscriptionHubOptions): Subscrip
       }
       const tag = callerTag(secret, key);
       const own = streamsPerTag.get(tag) ?? 0;
-      if (own >= options.maxPerKey) throw refuse('maxSubscriptionsPerKey', options.maxPerKey, 'per key on this instance');
-      if (streams >= options.max) throw refuse('maxSubscriptions', options.max, 'on this instance');
+      if (own >= options.maxPerKey)
+        throw refuse('maxSubscriptionsPerKey', 'MAX_SUBSCRIPTIONS_PER_KEY', options.maxPerKey, 'per key on this instance');
+      if (streams >= options.max) throw refuse('maxSubscriptions', 'MAX_SUBSCRIPTIONS', options.max, 'on this instance');
       streamsPerTag.set(tag, own + 1);
       streams += 1;
       const poller = pollerFor(tag, key, resource);

@@ -21,6 +21,8 @@ interface PollerOptions {
   pollMs: number;
   run: PollRunner;
   logger: Logger;
+  /** Told of each poll whose outcome reached the subscribers: `ok`, or the error event's code. */
+  onPolled?(outcome: string): void;
   /** Called once, when the poll stops for good. */
   onStop(): void;
 }
@@ -116,6 +118,7 @@ export class Poller<T> {
     }
     this.#polling = false;
     if (this.#stopped.signal.aborted) return;
+    this.options.onPolled?.('error' in event ? String(event.error.extensions.code) : 'ok');
     this.#last = event;
     for (const subscriber of this.#subscribers) subscriber.push(event);
     if ('error' in event && event.final) {

@@ -55,7 +55,7 @@ export function createUpstreamEconomy(options: UpstreamEconomyOptions): Upstream
   const stores = openStores(
     options.cache,
     options.logger,
-    { onFailure: metrics.storeFailed, onChange: metrics.storeAvailable },
+    { onFailure: metrics.storeFailed, onChange: metrics.storeAvailable, onFeedFailure: metrics.feedFailed },
     options.idempotencyMaxEntries,
   );
   metrics.storeAvailable(stores.shared.available);

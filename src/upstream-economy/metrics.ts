@@ -3,12 +3,14 @@
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { boundedLabel, type LabelBounds } from '../observability/bounded-label.ts';
 import { safeRoute } from '../observability/routes.ts';
+import type { WriteFeedOperation } from '../store/write-feed.ts';
 import type { CacheEvents } from '../upstream-cache/index.ts';
 
 interface CacheMetrics extends CacheEvents {
   budgetRefused(): void;
   storeFailed(): void;
   storeAvailable(up: boolean): void;
+  feedFailed(operation: WriteFeedOperation): void;
 }
 
 export function createCacheMetrics(registry: Registry, bounds: LabelBounds): CacheMetrics {
@@ -33,6 +35,12 @@ export function createCacheMetrics(registry: Registry, bounds: LabelBounds): Cac
     help: 'Whether the shared store is in use: 1 up, 0 down (the cache bypassed, the budget counted per instance).',
     registers,
   });
+  const feedFailures = new Counter({
+    name: 'gateway_write_feed_failures_total',
+    help: 'Write feed operations that failed (CACHE=redis), by operation: publish or subscribe. Subscriptions on other instances then see writes at their next poll.',
+    labelNames: ['operation'],
+    registers,
+  });
   return {
     hit: byRoute('gateway_cache_hits_total', 'Upstream GETs answered from the cache, by route template.'),
     miss: byRoute('gateway_cache_misses_total', 'Upstream GETs the cache had no valid answer for, by route template.'),
@@ -48,5 +56,6 @@ export function createCacheMetrics(registry: Registry, bounds: LabelBounds): Cac
     budgetRefused: () => refusals.inc(),
     storeFailed: () => failures.inc(),
     storeAvailable: (isUp) => up.set(isUp ? 1 : 0),
+    feedFailed: (operation) => feedFailures.inc({ operation }),
   };
 }

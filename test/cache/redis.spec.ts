@@ -8,6 +8,7 @@ import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/in
 import { createRedisStore } from '../../src/store/redis-store.ts';
 import type { SharedStore } from '../../src/store/shared-store.ts';
 import { captureLogger } from '../ops/support.ts';
+import { metricValue } from '../support/metrics.ts';
 import { type RedisServer, startRedisServer } from '../support/redis-server.ts';
 import { forbiddenForms, sources, type TestGateway, testGateway, twoInstances, untilStoreReachable } from './support.ts';
 
@@ -172,8 +173,7 @@ describe('two instances on one Redis', () => {
         expect(sources(response.body)).toEqual(['upstream']);
         return performance.now() - started;
       };
-      const failures = async () =>
-        Number(/^gateway_cache_store_failures_total (\d+)$/m.exec((await frozen.gateway.metrics.render()).body)?.[1]);
+      const failures = () => metricValue(frozen.gateway, 'gateway_cache_store_failures_total');
       // The first waits for one lookup to time out; then the store is set aside and nothing waits
       // on it (no operation is even tried, but the probe's once a second).
       expect(await timed()).toBeLessThan(100 + 400);

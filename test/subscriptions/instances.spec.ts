@@ -8,6 +8,7 @@ import { createGateway, type Gateway } from '../../src/gateway.ts';
 import { sources, testGateway, untilStoreReachable } from '../cache/support.ts';
 import { type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 import { serveOverHttp } from '../support/http-server.ts';
+import { metricValue } from '../support/metrics.ts';
 import { type RedisServer, startRedisServer } from '../support/redis-server.ts';
 import { subscribe } from '../support/sse.ts';
 
@@ -108,6 +109,13 @@ it('a pause through instance 1 pushes to instance 2’s subscriber at once; the 
     expect(published).toHaveLength(1);
     expect(JSON.parse(published[0] as string).slice(1)).toEqual(['POST', `${EXPORT_PATH}pause/`]);
     for (const key of [WRITER, WATCHER]) expect(published[0]).not.toContain(key);
+    // /metrics: the write through instance 1, heard on instance 2 (the refused one counts nowhere).
+    const writes = (gateway: Gateway) =>
+      Promise.all(
+        ['this_instance', 'other_instance'].map((origin) => metricValue(gateway, `gateway_subscription_writes_total{origin="${origin}"}`)),
+      );
+    expect(await writes(gateways[0] as Gateway)).toEqual([1, 0]);
+    expect(await writes(gateways[1] as Gateway)).toEqual([0, 1]);
   } finally {
     await subscription.close();
   }
@@ -171,6 +179,9 @@ it('a Redis user without the channel’s permission still caches: the feed’s f
       'the write feed could not subscribe: subscriptions on other instances see writes at their next poll (a Redis ACL user needs &gw:writes)',
     );
     expect(warnings.filter((msg) => String(msg).includes('unreachable'))).toEqual([]);
+    // Every failure is counted, though logged once a minute at most.
+    expect(await metricValue(instance.gateway, 'gateway_write_feed_failures_total{operation="publish"}')).toBe(3);
+    expect(await metricValue(instance.gateway, 'gateway_write_feed_failures_total{operation="subscribe"}')).toBeGreaterThanOrEqual(1);
   } finally {
     await instance.gateway.close();
     await own.close();

@@ -6,6 +6,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { gracefulShutdown } from '../../src/http/shutdown.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { type HttpHarness, startHttpHarness } from '../support/http-server.ts';
+import { metricValue } from '../support/metrics.ts';
 import { type SseSubscription, subscribe } from '../support/sse.ts';
 
 const POLL_MS = 250;
@@ -25,6 +26,8 @@ async function watch(query: Parameters<typeof subscribe>[1], variables: Record<s
   open.push(subscription);
   return subscription;
 }
+
+const metric = (series: string) => metricValue(h.gateway, series);
 
 /** The reference API's GETs of one path since the last clearRequests(). */
 const getsOf = (path: string) => h.api.requests.filter((r) => r.method === 'GET' && r.path === path).length;
@@ -76,6 +79,7 @@ describe('a batch export subscription', () => {
     const startedAt = performance.now();
     await sleep(POLL_MS * 5);
     expect(h.gateway.subscriptionStats()).toEqual({ streams: 2, polls: 1 });
+    expect([await metric('gateway_subscription_streams'), await metric('gateway_subscription_polls')]).toEqual([2, 1]);
     const polls = getsOf(exportPath(id));
     const intervals = (performance.now() - startedAt) / POLL_MS;
     // One poll per interval for both (plus the first), not one per subscriber.
@@ -161,12 +165,20 @@ describe('a batch export subscription', () => {
       { org: organizationId },
     );
     const id = created.data.createBatchExport.batchExport.id;
+    const okPolls = await metric('gateway_subscription_polls_total{outcome="ok"}');
+    const gonePolls = await metric('gateway_subscription_polls_total{outcome="NOT_FOUND"}');
+    const writes = await metric('gateway_subscription_writes_total{origin="this_instance"}');
     const subscription = await watch(WATCH_NAME, { id });
     await subscription.waitForEvents(1);
     await h.run('mutation ($id: ID!) { deleteBatchExport(input: { id: $id }) { __typename } }', { id });
     await subscription.waitForComplete();
     expect(subscription.events).toHaveLength(2);
     expect(subscription.events[1]?.errors?.map((e) => e.extensions?.code)).toEqual(['NOT_FOUND']);
+    // /metrics: the first poll (and any before the delete), the delete (a write through this
+    // instance) and the poll that found the record gone.
+    expect(await metric('gateway_subscription_polls_total{outcome="ok"}')).toBeGreaterThan(okPolls);
+    expect(await metric('gateway_subscription_writes_total{origin="this_instance"}')).toBe(writes + 1);
+    expect(await metric('gateway_subscription_polls_total{outcome="NOT_FOUND"}')).toBe(gonePolls + 1);
   });
 });
 
@@ -277,12 +289,15 @@ describe('refusals', () => {
 
   it('past MAX_SUBSCRIPTIONS_PER_KEY (4 here): QUERY_TOO_COMPLEX for that key, while another key is admitted', async () => {
     const id = exportIds[0] as string;
+    const series = 'gateway_subscription_refusals_total{limit="MAX_SUBSCRIPTIONS_PER_KEY"}';
+    const refusals = await metric(series);
     const admitted = await Promise.all([1, 2, 3, 4].map(() => watch(WATCH_PAUSED, { id })));
     await Promise.all(admitted.map((subscription) => subscription.waitForEvents(1)));
     const refused = await watch(WATCH_PAUSED, { id });
     await refused.waitForComplete();
     expect(refused.events.map((event) => event.errors?.map((e) => e.extensions?.code))).toEqual([['QUERY_TOO_COMPLEX']]);
     expect(refused.events[0]?.errors?.[0]?.extensions?.limit).toBe('maxSubscriptionsPerKey');
+    expect(await metric(series)).toBe(refusals + 1);
     const other = await watch(WATCH_PAUSED, { id }, h.api.keys.readOnly);
     await other.waitForEvents(1);
     expect(other.events[0]?.errors).toBeUndefined();
@@ -297,11 +312,14 @@ describe('refusals', () => {
   it('past MAX_SUBSCRIPTIONS (6 here, all keys): QUERY_TOO_COMPLEX', async () => {
     const id = exportIds[0] as string;
     const keys = [h.api.keys.demo, h.api.keys.demo, h.api.keys.demo, h.api.keys.readOnly, h.api.keys.readOnly, h.api.keys.readOnly];
+    const series = 'gateway_subscription_refusals_total{limit="MAX_SUBSCRIPTIONS"}';
+    const refusals = await metric(series);
     const admitted = await Promise.all(keys.map((key) => watch(WATCH_PAUSED, { id }, key)));
     await Promise.all(admitted.map((subscription) => subscription.waitForEvents(1)));
     const refused = await watch(WATCH_PAUSED, { id }, h.api.keys.organizationRead);
     await refused.waitForComplete();
     expect(refused.events[0]?.errors?.[0]?.extensions).toMatchObject({ code: 'QUERY_TOO_COMPLEX', limit: 'maxSubscriptions' });
+    expect(await metric(series)).toBe(refusals + 1);
   });
 
   it('without Accept: text/event-stream: 406, and no stream is left open', async () => {
