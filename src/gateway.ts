@@ -26,8 +26,8 @@ import { protocolErrorPlugins } from './protocol-errors.ts';
 import { type CircuitBreakerOptions, type GuardedTransport, withCircuitBreakers } from './rest/circuit-breaker.ts';
 import type { UpstreamCall } from './rest/request-transport.ts';
 import { createUpstreamTransport, type UpstreamTransport } from './rest/transport.ts';
+import { argumentChecksPlugin } from './schema/argument-checks.ts';
 import { leafSerializers } from './schema/leaf-serializers.ts';
-import { serialMutationsPlugin } from './schema/mutations/serial.ts';
 import { subgraphSchema as schema } from './schema/subgraph.ts'; // the public schema plus _service and _entities
 import { createSubscriptionHub } from './subscriptions/hub.ts';
 import { createSubscriptionMetrics } from './subscriptions/metrics.ts';
@@ -247,7 +247,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       jsonDepthPlugin(maxJsonDepth),
       // After the depth check (it reads the variables too), before the idempotency claim: a
       // malformed id in a mutation's input is refused before anything is remembered or spent.
-      serialMutationsPlugin(),
+      argumentChecksPlugin(),
       // Before the estimate and the budget: a replay or a refusal costs neither.
       idempotencyPlugin({
         ...idempotency,

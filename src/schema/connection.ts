@@ -38,12 +38,32 @@ function encodeCursor(connectionKey: string, offset: number): string {
 }
 
 function decodeCursor(connectionKey: string, cursor: string, argName: string): number {
-  const decoded = Buffer.from(cursor, 'base64url').toString('utf8');
-  const match = /^c1:(\d{1,9}):(.*)$/s.exec(decoded);
-  if (!match || match[2] !== connectionKey || encodeCursor(connectionKey, Number(match[1])) !== cursor) {
-    throw gatewayError('BAD_USER_INPUT', `\`${argName}\` is not a cursor of this connection.`, { argumentName: argName });
-  }
-  return Number(match[1]);
+  const { offset, connection } = parseCursor(cursor, argName);
+  if (connection !== connectionKey) throw notACursor(argName);
+  return offset;
+}
+
+/** A cursor's offset and connection; BAD_USER_INPUT when it is not one this gateway made. */
+function parseCursor(cursor: string, argName: string): { offset: number; connection: string } {
+  const match = /^c1:(\d{1,9}):(.*)$/s.exec(Buffer.from(cursor, 'base64url').toString('utf8'));
+  if (!match || encodeCursor(match[2] as string, Number(match[1])) !== cursor) throw notACursor(argName);
+  return { offset: Number(match[1]), connection: match[2] as string };
+}
+
+const notACursor = (argName: string) =>
+  gatewayError('BAD_USER_INPUT', `\`${argName}\` is not a cursor of this connection.`, { argumentName: argName });
+
+/**
+ * What can be checked of a connection's arguments without its parent: the page sizes, and that each
+ * cursor is one of the gateway's. Run on the whole operation before it executes
+ * (src/schema/argument-checks.ts), so a bad one deep in it is refused before any upstream call;
+ * whether a cursor belongs to this very connection is checked when the field resolves.
+ */
+export function checkConnectionArguments(args: ConnectionArgs): void {
+  checkSize(args.first, 'first');
+  checkSize(args.last, 'last');
+  if (args.after != null) parseCursor(args.after, 'after');
+  if (args.before != null) parseCursor(args.before, 'before');
 }
 
 export function checkSize(value: number | null | undefined, argName: string): number | undefined {

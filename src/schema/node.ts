@@ -1,7 +1,8 @@
-// Query.node and Query.nodes over the node registry: ids are checked before any upstream call, and a
-// record the upstream does not have is null.
+// Query.node and Query.nodes over the node registry: ids are checked before the operation runs
+// (src/schema/argument-checks.ts), and a record the upstream does not have is null.
 
 import type { FanOut } from '../limits/fan-out.ts';
+import type { ArgumentCheck } from './argument-checks.ts';
 import { builder } from './builder.ts';
 import { loadNode, lookupCallOf, parseNodeId } from './node-registry.ts';
 
@@ -9,7 +10,10 @@ builder.queryFields((t) => ({
   node: t.field({
     type: builder.nodeInterfaceRef(),
     description: 'The record with this global id, or null when the upstream does not have it. Needs the read scope of its type.',
-    extensions: { fanOut: { lookups: ({ id }) => [lookupCallOf(id)] } satisfies FanOut },
+    extensions: {
+      fanOut: { lookups: ({ id }) => [lookupCallOf(id)] } satisfies FanOut,
+      checkArguments: (({ id }) => void parseNodeId(String(id))) satisfies ArgumentCheck,
+    },
     args: { id: t.arg.id({ required: true, description: 'A global id from any `id` field.' }) },
     resolve: (_root, { id }, context) => loadNode(parseNodeId(String(id)), context) as never,
   }),
@@ -17,12 +21,14 @@ builder.queryFields((t) => ({
     type: [builder.nodeInterfaceRef()],
     nullable: { list: false, items: true },
     description: 'The records with these global ids, in order; null for each the upstream does not have.',
-    extensions: { fanOut: { lookups: ({ ids }) => (Array.isArray(ids) ? ids.map((id) => lookupCallOf(id)) : []) } satisfies FanOut },
-    args: { ids: t.arg.idList({ required: true, description: 'Global ids from `id` fields.' }) },
-    resolve: (_root, { ids }, context) => {
-      // Every id is checked first, so one malformed id fails the field with no upstream call.
-      const parsed = ids.map((id, i) => parseNodeId(String(id), `ids[${i}]`));
-      return parsed.map((p) => loadNode(p, context)) as never;
+    extensions: {
+      fanOut: { lookups: ({ ids }) => (Array.isArray(ids) ? ids.map((id) => lookupCallOf(id)) : []) } satisfies FanOut,
+      checkArguments: (({ ids }) => void parsedIds(ids as readonly unknown[])) satisfies ArgumentCheck,
     },
+    args: { ids: t.arg.idList({ required: true, description: 'Global ids from `id` fields.' }) },
+    resolve: (_root, { ids }, context) => parsedIds(ids).map((p) => loadNode(p, context)) as never,
   }),
 }));
+
+/** Every id is parsed first, so one malformed id fails the field with no upstream call. */
+const parsedIds = (ids: readonly unknown[]) => ids.map((id, i) => parseNodeId(String(id), `ids[${i}]`));

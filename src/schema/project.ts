@@ -1,5 +1,6 @@
 // Project (an organization's team): no REST record of its own; it holds the surveys (seed 4.7).
 import { gatewayError } from '../graphql-errors.ts';
+import type { ArgumentCheck } from './argument-checks.ts';
 import { builder } from './builder.ts';
 import { isIdPart } from './global-id.ts';
 import { registerNode } from './node-registry.ts';
@@ -57,12 +58,17 @@ builder.queryField('project', (t) =>
     type: ProjectRef,
     description: 'The project with this REST id. Makes no upstream call by itself; its `name` is null here.',
     args: { databaseId: t.arg.string({ required: true, description: 'The REST project id.' }) },
+    extensions: { checkArguments: (({ databaseId }) => checkProjectId(String(databaseId))) satisfies ArgumentCheck },
     resolve: (_root, { databaseId }) => {
-      // Its global id must be one `node(id:)` takes back.
-      if (!isIdPart('string', databaseId)) {
-        throw gatewayError('BAD_USER_INPUT', '`databaseId` must not be empty, "." or "..".', { argumentName: 'databaseId' });
-      }
+      checkProjectId(databaseId);
       return { $type: 'Project' as const, projectId: databaseId, name: null };
     },
   }),
 );
+
+/** Its global id must be one `node(id:)` takes back. */
+function checkProjectId(databaseId: string): void {
+  if (!isIdPart('string', databaseId)) {
+    throw gatewayError('BAD_USER_INPUT', '`databaseId` must not be empty, "." or "..".', { argumentName: 'databaseId' });
+  }
+}

@@ -160,9 +160,13 @@ describe('connections', () => {
     const result = await h.runCounting(ExportsPage, { org, ...variables });
     expect(result.errors?.[0]?.extensions).toMatchObject({ code: 'BAD_USER_INPUT', argumentName: argName });
     expect(result.errors?.[0]?.path).toEqual(['organization', 'batchExports']);
-    expect(listCalls(result.routes)).toEqual([]);
+    // Refused before the operation runs: not even the organization above it is fetched.
+    expect(result.data).toBeNull();
+    expect(result.routes).toEqual([]);
   });
 
+  // A cursor of the gateway's form names its connection with its parent's id, which is known only
+  // once the parent is fetched: this one is refused when the field resolves, before its own call.
   it("refuse a cursor of another connection or another organization's list", async () => {
     const domainCursor = (await h.run(DomainCursor, { org })).data.organization?.domains?.pageInfo.endCursor;
     const otherOrgCursor = (await h.run(ExportsPage, { org: otherOrg, first: 1 })).data.organization?.batchExports?.pageInfo.endCursor;
