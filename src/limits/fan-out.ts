@@ -6,7 +6,6 @@
 import {
   type DocumentNode,
   type FieldNode,
-  type FragmentDefinitionNode,
   type GraphQLCompositeType,
   type GraphQLField,
   type GraphQLSchema,
@@ -21,6 +20,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../page-size.ts';
+import { fragmentsByName } from '../selections.ts';
 
 /**
  * How a schema field reaches the upstream, declared on the field as `extensions.fanOut`:
@@ -153,9 +153,4 @@ function argumentsOf(field: GraphQLField<unknown, unknown>, node: FieldNode, var
 function pageSize(args: Record<string, unknown>): number {
   const size = typeof args.first === 'number' ? args.first : typeof args.last === 'number' ? args.last : DEFAULT_PAGE_SIZE;
   return Math.max(0, Math.min(MAX_PAGE_SIZE, size));
-}
-
-/** A document's fragment definitions by name. */
-export function fragmentsByName(document: DocumentNode): Map<string, FragmentDefinitionNode> {
-  return new Map(document.definitions.flatMap((d) => (d.kind === Kind.FRAGMENT_DEFINITION ? [[d.name.value, d] as const] : [])));
 }

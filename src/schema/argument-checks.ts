@@ -11,11 +11,8 @@ import {
   type GraphQLCompositeType,
   GraphQLError,
   type GraphQLField,
-  GraphQLIncludeDirective,
   type GraphQLSchema,
-  GraphQLSkipDirective,
   getArgumentValues,
-  getDirectiveValues,
   getNamedType,
   getNullableType,
   getOperationAST,
@@ -29,8 +26,9 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { type FanOut, fragmentsByName } from '../limits/fan-out.ts';
+import type { FanOut } from '../limits/fan-out.ts';
 import { operationMemo } from '../limits/operation-memo.ts';
+import { fragmentsByName, isIncluded } from '../selections.ts';
 import { checkConnectionArguments } from './connection.ts';
 import { parseNodeId } from './node-registry.ts';
 
@@ -77,8 +75,7 @@ function badArguments(
   const visit = (type: GraphQLCompositeType, set: SelectionSetNode, path: readonly string[] | undefined) => {
     for (const selection of set.selections) {
       if (errors.length >= MAX_ERRORS) return;
-      if (getDirectiveValues(GraphQLSkipDirective, selection, variables)?.if === true) continue;
-      if (getDirectiveValues(GraphQLIncludeDirective, selection, variables)?.if === false) continue;
+      if (!isIncluded(selection, variables)) continue;
       if (selection.kind === Kind.INLINE_FRAGMENT) {
         const condition = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : type;
         if (isCompositeType(condition)) visit(condition, selection.selectionSet, path);

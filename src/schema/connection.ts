@@ -3,6 +3,7 @@
 import { type GraphQLResolveInfo, Kind, type SelectionSetNode } from 'graphql';
 import { gatewayError } from '../graphql-errors.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../page-size.ts';
+import { isIncluded } from '../selections.ts';
 import type { Page } from '../wire/rest-types.ts';
 
 interface ConnectionArgs {
@@ -187,7 +188,7 @@ export async function fetchRange<R>(list: ListSource<R>, offset: number, size: n
 /** The connection's fields that need its records (the others need only the count). */
 const RECORD_FIELDS: readonly string[] = ['edges', 'nodes'];
 
-/** Whether the connection field's selection (through fragments) includes any of `names`. Loops, not closures: every connection asks. */
+/** Whether the connection field's selection (through fragments, as @skip/@include leave it) includes any of `names`. Loops, not closures: every connection asks. */
 function selectsAny(info: GraphQLResolveInfo, names: readonly string[]): boolean {
   // Fragments already searched, and so without any of `names`: each is searched once however often
   // it is spread, so a document cannot make this search exponential.
@@ -200,6 +201,7 @@ function selectsAny(info: GraphQLResolveInfo, names: readonly string[]): boolean
 
 function setSelects(info: GraphQLResolveInfo, set: SelectionSetNode, names: readonly string[], searched: Set<string>): boolean {
   for (const selection of set.selections) {
+    if (!isIncluded(selection, info.variableValues)) continue;
     if (selection.kind === Kind.FIELD) {
       if (names.includes(selection.name.value)) return true;
     } else if (selection.kind === Kind.INLINE_FRAGMENT) {

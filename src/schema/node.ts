@@ -6,10 +6,15 @@ import type { ArgumentCheck } from './argument-checks.ts';
 import { builder } from './builder.ts';
 import { loadNode, lookupCallOf, parseNodeId } from './node-registry.ts';
 
+/** The scope of each type's retrieve (the `READ` of each type's module). */
+const SCOPE_BY_TYPE =
+  'Requires scope `organization:read` for an Organization or a Domain, `batch_export:read` for a BatchExport or a BatchExportRun, ' +
+  '`organization_member:read` for an Invite or a Member, `plugin:read` for a pipeline item and `survey:read` for a Survey (a Project makes no call).';
+
 builder.queryFields((t) => ({
   node: t.field({
     type: builder.nodeInterfaceRef(),
-    description: 'The record with this global id, or null when the upstream does not have it. Needs the read scope of its type.',
+    description: `The record with this global id, or null when the upstream does not have it. ${SCOPE_BY_TYPE}`,
     extensions: {
       fanOut: { lookups: ({ id }) => [lookupCallOf(id)] } satisfies FanOut,
       checkArguments: (({ id }) => void parseNodeId(String(id))) satisfies ArgumentCheck,
@@ -20,7 +25,7 @@ builder.queryFields((t) => ({
   nodes: t.field({
     type: [builder.nodeInterfaceRef()],
     nullable: { list: false, items: true },
-    description: 'The records with these global ids, in order; null for each the upstream does not have.',
+    description: `The records with these global ids, in order; null for each the upstream does not have. ${SCOPE_BY_TYPE}`,
     extensions: {
       fanOut: { lookups: ({ ids }) => (Array.isArray(ids) ? ids.map((id) => lookupCallOf(id)) : []) } satisfies FanOut,
       checkArguments: (({ ids }) => void parsedIds(ids as readonly unknown[])) satisfies ArgumentCheck,

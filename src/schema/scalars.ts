@@ -2,9 +2,10 @@
 // (microseconds included) instead of round-tripping it through a JS Date. Literals are parsed without
 // the request's variables: graphql-jit compiles them once per document and writes a warning to
 // stderr (past LOG_FILE) for any scalar whose parseLiteral takes them.
-import { BREAK, GraphQLScalarType, type ValueNode, type VariableNode, visit } from 'graphql';
+import { BREAK, GraphQLError, GraphQLScalarType, Kind, type ValueNode, type VariableNode, visit } from 'graphql';
 import { DateTimeResolver, EmailAddressResolver, JSONResolver, UUIDResolver } from 'graphql-scalars';
 import { gatewayError } from '../graphql-errors.ts';
+import { isUuid } from '../wire/uuid.ts';
 import { builder } from './builder.ts';
 
 const DateTime = new GraphQLScalarType<string, string>({
@@ -53,7 +54,23 @@ const Json = new GraphQLScalarType({
   },
 });
 
-builder.addScalarType('UUID', UUIDResolver);
+/**
+ * graphql-scalars' UUID takes `{…}` and a stray `}` too, which then reached the upstream's path
+ * (`…/<uuid>%7D/`). Only the dashed form is accepted, and in lower case, as the upstream's paths
+ * have it (Django's UUID path converter matches lower case only), so `ABC…` and `abc…` are one id.
+ */
+const Uuid = new GraphQLScalarType<string, string>({
+  ...UUIDResolver.toConfig(),
+  parseValue: (value) => dashedUuid(value),
+  parseLiteral: (ast) => dashedUuid(ast.kind === Kind.STRING ? ast.value : undefined, ast),
+});
+
+function dashedUuid(value: unknown, node?: ValueNode): string {
+  if (!isUuid(value)) throw new GraphQLError(`Value is not a valid UUID: ${JSON.stringify(value ?? null)}`, { nodes: node });
+  return value.toLowerCase();
+}
+
+builder.addScalarType('UUID', Uuid);
 builder.addScalarType('DateTime', DateTime);
 builder.addScalarType('EmailAddress', EmailAddressResolver);
 builder.addScalarType('JSON', Json);

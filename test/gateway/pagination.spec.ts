@@ -149,6 +149,18 @@ describe('connections', () => {
     expect(listCalls(result.routes)).toEqual([`GET ${path()}?limit=1&offset=0`]);
   });
 
+  it('fetch the smallest page when the records are selected but left out by @include or @skip', async () => {
+    const query = `query ($org: UUID!, $full: Boolean!) { organization(databaseId: $org) {
+      batchExports(first: 50) { totalCount nodes @include(if: $full) { databaseId } ... on BatchExportConnection @skip(if: true) { edges { cursor } } }
+    } }`;
+    const result = await h.runCounting(query, { org, full: false });
+    expect(result.errors).toBeUndefined();
+    expect(result.data).toEqual({ organization: { batchExports: { totalCount: allIds.length } } });
+    expect(listCalls(result.routes)).toEqual([`GET ${path()}?limit=1&offset=0`]);
+    const full = await h.runCounting(query, { org, full: true });
+    expect(listCalls(full.routes)).toEqual([`GET ${path()}?limit=50&offset=0`]);
+  });
+
   it.each([
     [{ first: 101 }, 'first'],
     [{ first: -1 }, 'first'],

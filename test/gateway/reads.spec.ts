@@ -225,4 +225,20 @@ describe('every field of every record', () => {
     expect(result.data).toBeUndefined();
     expect(result.calls).toHaveLength(0);
   });
+
+  it('takes only the dashed form of a UUID, braces and strays refused in a literal or a variable, and sends it in lower case', async () => {
+    const [org] = orgIds;
+    for (const bad of [`${org}}`, `{${org}}`, `urn:uuid:${org}`, (org as string).replaceAll('-', '')]) {
+      const literal = await h.runCounting(`{ organization(databaseId: ${JSON.stringify(bad)}) { name } }`);
+      expect(literal.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+      const variable = await h.runCounting('query ($id: UUID!) { organization(databaseId: $id) { name } }', { id: bad });
+      expect(variable.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+      expect([...literal.calls, ...variable.calls]).toHaveLength(0);
+    }
+    const upper = await h.runCounting('query ($id: UUID!) { organization(databaseId: $id) { databaseId } }', {
+      id: (org as string).toUpperCase(),
+    });
+    expect(upper.data).toEqual({ organization: { databaseId: org } });
+    expect(upper.routes).toEqual([`GET /api/organizations/${org}/`]);
+  });
 });
