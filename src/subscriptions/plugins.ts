@@ -1,6 +1,6 @@
 // The Yoga plugins of subscriptions: how they execute, push only changes, and let no stream outlive
 // a refused answer.
-import { createSourceEventStream, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { createSourceEventStream, type DocumentNode, type ExecutionArgs, type ExecutionResult, GraphQLError } from 'graphql';
 import { type CompiledQuery, type CompilerOptions, compileQuery, isCompiledQuery } from 'graphql-jit';
 import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
 
@@ -33,7 +33,7 @@ function subscriptionExecutionPlugin(compilerOptions: Partial<CompilerOptions>, 
     const query = compile(args);
     if (!isCompiledQuery(query)) return query;
     const events = await createSourceEventStream(args);
-    if (!isAsyncIterable(events)) return events;
+    if (!isAsyncIterable(events)) return { ...events, errors: events.errors?.map(badVariableCode) };
     return mapAsyncIterator(events, (event) => query.query(event, args.contextValue, args.variableValues));
   };
   return {
@@ -41,6 +41,21 @@ function subscriptionExecutionPlugin(compilerOptions: Partial<CompilerOptions>, 
       setSubscribeFn(subscribe);
     },
   };
+}
+
+/**
+ * graphql-js refuses a variable that is missing or does not fit its type without a code; Yoga's own
+ * execution gives the same error `BAD_USER_INPUT`, as queries get it. An error of the field's
+ * `subscribe` has a path and its code already.
+ */
+function badVariableCode(error: GraphQLError): GraphQLError {
+  if (error.path !== undefined || error.extensions.code !== undefined) return error;
+  return new GraphQLError(error.message, {
+    nodes: error.nodes,
+    source: error.source,
+    positions: error.positions,
+    extensions: { code: 'BAD_USER_INPUT' },
+  });
 }
 
 /**
@@ -62,7 +77,7 @@ function changesOnlyPlugin(): Plugin {
 }
 
 /**
- * The results of `source` that differ from the last one passed on. Not a lazy wrapper (an async
+ * The results of `source` that differ from the last one passed on, and every error. Not a lazy wrapper (an async
  * generator, a Repeater): `return()` reaches the source at once, even before the first `next()` or
  * while one waits, so the subscriber leaves its poll as soon as the client goes.
  */
@@ -74,6 +89,12 @@ function changesOnly(source: AsyncIterable<ExecutionResult>): AsyncIterableItera
       for (;;) {
         const step = await iterator.next();
         if (step.done) return step;
+        // Every error event is sent (each 429 is, as the contract says), and the data after it even
+        // when unchanged: the subscriber learns the poll recovered.
+        if (step.value.errors?.length) {
+          lastSent = undefined;
+          return step;
+        }
         const serialized = JSON.stringify(step.value);
         if (serialized !== lastSent) {
           lastSent = serialized;

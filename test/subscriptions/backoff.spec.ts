@@ -60,6 +60,26 @@ it('an upstream 429 is a RATE_LIMITED event, the stream goes on, and the next po
   await subscription.close();
 });
 
+it('every 429 is its own RATE_LIMITED event, and the data after them is sent even when unchanged', async () => {
+  const upstream = await fakeUpstream();
+  const limited = json(429, { detail: 'slow down' }, { 'retry-after': '1' });
+  const answers = [json(200, record(false)), limited, limited, json(200, record(false))];
+  upstream.handle((_req, res) => {
+    const answer = answers.length > 1 ? (answers.shift() as ReturnType<typeof json>) : (answers[0] as ReturnType<typeof json>);
+    res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers }).end(JSON.stringify(answer.body));
+  });
+  const { url } = await served(upstream);
+  const subscription = await subscribe(url, QUERY, { id: ID }, 'phx_test_key');
+  const events = await subscription.waitForEvents(4, 6000);
+  expect(events.map((event) => event.errors?.[0]?.extensions?.code ?? event.data)).toEqual([
+    { batchExport: { name: 'watched', paused: false } },
+    'RATE_LIMITED',
+    'RATE_LIMITED',
+    { batchExport: { name: 'watched', paused: false } },
+  ]);
+  await subscription.close();
+});
+
 it('with the cache and UPSTREAM_BUDGET on, polls count against the key: past it, RATE_LIMITED without an upstream call', async () => {
   const upstream = await fakeUpstream();
   upstream.handle((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(record(false))));

@@ -279,6 +279,16 @@ describe('refusals', () => {
     expect(h.api.requests).toEqual([]);
   });
 
+  it('a variable missing or of the wrong type: BAD_USER_INPUT, as a query gets it, and no upstream call', async () => {
+    h.api.clearRequests();
+    for (const variables of [{}, { id: 42.5 }]) {
+      const subscription = await watch(WATCH_PAUSED, variables);
+      await subscription.waitForComplete();
+      expect(subscription.events.map((event) => event.errors?.map((e) => e.extensions?.code))).toEqual([['BAD_USER_INPUT']]);
+    }
+    expect(h.api.requests).toEqual([]);
+  });
+
   it('a bad id: BAD_USER_INPUT and no upstream call', async () => {
     h.api.clearRequests();
     const subscription = await watch(WATCH_PAUSED, { id: organizationId });
