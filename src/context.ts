@@ -1,5 +1,7 @@
-// The per-request context: the caller's key (never logged, only handed to the REST client), the
-// request id, and a fresh set of loaders built from them.
+// The per-request context: the caller's key, the request id, and a fresh set of loaders built from
+// them. The key is never logged; it goes only to the REST client (whose calls carry it upstream as
+// `Authorization: Bearer <key>`, the scheme written as the upstream documents it) and, for a
+// subscription, to the hub, whose polls make the same calls with it.
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { gatewayError } from './graphql-errors.ts';
