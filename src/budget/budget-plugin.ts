@@ -88,6 +88,14 @@ function callsMade(context: GatewayContext): number {
 
 function refusal(outcome: Extract<TakeOutcome, { taken: false }>, estimate: number) {
   const { retryAfterSeconds: retryAfter, refusing } = outcome;
+  if (retryAfter === undefined) {
+    return gatewayError(
+      'RATE_LIMITED',
+      `This operation may make ${estimate} upstream calls, more than this key's whole upstream budget of ${refusing.limit} per ` +
+        `${refusing.per}: it cannot run under it. Ask for smaller pages, fewer nested lists or fewer records by id.`,
+      { limit: 'upstreamBudget' },
+    );
+  }
   return gatewayError(
     'RATE_LIMITED',
     `This key's upstream budget is used up for now: the operation may make ${estimate} upstream calls, and ${refusing.remaining} of ` +

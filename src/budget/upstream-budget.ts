@@ -36,10 +36,11 @@ export interface BudgetTicket {
 
 export type TakeOutcome =
   | { taken: true; ticket: BudgetTicket; report: WindowReport[] }
-  | { taken: false; retryAfterSeconds: number; refusing: WindowReport; report: WindowReport[] };
+  /** `retryAfterSeconds` undefined: the estimate is over the window's whole limit, and will never fit. */
+  | { taken: false; retryAfterSeconds: number | undefined; refusing: WindowReport; report: WindowReport[] };
 
 export interface UpstreamBudget {
-  /** Reserves `estimate` calls (at most a window's whole limit), or says how long until they fit. */
+  /** Reserves `estimate` calls, or says how long until they fit (never, over a window's whole limit). */
   take(key: string, estimate: number): Promise<TakeOutcome>;
   /** Gives back what the request did not use, or counts what it used beyond its reservation. */
   settle(ticket: BudgetTicket, used: number): Promise<void>;
@@ -50,9 +51,6 @@ export interface UpstreamBudget {
 export function createUpstreamBudget(options: UpstreamBudgetOptions): UpstreamBudget {
   const { windows } = options;
   const now = options.now ?? Date.now;
-  // An estimate over a window's whole limit is clamped to it: such a request runs when that window
-  // is entirely free, and its real calls count in full. (Refusing it would refuse it for ever.)
-  const largestReservation = Math.min(...windows.map((window) => window.limit));
 
   /** The store to count in now, and the caller's tag there (the tag is the store's secret's HMAC of the key). */
   const counter = (key: string, away = false) => {
@@ -67,23 +65,29 @@ export function createUpstreamBudget(options: UpstreamBudgetOptions): UpstreamBu
     }));
 
   async function take(key: string, estimate: number, away = false): Promise<TakeOutcome> {
+    // The contract refuses an estimate over what is left, so one over a window's whole limit is
+    // refused for good: running it would spend more than the window allows.
+    const tooSmall = windows.findIndex((window) => estimate > window.limit);
+    if (tooSmall >= 0) {
+      const report = await reportFor(key);
+      return { taken: false, retryAfterSeconds: undefined, refusing: report[tooSmall] as WindowReport, report };
+    }
     const { store, tag } = counter(key, away);
     const at = now();
     const checks = windows.map((window) => windowAt(window, at));
-    const amount = Math.min(estimate, largestReservation);
     let result: Awaited<ReturnType<SharedStore['takeBudget']>>;
     try {
-      result = await store.takeBudget(tag, checks, amount);
+      result = await store.takeBudget(tag, checks, estimate);
     } catch (error) {
       if (store === options.fallback) throw error;
       return take(key, estimate, true);
     }
     const { taken, counts } = result;
     if (taken) {
-      const after = counts.map((count) => ({ ...count, current: count.current + amount }));
-      return { taken, ticket: { store, tag, at: checks, reserved: amount }, report: reportOf(checks, after) };
+      const after = counts.map((count) => ({ ...count, current: count.current + estimate }));
+      return { taken, ticket: { store, tag, at: checks, reserved: estimate }, report: reportOf(checks, after) };
     }
-    const waits = checks.map((check, i) => waitMs(check, counts[i] as WindowCounts, amount, at));
+    const waits = checks.map((check, i) => waitMs(check, counts[i] as WindowCounts, estimate, at));
     const longest = waits.indexOf(Math.max(...waits));
     const report = reportOf(checks, counts);
     return {
@@ -103,13 +107,15 @@ export function createUpstreamBudget(options: UpstreamBudgetOptions): UpstreamBu
       const windowsNow = unused > 0 ? at : windows.map((window) => windowAt(window, now()));
       await store.adjustBudget(tag, windowsNow, -unused).catch(() => undefined);
     },
-    async report(key) {
-      const read = async (away: boolean) => {
-        const { store, tag } = counter(key, away);
-        const checks = windows.map((window) => windowAt(window, now()));
-        return reportOf(checks, await store.readBudget(tag, checks));
-      };
-      return read(false).catch(() => read(true));
-    },
+    report: reportFor,
   };
+
+  async function reportFor(key: string): Promise<WindowReport[]> {
+    const read = async (away: boolean) => {
+      const { store, tag } = counter(key, away);
+      const checks = windows.map((window) => windowAt(window, now()));
+      return reportOf(checks, await store.readBudget(tag, checks));
+    };
+    return read(false).catch(() => read(true));
+  }
 }

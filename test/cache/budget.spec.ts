@@ -145,12 +145,28 @@ describe('through the gateway', () => {
     }
   });
 
-  it('settles a reservation to the calls really made, and clamps an estimate over the whole window', async () => {
+  it('settles a reservation to the calls really made, and refuses for good an estimate over a window’s whole limit', async () => {
     const target = testGateway({ upstreamUrl: api.url, upstreamBudget: parseUpstreamBudget('4/minute,100/hour') });
     try {
-      // Estimate 1 + 5 (more than the 4 a minute allows: it needs the whole minute free), but only
-      // 2 organizations exist: 3 calls made, 3 counted.
-      const response = await target.post('{ organizations(first: 5) { nodes { domains(first: 1) { totalCount } } } }', api.keys.readOnly);
+      // Estimate 1 + 5: more than the 4 a minute allows at all. Refused, with no upstream call and
+      // no retryAfter (it will never fit), and nothing reserved.
+      const start = api.requests.length;
+      const tooLarge = await target.post('{ organizations(first: 5) { nodes { domains(first: 1) { totalCount } } } }', api.keys.readOnly);
+      expect(tooLarge.body.errors).toEqual([
+        expect.objectContaining({
+          message:
+            "This operation may make 6 upstream calls, more than this key's whole upstream budget of 4 per minute: it cannot run under it. " +
+            'Ask for smaller pages, fewer nested lists or fewer records by id.',
+          extensions: { code: 'RATE_LIMITED', limit: 'upstreamBudget' },
+        }),
+      ]);
+      expect(api.requests.length).toBe(start);
+      expect(tooLarge.body.extensions.upstreamBudget).toEqual([
+        { per: 'minute', limit: 4, remaining: 4 },
+        { per: 'hour', limit: 100, remaining: 100 },
+      ]);
+      // Estimate 1 + 3, but only 2 organizations exist: 3 calls made, 3 counted.
+      const response = await target.post('{ organizations(first: 3) { nodes { domains(first: 1) { totalCount } } } }', api.keys.readOnly);
       expect(response.body.errors).toBeUndefined();
       expect(response.body.extensions.upstreamBudget).toEqual([
         { per: 'minute', limit: 4, remaining: 1 },
@@ -174,13 +190,13 @@ describe('through the gateway', () => {
     }
   });
 
-  it('never refuses a request that calls nothing, even over the limit, and counts nothing for it', async () => {
+  it('never refuses a request that calls nothing, even with nothing left, and counts nothing for it', async () => {
     const target = testGateway({ upstreamUrl: api.url, upstreamBudget: parseUpstreamBudget('2/minute') });
     try {
-      // Estimate 6, clamped to 2; 3 calls made and counted: the key is over its limit.
-      const over = await target.post('{ organizations(first: 5) { nodes { domains(first: 1) { totalCount } } } }', api.keys.demo);
-      expect(sources(over.body)).toHaveLength(3);
-      expect(over.body.extensions.upstreamBudget).toEqual([{ per: 'minute', limit: 2, remaining: 0 }]);
+      // Estimate 2 (the organizations, and the domains of the one asked for): 2 calls made, nothing left.
+      const spent = await target.post('{ organizations(first: 1) { nodes { domains(first: 1) { totalCount } } } }', api.keys.demo);
+      expect(sources(spent.body)).toHaveLength(2);
+      expect(spent.body.extensions.upstreamBudget).toEqual([{ per: 'minute', limit: 2, remaining: 0 }]);
       const nothing = await target.post('{ __typename }', api.keys.demo);
       expect(nothing.body.errors).toBeUndefined();
       expect(nothing.body.data).toEqual({ __typename: 'Query' });
