@@ -9,6 +9,7 @@ import { type CacheSettings, DEFAULTS, type IdempotencySettings, type Subscripti
 import { type Arrival, createContext, type GatewayContext, type RequestLimits, requestIdOf } from './context.ts';
 import { EXAMPLE_QUERY } from './example-query.ts';
 import { createLocalGraphiQL } from './graphiql/index.ts';
+import { GRAPHQL_ENDPOINT } from './graphql-endpoint.ts';
 import { toGraphQLError } from './graphql-errors.ts';
 import { createHttpSurface, type HttpOptions } from './http/index.ts';
 import { createIdempotencyMetrics, idempotencyPlugin } from './idempotency/index.ts';
@@ -293,9 +294,6 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
   };
 }
-
-/** Where GraphQL is served (the contract's `/graphql`). */
-const GRAPHQL_ENDPOINT = '/graphql';
 
 /** The URL of the Request a subscription poll is made as: it never leaves the process. */
 const POLL_URL = 'http://subscription-poll.invalid/';

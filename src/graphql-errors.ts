@@ -102,7 +102,7 @@ function describeStatus({ status = 0, detail, retryAfterSeconds }: UpstreamError
     return ['RATE_LIMITED', `The upstream service is rate limiting this key.${when}`];
   }
   // 400/422: the upstream rejected values that came from the caller's arguments; mutations turn
-  // these into ValidationError data before they get here.
+  // a 400 into ValidationError data before it gets here, so only their 422s arrive.
   if (status === 400 || status === 422) return ['BAD_USER_INPUT', detail || 'The upstream service rejected the request.'];
   return ['UPSTREAM_ERROR', `The upstream service failed (HTTP ${status}).`];
 }

@@ -1,7 +1,7 @@
-// Admission before execution (contract: Limits, overload): right after the fan-out estimate, a
-// request asks src/limits/admission.ts for its estimated upstream calls. Refused, it ends here with
-// HTTP 503, `Retry-After` and OVERLOADED, before any upstream call; admitted, it gives its weight
-// back when its execution ends.
+// Admission before execution (contract: Limits, overload): last, after the fan-out estimate and the
+// upstream budget, a request asks src/limits/admission.ts for its estimated upstream calls. Refused,
+// it ends here with HTTP 503, `Retry-After` and OVERLOADED, before any upstream call; admitted, it
+// gives its weight back when its execution ends.
 import { createHash } from 'node:crypto';
 import type { Plugin, YogaInitialContext } from 'graphql-yoga';
 import { bearerKey } from '../context.ts';

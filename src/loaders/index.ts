@@ -1,6 +1,6 @@
 // One set of loaders per GraphQL request, built from that request's REST client (its caller's key).
-// Each list's loader is made on first use: a request touches a few of the eleven lists, and making
-// the others (two DataLoaders and three maps each) for every request would be waste.
+// Each list's loader is made on first use: a request touches a few of the nine lists, and making
+// the others (a DataLoader and five maps each) for every request would be waste.
 import type { RestClient } from '../rest/client.ts';
 import type { BatchExport, Domain, Invite, Member, Organization, PipelineFamily, PipelineItem, Survey } from '../wire/rest-types.ts';
 import { ResourceLoader } from './resource-loader.ts';

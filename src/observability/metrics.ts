@@ -30,6 +30,7 @@ export interface GatewayMetrics {
   render(): Promise<{ contentType: string; body: string }>;
 }
 
+/** src/limits' AdmissionState, restated: observability may not import limits. gateway.ts passes admission.state here, so tsc refuses a gauge the state lacks. */
 interface AdmissionGauges {
   capacity: number;
   inFlight: number;

@@ -5,6 +5,7 @@
 import { GraphQLError, getOperationAST } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { DEFAULTS } from '../config.ts';
+import { GRAPHQL_ENDPOINT } from '../graphql-endpoint.ts';
 import type { UpstreamCall } from '../rest/request-transport.ts';
 import { truncate } from '../truncate.ts';
 import type { Logger } from './logger.ts';
@@ -31,7 +32,7 @@ export interface OperationSummary {
 
 interface RequestLogOptions {
   logger: Logger;
-  /** The id the request-id plugin gave this request (that plugin runs first). */
+  /** The id arrivalPlugin (src/gateway.ts) gave this request (it is the first to see a request). */
   requestIdOf(request: Request): string | undefined;
   /** Told of every finished GraphQL request after it is logged (metrics, the request's span). */
   onSummary?(summary: OperationSummary, request: Request): void;
@@ -41,8 +42,6 @@ interface RequestLogOptions {
   logged: WeakSet<Error>;
   /** Operation names are chosen by callers: the summary keeps at most this many characters. @default DEFAULTS.MAX_OPERATION_NAME_LENGTH */
   maxOperationNameLength?: number;
-  /** @default '/graphql' */
-  graphqlEndpoint?: string;
 }
 
 interface Pending {
@@ -57,7 +56,6 @@ interface Pending {
 const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 
 export function requestLogPlugin(options: RequestLogOptions): Plugin {
-  const endpoint = options.graphqlEndpoint ?? '/graphql';
   const maxNameLength = options.maxOperationNameLength ?? DEFAULTS.MAX_OPERATION_NAME_LENGTH;
   const operationName = (name: string | undefined) => (name === undefined ? null : truncate(name, maxNameLength));
   const pending = new WeakMap<Request, Pending>();
@@ -69,7 +67,7 @@ export function requestLogPlugin(options: RequestLogOptions): Plugin {
   return {
     onRequest({ request, url }) {
       const requestId = options.requestIdOf(request) ?? '';
-      if (!isGraphQLPath(url.pathname, endpoint) || request.method === 'OPTIONS') return;
+      if (!isGraphQLPath(url.pathname, GRAPHQL_ENDPOINT) || request.method === 'OPTIONS') return;
       pending.set(request, {
         startedAt: performance.now(),
         requestId,

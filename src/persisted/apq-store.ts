@@ -21,7 +21,7 @@ interface ApqStoreLimits {
   maxChars?: number;
 }
 
-/** Query texts every instance sees (src/store's SharedQueries). Its failures are never the caller's. */
+/** Query texts every instance sees (src/store's SharedQueries, restated: persisted imports nothing). Its failures are never the caller's. */
 export interface SharedQueries {
   /** The text of `hash` (null: none), which then counts as used. */
   read(hash: string): Promise<string | null>;

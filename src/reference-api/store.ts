@@ -376,10 +376,6 @@ export class ReferenceStore {
     return [...this.teams.values()].find((team) => team.project_id === projectId);
   }
 
-  flagsOf(teamId: number): StoredFeatureFlag[] {
-    return [...this.featureFlags.values()].filter((flag) => flag.team_id === teamId && !flag.deleted);
-  }
-
   addFeatureFlag(teamId: number, fields: Partial<StoredFeatureFlag> & Pick<StoredFeatureFlag, 'key'>): StoredFeatureFlag {
     const id = fields.id ?? this.counters.featureFlag + 1;
     this.counters.featureFlag = Math.max(this.counters.featureFlag, id);

@@ -127,6 +127,11 @@ const PIPELINE: Record<PipelineFamily, Collection<PipelineItem>> = {
   pipeline_frontend_apps: collection(`${ORGANIZATION}${segment('pipeline_frontend_apps')}/`, shape.isPipelineItem),
   pipeline_import_apps: collection(`${ORGANIZATION}${segment('pipeline_import_apps')}/`, shape.isPipelineItem),
 };
+// What the subscriptions watch (src/schema/subscription.ts): a write is matched to them by path
+// prefix, so they must build their paths from these very templates.
+export const BATCH_EXPORT_ROUTE = BATCH_EXPORTS.item;
+export const DOMAIN_ROUTE = DOMAINS.item;
+export const MEMBERS_ROUTE = MEMBERS.list;
 /** An extra endpoint below one record (e.g. `pause`) or on the collection itself (e.g. `bulk`). */
 const below = (template: string, name: string) => `${template}${name}/`;
 

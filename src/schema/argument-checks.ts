@@ -29,11 +29,18 @@ import type { Plugin } from 'graphql-yoga';
 import type { FanOut } from '../limits/fan-out.ts';
 import { operationMemo } from '../limits/operation-memo.ts';
 import { fragmentsByName, isIncluded } from '../selections.ts';
+import type { BuilderTypes } from './builder.ts';
 import { checkConnectionArguments } from './connection.ts';
 import { parseNodeId } from './node-registry.ts';
 
 /** A field's own check of its arguments, declared as `extensions.checkArguments`: throws BAD_USER_INPUT. */
 export type ArgumentCheck = (args: Record<string, unknown>) => void;
+
+type InputFieldBuilder = PothosSchemaTypes.InputFieldBuilder<BuilderTypes, 'InputObject'>;
+
+/** A required input field taking a global id of `typename`, checked before any mutation of the operation runs. */
+export const globalIdInput = (t: InputFieldBuilder, typename: string, description: string) =>
+  t.id({ required: true, description, extensions: { globalIdOf: typename } });
 
 /** Errors reported at most, however many bad arguments an operation has. */
 const MAX_ERRORS = 20;
@@ -125,7 +132,7 @@ function argumentError(field: GraphQLField<unknown, unknown>, args: Record<strin
   return undefined;
 }
 
-/** The global ids of a mutation's input object (input fields declared with `globalIdOf`: mutations/serial.ts). */
+/** The global ids of a mutation's input object (input fields declared with globalIdInput). */
 function checkInputGlobalIds(field: GraphQLField<unknown, unknown>, args: Record<string, unknown>): void {
   for (const arg of field.args) {
     const inputType = getNamedType(arg.type);

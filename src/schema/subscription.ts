@@ -6,6 +6,7 @@ import type { GatewayContext } from '../context.ts';
 import type { Loaders } from '../loaders/index.ts';
 import type { MemberRecord } from '../loaders/tagged-records.ts';
 import { DEFAULT_PAGE_SIZE } from '../page-size.ts';
+import { BATCH_EXPORT_ROUTE, DOMAIN_ROUTE, MEMBERS_ROUTE } from '../rest/client.ts';
 import { buildPath } from '../rest/paths.ts';
 import type { PollEvent } from '../subscriptions/watched.ts';
 import { builder } from './builder.ts';
@@ -49,8 +50,7 @@ builder.subscriptionField('batchExport', (t) =>
     type: BatchExportRef,
     description: `A batch export and its \`latestRuns\`. ${POLLED} ${requiresScope('batch_export:read')}`,
     args: { id: t.arg.id({ required: true, description: 'The global id of the batch export.' }) },
-    subscribe: (_root, { id }, context) =>
-      watchRecord(context, id, 'BatchExport', '/api/organizations/:organization_id/batch_exports/:id/', (loaders) => loaders.batchExports),
+    subscribe: (_root, { id }, context) => watchRecord(context, id, 'BatchExport', BATCH_EXPORT_ROUTE, (loaders) => loaders.batchExports),
     resolve: recordOf,
   }),
 );
@@ -60,8 +60,7 @@ builder.subscriptionField('domain', (t) =>
     type: DomainRef,
     description: `A domain of an organization, e.g. until it is verified. ${POLLED} ${requiresScope('organization:read')}`,
     args: { id: t.arg.id({ required: true, description: 'The global id of the domain.' }) },
-    subscribe: (_root, { id }, context) =>
-      watchRecord(context, id, 'Domain', '/api/organizations/:organization_id/domains/:id/', (loaders) => loaders.domains),
+    subscribe: (_root, { id }, context) => watchRecord(context, id, 'Domain', DOMAIN_ROUTE, (loaders) => loaders.domains),
     resolve: recordOf,
   }),
 );
@@ -87,7 +86,7 @@ builder.subscriptionField('organizationMembers', (t) =>
       const size = checkSize(first, 'first') ?? DEFAULT_PAGE_SIZE;
       return context.watch<MembersPage>({
         key: `organizationMembers ${orgId} ${size}`,
-        path: buildPath('/api/organizations/:organization_id/members/', { organization_id: orgId }),
+        path: buildPath(MEMBERS_ROUTE, { organization_id: orgId }),
         fetch: (loaders) =>
           fetchRange(
             { page: (limit, offset) => loaders.members.page(orgId, limit, offset), count: () => loaders.members.count(orgId) },

@@ -3,6 +3,7 @@
 // manager (its async hooks would cost every promise of every request): the request's trace reaches
 // the REST client through the GraphQL context, like the request id.
 import { type Attributes, type Context, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
+import { GRAPHQL_ENDPOINT } from '../graphql-endpoint.ts';
 import type { OperationSummary } from '../observability/request-log.ts';
 import type { CallTrace, CallTracer, UpstreamCall } from '../rest/request-transport.ts';
 import type { HttpMethod } from '../rest/transport.ts';
@@ -16,8 +17,6 @@ export interface RequestTrace extends CallTracer {
 
 /** The request span's name, followed by the operation's type and name (bounded by MAX_OPERATION_NAME_LENGTH) once known. */
 const REQUEST_SPAN = 'graphql.operation';
-/** The only route whose requests get a span: summaries and upstream calls come from it alone. */
-const GRAPHQL_ROUTE = '/graphql';
 /** Error codes are the gateway's own, but a span keeps a bounded list of them all the same. */
 const MAX_ERROR_CODES = 10;
 const MAX_ERROR_CODE_LENGTH = 64;
@@ -66,7 +65,8 @@ export class ExportedRequestTrace implements RequestTrace {
   /** The request's span is made when first needed, so a request that never reaches GraphQL has none. */
   #requestContext(): Context {
     if (!this.#context) {
-      const attributes = { 'http.request.method': this.method, 'http.route': GRAPHQL_ROUTE };
+      // The only route with a request span: summaries and upstream calls come from it alone.
+      const attributes = { 'http.request.method': this.method, 'http.route': GRAPHQL_ENDPOINT };
       this.#span = this.tracer.startSpan(REQUEST_SPAN, { kind: SpanKind.SERVER, attributes, startTime: this.receivedAt }, this.parent);
       this.#context = trace.setSpan(ROOT_CONTEXT, this.#span);
     }

@@ -44,7 +44,7 @@ interface UpstreamEconomy {
   persistedQueries?: SharedQueries;
   /** Writes every instance hears of, for their subscriptions: with CACHE=redis only. */
   writeFeed?: WriteFeed;
-  /** For /readiness: the shared store, when there is one. */
+  /** For /readiness: the shared store, when there is one (src/http's CacheStoreReport: neither part may import the other). */
   storeReport(): { store: 'memory' | 'redis'; reachable: boolean } | undefined;
   close(): Promise<void>;
 }

@@ -18,6 +18,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   'protocol-errors': [],
   'example-query': [],
   'budget-setting': [],
+  'graphql-endpoint': [],
+  // Reading an operation's selections (fragments, @skip/@include), as graphql-js would.
+  selections: [],
   config: ['persisted', 'budget-setting'],
   // The REST client and its transport know nothing of GraphQL.
   rest: ['wire', 'config', 'truncate'],
@@ -26,9 +29,9 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // This instance's subscriptions: shared polls, open streams, writes re-polling what they touched.
   subscriptions: ['graphql-errors', 'loaders', 'observability', 'rest', 'upstream-cache'],
   context: ['rest', 'loaders', 'graphql-errors', 'subscriptions', 'tracing'],
-  limits: ['config', 'context', 'graphql-errors', 'page-size'],
-  schema: ['wire', 'rest', 'loaders', 'context', 'graphql-errors', 'limits', 'page-size', 'subscriptions'],
-  observability: ['config', 'rest', 'graphql-errors', 'truncate'],
+  limits: ['config', 'context', 'graphql-errors', 'page-size', 'selections'],
+  schema: ['wire', 'rest', 'loaders', 'context', 'graphql-errors', 'limits', 'page-size', 'selections', 'subscriptions'],
+  observability: ['config', 'graphql-endpoint', 'rest', 'graphql-errors', 'truncate'],
   http: ['config', 'rest', 'observability'],
   // What the gateway keeps between requests, and what makes upstream calls count across them.
   store: ['config', 'observability'],
@@ -36,7 +39,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   budget: ['budget-setting', 'context', 'graphql-errors', 'store', 'upstream-cache'],
   'upstream-economy': ['budget', 'budget-setting', 'config', 'context', 'observability', 'rest', 'store', 'upstream-cache'],
   // Spans of the requests and their upstream calls, fed by the request transport and the request log.
-  tracing: ['config', 'rest', 'observability', 'truncate'],
+  tracing: ['config', 'graphql-endpoint', 'rest', 'observability', 'truncate'],
   // Idempotent mutations: remembered in the store, under the cache's caller tags.
   idempotency: ['config', 'context', 'graphql-errors', 'store', 'upstream-cache'],
   // The reference implementation shares the wire types with the client, and nothing else.
@@ -47,6 +50,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     'context',
     'example-query',
     'graphiql',
+    'graphql-endpoint',
     'graphql-errors',
     'http',
     'idempotency',

@@ -5,13 +5,13 @@ import type { InviteRecord } from '../../loaders/tagged-records.ts';
 import { MAX_PAGE_SIZE } from '../../page-size.ts';
 import type { RestClient } from '../../rest/client.ts';
 import type { Invite } from '../../wire/rest-types.ts';
+import { globalIdInput } from '../argument-checks.ts';
 import { builder } from '../builder.ts';
 import { inputIdParts } from '../node-registry.ts';
 import { InviteRef } from '../refs.ts';
 import { type RestInputTable, restBody, restInputFields } from '../rest-fields.ts';
 import { defineMutation } from './define.ts';
 import { createMutation, deleteMutation, type RecordKind } from './record-mutations.ts';
-import { globalIdInput } from './serial.ts';
 
 const INVITE: RecordKind<Invite, InviteRecord> = {
   ref: InviteRef,

@@ -6,12 +6,12 @@ import type { ObjectRef } from '@pothos/core';
 import type { GatewayContext } from '../../context.ts';
 import type { ResourceLoader } from '../../loaders/resource-loader.ts';
 import type { RestBody, RestClient } from '../../rest/client.ts';
+import { globalIdInput } from '../argument-checks.ts';
 import type { BuilderTypes } from '../builder.ts';
 import { globalId } from '../global-id.ts';
 import { inputIdParts } from '../node-registry.ts';
 import { type RestInputTable, restBody, restInputFields } from '../rest-fields.ts';
 import { defineMutation, type MutationNames } from './define.ts';
-import { globalIdInput } from './serial.ts';
 
 /** Where a record lives upstream. */
 export interface Address {

@@ -1,15 +1,8 @@
-// Several mutations in one operation run one after another, and a bad one stops them as a whole:
-// every global id of their inputs is checked before the first runs (src/schema/argument-checks.ts
-// reads the `globalIdOf` declared here), so a malformed one (or one of the wrong type) is
-// BAD_USER_INPUT with no upstream call wherever it stands; and once one fails with a GraphQL error,
-// those after it do not run, as graphql-js's serial execution stops (graphql-jit would run them).
-import type { BuilderTypes } from '../builder.ts';
-
-type InputFieldBuilder = PothosSchemaTypes.InputFieldBuilder<BuilderTypes, 'InputObject'>;
-
-/** A required input field taking a global id of `typename`, checked before any mutation of the operation runs. */
-export const globalIdInput = (t: InputFieldBuilder, typename: string, description: string) =>
-  t.id({ required: true, description, extensions: { globalIdOf: typename } });
+// Several mutations in one operation run one after another, and a bad one stops them as a whole. A
+// malformed global id (or one of the wrong type) in any of their inputs is BAD_USER_INPUT before the
+// first runs, with no upstream call (globalIdInput, src/schema/argument-checks.ts). Here: once one
+// fails with a GraphQL error, those after it do not run, as graphql-js's serial execution stops
+// (graphql-jit would run them).
 
 /** Operations one of whose mutations failed with a GraphQL error, by context. */
 const stopped = new WeakSet<object>();
