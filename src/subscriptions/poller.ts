@@ -48,10 +48,6 @@ export class Poller<T> {
     private readonly options: PollerOptions,
   ) {}
 
-  get subscriberCount(): number {
-    return this.#subscribers.size;
-  }
-
   /** A new subscriber gets the current state at once when there is one; the first starts the poll. */
   add(subscriber: Subscriber<T>): void {
     this.#subscribers.add(subscriber);
