@@ -35,24 +35,22 @@ const DateTime = new GraphQLScalarType<string, string>({
 const Json = new GraphQLScalarType({
   ...JSONResolver.toConfig(),
   parseLiteral: (ast: ValueNode) => {
-    let variable: VariableNode | undefined;
-    visit(ast, {
-      Variable(node) {
-        variable = node;
-        return BREAK;
-      },
-    });
-    if (variable) {
-      throw gatewayError(
-        'BAD_USER_INPUT',
-        'A JSON literal cannot hold a variable: pass the whole JSON value as one variable.',
-        {},
-        variable,
-      );
-    }
+    refuseVariables(ast, 'A JSON literal cannot hold a variable: pass the whole JSON value as one variable.');
     return JSONResolver.parseLiteral(ast, undefined);
   },
 });
+
+/** BAD_USER_INPUT, at the variable, when a free-form literal holds one (graphql-jit would drop it). */
+export function refuseVariables(ast: ValueNode, message: string): void {
+  let variable: VariableNode | undefined;
+  visit(ast, {
+    Variable(node) {
+      variable = node;
+      return BREAK;
+    },
+  });
+  if (variable) throw gatewayError('BAD_USER_INPUT', message, {}, variable);
+}
 
 /**
  * graphql-scalars' UUID takes `{…}` and a stray `}` too, which then reached the upstream's path

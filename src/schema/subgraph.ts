@@ -3,7 +3,7 @@
 // `databaseId`; representations load through the request's loaders, so a batch of them costs what
 // `nodes(ids:)` would. schema.graphql stays the public schema (src/schema/print.ts).
 import { printSubgraphSchema } from '@apollo/subgraph';
-import type { GraphQLFieldResolver, GraphQLUnionType } from 'graphql';
+import { type GraphQLFieldResolver, type GraphQLUnionType, isScalarType } from 'graphql';
 import { gatewayError } from '../graphql-errors.ts';
 import type { FanOut, LookupCall } from '../limits/fan-out.ts';
 import { isUuid } from '../wire/uuid.ts';
@@ -24,6 +24,7 @@ import {
   ProjectRef,
   SurveyRef,
 } from './refs.ts';
+import { refuseVariables } from './scalars.ts';
 
 /** The Federation spec version `@link`ed from the subgraph SDL. */
 const FEDERATION_SPEC_URL = 'https://specs.apollo.dev/federation/v2.6';
@@ -113,6 +114,18 @@ if (entitiesField) {
     extensions: { ...entitiesField.extensions, fanOut: entitiesFanOut },
     resolve: eachRepresentationAlone(entitiesField.resolve as EntitiesResolver, entityTypes),
   });
+}
+
+// A representation written as a literal with a variable inside (`[{ __typename: "BatchExport", id: $id }]`)
+// would lose the variable's value in graphql-jit (and print a warning to stderr): refused as the
+// JSON scalar refuses one. Routers send representations as one variable, which is never refused.
+const anyScalar = subgraphSchema.getType('_Any');
+if (isScalarType(anyScalar)) {
+  const parseLiteral = anyScalar.parseLiteral.bind(anyScalar);
+  anyScalar.parseLiteral = (ast, variables) => {
+    refuseVariables(ast, 'A representation literal cannot hold a variable: pass the representations as one variable.');
+    return parseLiteral(ast, variables);
+  };
 }
 
 function representationLookup(representation: unknown, index: number): LookupCall | null {

@@ -131,6 +131,26 @@ describe('_entities', () => {
     expect(routes).toEqual([expect.stringMatching(/^GET \/api\/organizations\/[\w-]+\/batch_exports\/[\w-]+\/$/)]);
   });
 
+  it('refuses a representation literal with a variable inside (graphql-jit would drop its value), and takes the same as one variable', async () => {
+    const id = org.ids.batchExports.nodes[4]?.id as string;
+    const literal = await h.runCounting(
+      'query ($id: ID!) { _entities(representations: [{ __typename: "BatchExport", id: $id }]) { __typename } }',
+      {
+        id,
+      },
+    );
+    expect(literal.errors).toEqual([
+      expect.objectContaining({
+        message: 'A representation literal cannot hold a variable: pass the representations as one variable.',
+        extensions: { code: 'BAD_USER_INPUT' },
+      }),
+    ]);
+    expect(literal.routes).toEqual([]);
+    const { data, errors } = await entities([{ __typename: 'BatchExport', id }]);
+    expect(errors).toBeUndefined();
+    expect(data._entities).toEqual([{ __typename: 'BatchExport', id, name: 'export 05' }]);
+  });
+
   it('answers null for a record the upstream does not have, without an error', async () => {
     const gone = UNKNOWN_UUID;
     const { data, errors } = await entities([{ __typename: 'Organization', databaseId: gone }]);

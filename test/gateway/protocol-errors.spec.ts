@@ -233,6 +233,10 @@ describe('the gateway process', () => {
           query: 'query ($r: [_Any!]!) { _entities(representations: $r) { __typename } }',
           variables: { r: [{ __typename: 'Nope' }, {}] },
         }),
+        await postJson({
+          query: 'query ($id: ID!) { _entities(representations: [{ __typename: "BatchExport", id: $id }]) { __typename } }',
+          variables: { id: 'x' },
+        }),
         await postJson({ query: `query ${'N'.repeat(90_000)} { __typename }` }),
       ];
       const bodies = await Promise.all(answers.map(async (answer) => (await answer.json()) as Answer['body']));
