@@ -204,3 +204,23 @@ describe('tracing settings (OTEL_*)', () => {
     }
   });
 });
+
+describe("the contract's settings", () => {
+  // docs/configuration.md is checked against DEFAULTS; these are the values the contract itself names.
+  it('default to port 4000, 250 upstream calls, a 10 s upstream timeout, 5 s polls and a day of idempotency keys', () => {
+    expect(loadConfig({})).toMatchObject({
+      port: 4000,
+      maxUpstreamCalls: 250,
+      upstreamTimeoutMs: 10_000,
+      subscriptions: { pollMs: 5000 },
+      idempotency: { ttlMs: 86_400_000 },
+      cache: undefined,
+      upstreamBudget: undefined,
+    });
+  });
+
+  it('accept polls down to 250 ms, and refuse anything faster', () => {
+    expect(loadConfig({ SUBSCRIPTION_POLL_MS: '250' }).subscriptions.pollMs).toBe(250);
+    expect(() => loadConfig({ SUBSCRIPTION_POLL_MS: '249' })).toThrow(ConfigError);
+  });
+});
