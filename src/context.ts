@@ -4,6 +4,7 @@
 // subscription, to the hub, whose polls make the same calls with it.
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
+import { callerKey } from './caller.ts';
 import { gatewayError } from './graphql-errors.ts';
 import { createLoaders, type Loaders } from './loaders/index.ts';
 import { createRestClient, type RestClient } from './rest/client.ts';
@@ -35,12 +36,7 @@ export interface GatewayContext {
   watch<T>(resource: WatchedResource<T>): AsyncIterable<PollEvent<T>>;
 }
 
-const BEARER = /^Bearer\s+(\S+)\s*$/i;
 const SAFE_REQUEST_ID = /^[\w.:@/+=-]{1,128}$/;
-
-export function bearerKey(authorization: string | null): string | null {
-  return authorization ? (BEARER.exec(authorization)?.[1] ?? null) : null;
-}
 
 /** An incoming `x-request-id` is kept when it is a plain token, else a new one is made. */
 export function requestIdOf(incoming: string | null): string {
@@ -75,7 +71,7 @@ export function createContext(
   /** This instance's subscriptions; a context without them (a poll's own) cannot subscribe. */
   subscriptions?: SubscriptionHub,
 ): GatewayContext {
-  const key = bearerKey(request.headers.get('authorization'));
+  const key = callerKey(request);
   const requestTransport = createRequestTransport(subscriptions ? subscriptions.notifyingWrites(transport) : transport, limits, trace);
   let client: RestClient | undefined;
   let outlivesCaller = false;

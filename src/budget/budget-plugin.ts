@@ -4,7 +4,8 @@
 // waits for another request's call cost nothing). `x-upstream-budget: 1` adds what is left of each
 // window to the response (`extensions.upstreamBudget`).
 import type { Plugin } from 'graphql-yoga';
-import { bearerKey, type GatewayContext } from '../context.ts';
+import { callerKey } from '../caller.ts';
+import type { GatewayContext } from '../context.ts';
 import { gatewayError } from '../graphql-errors.ts';
 import type { TakeOutcome, UpstreamBudget, WindowReport } from './upstream-budget.ts';
 
@@ -29,7 +30,7 @@ export function upstreamBudgetPlugin(
     async onExecute({ args, setResultAndStopExecution }) {
       const context = args.contextValue as unknown as GatewayContext & { request: Request };
       const { request } = context;
-      const key = bearerKey(request.headers.get('authorization'));
+      const key = callerKey(request);
       if (key === null) return; // no upstream call will be made
       const estimate = estimateOf(context) ?? 0;
       // It will make no upstream call (introspection, `{ __typename }`): never refused, and no counter
@@ -53,7 +54,7 @@ export function upstreamBudgetPlugin(
     },
     async onExecutionResult({ request, result, setResult }) {
       if (!wantsReport(request) || !result || Symbol.asyncIterator in result) return;
-      const key = bearerKey(request.headers.get('authorization'));
+      const key = callerKey(request);
       if (key === null) return;
       const upstreamBudget = reports.get(request) ?? (await budget.report(key));
       setResult({ ...result, extensions: { ...result.extensions, upstreamBudget } });

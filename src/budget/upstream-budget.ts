@@ -4,8 +4,8 @@
 // runs, atomically, or is refused; when it ends, the reservation is settled to the calls it made.
 
 import type { BudgetUnit, BudgetWindow } from '../budget-setting.ts';
+import { callerTag } from '../caller.ts';
 import type { BudgetWindowAt, BudgetWindowCheck, SharedStore, WindowCounts } from '../store/shared-store.ts';
-import { callerTag } from '../upstream-cache/caller-tag.ts';
 import { remaining, waitMs, windowAt } from './sliding-window.ts';
 
 interface UpstreamBudgetOptions {

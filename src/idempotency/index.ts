@@ -7,11 +7,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { type GraphQLError, getOperationAST } from 'graphql';
 import type { Plugin, YogaInitialContext } from 'graphql-yoga';
+import { callerKey, callerTag } from '../caller.ts';
 import type { IdempotencySettings } from '../config.ts';
-import { bearerKey, type GatewayContext } from '../context.ts';
+import type { GatewayContext } from '../context.ts';
 import { createMemoryStore } from '../store/memory-store.ts';
 import { CallerRecordsFullError, type SharedStore } from '../store/shared-store.ts';
-import { callerTag } from '../upstream-cache/caller-tag.ts';
 import { requestFingerprint } from './fingerprint.ts';
 import { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from './idempotency-key.ts';
 import { decodeRecord, encodeRecord, type IdempotencyRecord } from './idempotency-record.ts';
@@ -62,7 +62,7 @@ export function idempotencyPlugin(options: IdempotencyOptions): Plugin {
       };
       const idempotencyKey = parseIdempotencyKey(header);
       if (idempotencyKey === undefined) return refuse(malformedKey(), 'malformed');
-      const key = bearerKey(request.headers.get('authorization'));
+      const key = callerKey(request);
       if (key === null) return; // UNAUTHENTICATED before any write: nothing to remember
 
       const store = storeOf();

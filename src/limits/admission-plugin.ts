@@ -2,9 +2,9 @@
 // upstream budget, a request asks src/limits/admission.ts for its estimated upstream calls. Refused,
 // it ends here with HTTP 503, `Retry-After` and OVERLOADED, before any upstream call; admitted, it
 // gives its weight back when its execution ends.
-import { createHash } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import type { Plugin, YogaInitialContext } from 'graphql-yoga';
-import { bearerKey } from '../context.ts';
+import { callerKey, callerTag } from '../caller.ts';
 import { gatewayError } from '../graphql-errors.ts';
 import type { Admission, Grant, Refusal } from './admission.ts';
 
@@ -23,7 +23,7 @@ export function admissionPlugin(admission: Admission, { estimateOf, deadlineAt }
   const callerOf = (request: Request) => {
     let caller = callers.get(request);
     if (caller === undefined) {
-      caller = callerHash(request);
+      caller = callerQueue(request);
       callers.set(request, caller);
     }
     return caller;
@@ -56,10 +56,11 @@ export function admissionPlugin(admission: Admission, { estimateOf, deadlineAt }
   };
 }
 
-/** The caller's queue: a short hash of its key, so the key itself is kept no longer than the request. */
-function callerHash(request: Request): string {
-  const key = bearerKey(request.headers.get('authorization'));
-  return key === null ? ANONYMOUS : createHash('sha256').update(key).digest('base64url').slice(0, 16);
+/** The caller's queue: its key's tag under a secret of this process, so the key itself is kept no longer than the request. */
+const QUEUE_SECRET = randomBytes(32).toString('base64url');
+function callerQueue(request: Request): string {
+  const key = callerKey(request);
+  return key === null ? ANONYMOUS : callerTag(QUEUE_SECRET, key);
 }
 
 function overloaded(retryAfterSeconds: number) {

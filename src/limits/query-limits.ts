@@ -8,8 +8,9 @@ import { maxDirectivesPlugin } from '@escape.tech/graphql-armor-max-directives';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { GraphQLError, Kind, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { callerKey } from '../caller.ts';
 import { DEFAULTS } from '../config.ts';
-import { bearerKey } from '../context.ts';
+import { gatewayError } from '../graphql-errors.ts';
 import { type IntrospectionLimits, introspectionLimitsPlugin } from './introspection-limits.ts';
 
 export interface QueryLimits extends IntrospectionLimits {
@@ -74,10 +75,12 @@ function inlinedTokensRule(maxTokens: number): ValidationRule {
         const fields = fieldsOf(operation.selectionSet);
         if (fields <= maxTokens) return;
         context.reportError(
-          new GraphQLError(`Token limit of ${maxTokens} exceeded with fragments inlined, found ${fields} fields.`, {
-            nodes: operation,
-            extensions: { code: 'QUERY_TOO_COMPLEX', limit: 'maxTokens' },
-          }),
+          gatewayError(
+            'QUERY_TOO_COMPLEX',
+            `Token limit of ${maxTokens} exceeded with fragments inlined, found ${fields} fields.`,
+            { limit: 'maxTokens' },
+            operation,
+          ),
         );
       },
     };
@@ -106,7 +109,7 @@ function hideSuggestionsFromAnonymousCallers(): Plugin {
       : error;
   return {
     onResultProcess({ request, result, setResult }) {
-      if (bearerKey(request.headers.get('authorization')) || Array.isArray(result) || !('errors' in result) || !result.errors) return;
+      if (callerKey(request) || Array.isArray(result) || !('errors' in result) || !result.errors) return;
       setResult({ ...result, errors: result.errors.map((error) => mask(error as GraphQLError)) });
     },
   };

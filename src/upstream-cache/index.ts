@@ -1,5 +1,5 @@
 // The cache of upstream GET answers (CACHE=memory or CACHE=redis://…): entries per caller tag
-// (caller-tag.ts), valid while the generations of the scopes they depend on are unchanged
+// (src/caller.ts), valid while the generations of the scopes they depend on are unchanged
 // (scopes.ts), looked up and written in batches (store-batch.ts); identical calls in flight are
 // shared (coalescer.ts). request-cache.ts is what one request sees.
 import { randomBytes } from 'node:crypto';

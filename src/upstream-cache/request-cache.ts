@@ -5,11 +5,12 @@
 // makes stale every answer its route can change, for every key, before its answer goes back to the
 // resolver: so before the mutation's payload, and before its own re-read. A 4xx says the upstream
 // changed nothing: it makes nothing stale, so no caller can wipe the cache with refused writes.
+
+import { callerTag } from '../caller.ts';
 import { routeTemplate } from '../rest/paths.ts';
 import { queryString, type UpstreamRequest, type UpstreamResponse, type UpstreamTransport } from '../rest/transport.ts';
 import { UpstreamError, writeMayHaveChanged } from '../rest/upstream-error.ts';
 import type { SharedStore } from '../store/shared-store.ts';
-import { callerTag } from './caller-tag.ts';
 import { abandoned, type Coalescer, requestDeadline, waitFor } from './coalescer.ts';
 import { readScopes, writeScopes } from './scopes.ts';
 import { type EntryWriter, encodeEntry, type LookupBatch, type PendingEntry } from './store-batch.ts';

@@ -2,8 +2,8 @@
 // tags every store is keyed by.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
+import { callerTag } from '../../src/caller.ts';
 import { createMemoryStore } from '../../src/store/memory-store.ts';
-import { callerTag } from '../../src/upstream-cache/caller-tag.ts';
 import { forbiddenForms } from './support.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));

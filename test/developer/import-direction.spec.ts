@@ -19,6 +19,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   'example-query': [],
   'budget-setting': [],
   'graphql-endpoint': [],
+  // Who is calling: a request's bearer key, and the tag kept per caller instead of it.
+  caller: [],
   // Reading an operation's selections (fragments, @skip/@include), as graphql-js would.
   selections: [],
   config: ['persisted', 'budget-setting'],
@@ -27,21 +29,21 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   'graphql-errors': ['rest'],
   loaders: ['wire', 'rest', 'graphql-errors', 'page-size'],
   // This instance's subscriptions: shared polls, open streams, writes re-polling what they touched.
-  subscriptions: ['graphql-errors', 'loaders', 'observability', 'rest', 'upstream-cache'],
-  context: ['rest', 'loaders', 'graphql-errors', 'subscriptions', 'tracing'],
-  limits: ['config', 'context', 'graphql-errors', 'page-size', 'selections'],
+  subscriptions: ['caller', 'graphql-errors', 'loaders', 'observability', 'rest'],
+  context: ['caller', 'rest', 'loaders', 'graphql-errors', 'subscriptions', 'tracing'],
+  limits: ['caller', 'config', 'graphql-errors', 'page-size', 'selections'],
   schema: ['wire', 'rest', 'loaders', 'context', 'graphql-errors', 'limits', 'page-size', 'selections', 'subscriptions'],
   observability: ['config', 'graphql-endpoint', 'rest', 'graphql-errors', 'truncate'],
   http: ['config', 'rest', 'observability'],
   // What the gateway keeps between requests, and what makes upstream calls count across them.
   store: ['config', 'observability'],
-  'upstream-cache': ['rest', 'store'],
-  budget: ['budget-setting', 'context', 'graphql-errors', 'store', 'upstream-cache'],
+  'upstream-cache': ['caller', 'rest', 'store'],
+  budget: ['budget-setting', 'caller', 'context', 'graphql-errors', 'store'],
   'upstream-economy': ['budget', 'budget-setting', 'config', 'context', 'observability', 'rest', 'store', 'upstream-cache'],
   // Spans of the requests and their upstream calls, fed by the request transport and the request log.
   tracing: ['config', 'graphql-endpoint', 'rest', 'observability', 'truncate'],
-  // Idempotent mutations: remembered in the store, under the cache's caller tags.
-  idempotency: ['config', 'context', 'graphql-errors', 'store', 'upstream-cache'],
+  // Idempotent mutations: remembered in the store, under the callers' tags.
+  idempotency: ['caller', 'config', 'context', 'graphql-errors', 'store'],
   // The reference implementation shares the wire types with the client, and nothing else.
   'reference-api': ['wire'],
   gateway: [
