@@ -1,6 +1,8 @@
-// The one place where failures become the GraphQL errors callers see (contract: Errors). Only a
-// GraphQLError without an originalError survives graphql-yoga's masking, so none is attached here:
-// log the original before converting if you need it.
+// Where failures become the GraphQL errors callers see (contract: Errors), and the codes they carry.
+// Only a GraphQLError without an originalError survives graphql-yoga's masking, so none is attached
+// here: log the original before converting if you need it. Two leaves of the import map build their
+// own (they may import nothing): src/protocol-errors.ts (BAD_REQUEST) and src/persisted (the
+// PERSISTED_QUERY_* codes), with Yoga's own words.
 import { type ASTNode, GraphQLError } from 'graphql';
 import { InvalidPathSegmentError } from './rest/paths.ts';
 import { CallBudgetExceededError, InvalidKeyError, UpstreamError } from './rest/upstream-error.ts';
@@ -17,10 +19,16 @@ type ErrorCode =
   | 'IDEMPOTENCY_CONFLICT'
   | 'IDEMPOTENCY_KEY_REUSED'
   | 'IDEMPOTENCY_UNAVAILABLE'
-  | 'OVERLOADED';
+  | 'OVERLOADED'
+  | 'INTERNAL_SERVER_ERROR';
 
 /** A caller-facing error; `code` always wins over a same-named extension. `nodes` locate it in the operation. */
-export function gatewayError(code: ErrorCode, message: string, extensions?: Record<string, unknown>, nodes?: ASTNode): GraphQLError {
+export function gatewayError(
+  code: ErrorCode,
+  message: string,
+  extensions?: Record<string, unknown>,
+  nodes?: ASTNode | readonly ASTNode[],
+): GraphQLError {
   return new GraphQLError(message, { nodes, extensions: { ...extensions, code } });
 }
 
@@ -39,8 +47,11 @@ export function toGraphQLError(error: unknown): GraphQLError {
   if (error instanceof InvalidPathSegmentError) return gatewayError('BAD_USER_INPUT', error.message);
   if (error instanceof InvalidKeyError) return gatewayError('UNAUTHENTICATED', error.message);
   if (error instanceof CallBudgetExceededError) return gatewayError('QUERY_TOO_COMPLEX', error.message, { budget: error.budget });
-  return new GraphQLError('Unexpected error.', { extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+  return unexpectedError();
 }
+
+/** What a caller sees of a defect: nothing of it (the log has it). */
+export const unexpectedError = () => gatewayError('INTERNAL_SERVER_ERROR', 'Unexpected error.');
 
 /**
  * An error graphql-jit made itself while completing a field: it has a path, but neither a code nor

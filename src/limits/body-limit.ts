@@ -1,7 +1,7 @@
 // Refuses request bodies over the limit with 413: by Content-Length before anything is read, and
 // for a chunked body (no Content-Length) by counting bytes as they arrive.
-import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { gatewayError } from '../graphql-errors.ts';
 
 const tooLargeMessage = (maxBytes: number) => `The request body is larger than ${maxBytes} bytes.`;
 const tooLargeExtensions = (maxBytes: number) => ({ code: 'QUERY_TOO_COMPLEX', limit: 'maxRequestBytes', maxBytes });
@@ -16,7 +16,7 @@ async function readLimited(request: Request, maxBytes: number): Promise<string> 
   for (let next = await iterator.next(); !next.done; next = await iterator.next()) {
     size += next.value.byteLength;
     if (size > maxBytes) {
-      throw new GraphQLError(tooLargeMessage(maxBytes), { extensions: { ...tooLargeExtensions(maxBytes), http: { status: 413 } } });
+      throw gatewayError('QUERY_TOO_COMPLEX', tooLargeMessage(maxBytes), { ...tooLargeExtensions(maxBytes), http: { status: 413 } });
     }
     chunks.push(next.value);
   }

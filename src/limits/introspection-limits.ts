@@ -6,7 +6,7 @@
 import {
   type ASTVisitor,
   type FieldNode,
-  GraphQLError,
+  type GraphQLError,
   isIntrospectionType,
   Kind,
   MaxIntrospectionDepthRule,
@@ -15,6 +15,7 @@ import {
   type ValidationRule,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { gatewayError } from '../graphql-errors.ts';
 
 export interface IntrospectionLimits {
   /** Deepest selection inside `__schema` or `__type` (which count as 1). @default DEFAULTS.MAX_INTROSPECTION_DEPTH */
@@ -24,7 +25,7 @@ export interface IntrospectionLimits {
 }
 
 const tooComplex = (message: string, limit: string, node: FieldNode | undefined) =>
-  new GraphQLError(message, { nodes: node, extensions: { code: 'QUERY_TOO_COMPLEX', limit } });
+  gatewayError('QUERY_TOO_COMPLEX', message, { limit }, node);
 
 /**
  * The depth of a selection set, fragments inlined: each fragment is measured once however often it

@@ -1,8 +1,9 @@
 // The Yoga plugins of subscriptions: how they execute, push only changes, and let no stream outlive
 // a refused answer.
-import { createSourceEventStream, type DocumentNode, type ExecutionArgs, type ExecutionResult, GraphQLError } from 'graphql';
+import { createSourceEventStream, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLError } from 'graphql';
 import { type CompiledQuery, type CompilerOptions, compileQuery, isCompiledQuery } from 'graphql-jit';
 import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
+import { gatewayError } from '../graphql-errors.ts';
 
 /**
  * graphql-js opens the event stream, and graphql-jit executes each event, as it does every query
@@ -50,12 +51,7 @@ function subscriptionExecutionPlugin(compilerOptions: Partial<CompilerOptions>, 
  */
 function badVariableCode(error: GraphQLError): GraphQLError {
   if (error.path !== undefined || error.extensions.code !== undefined) return error;
-  return new GraphQLError(error.message, {
-    nodes: error.nodes,
-    source: error.source,
-    positions: error.positions,
-    extensions: { code: 'BAD_USER_INPUT' },
-  });
+  return gatewayError('BAD_USER_INPUT', error.message, {}, error.nodes);
 }
 
 /**
