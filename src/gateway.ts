@@ -10,7 +10,7 @@ import { type Arrival, createContext, type GatewayContext, type RequestLimits, r
 import { EXAMPLE_QUERY } from './example-query.ts';
 import { createLocalGraphiQL } from './graphiql/index.ts';
 import { GRAPHQL_ENDPOINT } from './graphql-endpoint.ts';
-import { toGraphQLError } from './graphql-errors.ts';
+import { toGraphQLError, unexpectedError } from './graphql-errors.ts';
 import { createHttpSurface, type HttpOptions } from './http/index.ts';
 import { createIdempotencyMetrics, idempotencyPlugin } from './idempotency/index.ts';
 import { createAdmission } from './limits/admission.ts';
@@ -19,6 +19,7 @@ import { bodyLimitPlugin } from './limits/body-limit.ts';
 import { fanOutBudgetPlugin } from './limits/fan-out-plugin.ts';
 import { jsonDepthPlugin } from './limits/json-depth.ts';
 import { DEFAULT_QUERY_LIMITS, type QueryLimits, queryLimitPlugins } from './limits/query-limits.ts';
+import type { LabelBounds } from './observability/bounded-label.ts';
 import { createObservability, type ObservabilityOptions } from './observability/index.ts';
 import type { Logger } from './observability/logger.ts';
 import { GATEWAY_LABEL_MAX_LENGTH, type GatewayMetrics } from './observability/metrics.ts';
@@ -171,31 +172,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
   };
 
-  // A poll is a request of its own: a fresh context (loaders, call records) through the same
-  // transport path as a request's (the cache, the circuit breakers) and under the key's budget.
-  const runPoll: PollRunner = (key, signal, fetch) => {
-    const request = new Request(POLL_URL, { headers: { authorization: `Bearer ${key}` }, signal });
-    const context = createContext(economy ? economy.transportFor(request, transport) : transport, request, limits);
-    const poll = async () => {
-      try {
-        return await fetch(context.loaders);
-      } finally {
-        economy?.ended(request);
-      }
-    };
-    return economy?.poll ? economy.poll(key, context, poll) : poll();
-  };
-  const subscriptionMetrics = createSubscriptionMetrics(observability.metrics.registry, labelBounds);
-  const subscriptions = createSubscriptionHub({
-    pollMs: options.subscriptions?.pollMs ?? DEFAULTS.SUBSCRIPTION_POLL_MS,
-    maxPerKey: options.subscriptions?.maxPerKey ?? DEFAULTS.MAX_SUBSCRIPTIONS_PER_KEY,
-    max: options.subscriptions?.max ?? DEFAULTS.MAX_SUBSCRIPTIONS,
-    run: runPoll,
-    logger: observability.logger,
-    feed: economy?.writeFeed,
-    events: subscriptionMetrics,
-  });
-  subscriptionMetrics.track(subscriptions.stats);
+  const subscriptions = subscriptionHub(options, { transport, economy, limits, observability, labelBounds });
   const admission = createAdmission({
     // Twice the pool (measured: docs/overload.md): a request's estimate is its most calls at once,
     // and it holds about half that on average (a dashboard's first call runs alone, then its 20).
@@ -298,6 +275,44 @@ export function createGateway(options: GatewayOptions): Gateway {
 /** The URL of the Request a subscription poll is made as: it never leaves the process. */
 const POLL_URL = 'http://subscription-poll.invalid/';
 
+interface HubParts {
+  transport: UpstreamTransport;
+  economy: ReturnType<typeof createUpstreamEconomy>;
+  limits: RequestLimits;
+  observability: ReturnType<typeof createObservability>;
+  labelBounds: LabelBounds;
+}
+
+/** This gateway's subscriptions, and their metrics. */
+function subscriptionHub(options: GatewayOptions, { transport, economy, limits, observability, labelBounds }: HubParts) {
+  // A poll is a request of its own: a fresh context (loaders, call records) through the same
+  // transport path as a request's (the cache, the circuit breakers) and under the key's budget.
+  const runPoll: PollRunner = (key, signal, fetch) => {
+    const request = new Request(POLL_URL, { headers: { authorization: `Bearer ${key}` }, signal });
+    const context = createContext(economy ? economy.transportFor(request, transport) : transport, request, limits);
+    const poll = async () => {
+      try {
+        return await fetch(context.loaders);
+      } finally {
+        economy?.ended(request);
+      }
+    };
+    return economy?.poll ? economy.poll(key, context, poll) : poll();
+  };
+  const metrics = createSubscriptionMetrics(observability.metrics.registry, labelBounds);
+  const hub = createSubscriptionHub({
+    pollMs: options.subscriptions?.pollMs ?? DEFAULTS.SUBSCRIPTION_POLL_MS,
+    maxPerKey: options.subscriptions?.maxPerKey ?? DEFAULTS.MAX_SUBSCRIPTIONS_PER_KEY,
+    max: options.subscriptions?.max ?? DEFAULTS.MAX_SUBSCRIPTIONS,
+    run: runPoll,
+    logger: observability.logger,
+    feed: economy?.writeFeed,
+    events: metrics,
+  });
+  metrics.track(hub.stats);
+  return hub;
+}
+
 /** Every error leaves through here: upstream failures get contract codes, anything else is masked. */
 function callerFacingError(error: unknown): Error {
   const located = error instanceof GraphQLError ? error : undefined;
@@ -313,7 +328,7 @@ function callerFacingError(error: unknown): Error {
  */
 function jitCompileFailure(logger: Logger, result: ExecutionResult): void {
   logger.error({ err: result.errors?.[0] }, 'graphql-jit could not compile an operation');
-  result.errors = [new GraphQLError('Unexpected error.', { extensions: { code: 'INTERNAL_SERVER_ERROR' } })];
+  result.errors = [unexpectedError()];
 }
 
 /**
