@@ -2,7 +2,7 @@
 // of every field that calls the upstream).
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { isInputObjectType, isInterfaceType, isObjectType, isScalarType } from 'graphql';
+import { getNullableType, isInputObjectType, isInterfaceType, isListType, isNonNullType, isObjectType, isScalarType } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { schema } from '../../src/schema/index.ts';
 import { printPublicSchema } from '../../src/schema/print.ts';
@@ -46,6 +46,48 @@ describe('schema.graphql', () => {
       .filter(({ field }) => !/Requires scope `[a-z_]+:(read|write)`/.test(field.description ?? ''))
       .map(({ type, field }) => `${type.name}.${field.name}`);
     expect(unnamed).toEqual([]);
+  });
+
+  it('has the contract’s ids and nullability: ids, databaseIds, lists and totalCount non-null; data and connection fields nullable', () => {
+    const databaseIdTypes: Record<string, string> = {
+      Organization: 'UUID!',
+      BatchExport: 'UUID!',
+      BatchExportRun: 'UUID!',
+      Domain: 'UUID!',
+      Invite: 'UUID!',
+      Member: 'UUID!',
+      Survey: 'UUID!',
+      PipelineDestination: 'Int!',
+      PipelineFrontendApp: 'Int!',
+      PipelineImportApp: 'Int!',
+      Project: 'String!',
+    };
+    const wrong: string[] = [];
+    for (const name of RECORD_TYPES) {
+      const type = schema.getType(name);
+      if (!isObjectType(type)) throw new Error(`${name} is not an object type`);
+      const fields = type.getFields();
+      if (String(fields.id?.type) !== 'ID!') wrong.push(`${name}.id: ${fields.id?.type}`);
+      if (String(fields.databaseId?.type) !== databaseIdTypes[name]) wrong.push(`${name}.databaseId: ${fields.databaseId?.type}`);
+      for (const field of Object.values(fields)) {
+        if (field.name === 'id' || field.name === 'databaseId') continue;
+        const listed = isListType(getNullableType(field.type));
+        // A list is non-null; anything else on a record (data, a connection, a lookup) is nullable.
+        if (listed !== isNonNullType(field.type)) wrong.push(`${name}.${field.name}: ${field.type}`);
+      }
+    }
+    for (const name of ['User', 'FeatureFlag']) {
+      const type = schema.getType(name);
+      if (!isObjectType(type)) throw new Error(`${name} is not an object type`);
+      if (type.getFields().id) wrong.push(`${name}.id exists`);
+      if (String(type.getFields().databaseId?.type) !== 'Int') wrong.push(`${name}.databaseId: ${type.getFields().databaseId?.type}`);
+    }
+    for (const type of Object.values(schema.getTypeMap())) {
+      if (isObjectType(type) && type.name.endsWith('Connection') && String(type.getFields().totalCount?.type) !== 'Int!') {
+        wrong.push(`${type.name}.totalCount: ${type.getFields().totalCount?.type}`);
+      }
+    }
+    expect(wrong).toEqual([]);
   });
 
   it('uses the contract scalars', () => {
