@@ -4,11 +4,28 @@ import { builder } from './builder.ts';
 import { registerNode, retrieveCall } from './node-registry.ts';
 import { nodeType } from './node-type.ts';
 import { BatchExportDestinationRef, BatchExportRef, BatchExportRunRef } from './refs.ts';
-import { restFields } from './rest-fields.ts';
+import { type RestFieldTable, restFields } from './rest-fields.ts';
 import { connectionTypes } from './rest-list-fields.ts';
 import { requiresScope } from './scopes.ts';
 
 const READ = requiresScope('batch_export:read');
+
+/** Writable fields that read and write alike: shared with the batch export mutations' inputs. */
+export const BATCH_EXPORT_SETTINGS = {
+  model: ['model', 'String', 'Which model is exported: `events` or `persons`.'],
+  interval: ['interval', 'String', 'How often it runs: `hour`, `day`, `week`, `every 5 minutes` or `every 15 minutes`.'],
+  paused: ['paused', 'Boolean', 'Whether the export is paused.'],
+  lastPausedAt: ['last_paused_at', 'DateTime', 'When the export was last paused.'],
+  startAt: ['start_at', 'DateTime', 'Runs are not triggered before this time.'],
+  endAt: ['end_at', 'DateTime', 'Runs are not triggered after this time.'],
+  hogqlQuery: ['hogql_query', 'String', 'The HogQL query that selects what is exported.'],
+} satisfies RestFieldTable<BatchExportRecord>;
+
+/** The destination's fields, read and written alike. */
+export const DESTINATION_FIELDS = {
+  type: ['type', 'String', 'Destination kind, e.g. `S3`, `Snowflake`, `Postgres`, `BigQuery`, `Redshift`, `HTTP`.'],
+  config: ['config', 'JSON', 'Destination settings; their shape depends on `type`.'],
+} satisfies RestFieldTable<BatchExportDestination>;
 
 nodeType(BatchExportRef, {
   description: `A scheduled export of events or persons to a destination. ${READ}`,
@@ -18,15 +35,9 @@ nodeType(BatchExportRef, {
     ...restFields<BatchExportRecord>(t, {
       teamId: ['team_id', 'Int', 'The project (team) whose data is exported.'],
       name: ['name', 'String', 'Human-readable name.'],
-      model: ['model', 'String', 'Which model is exported: `events` or `persons`.'],
-      interval: ['interval', 'String', 'How often it runs: `hour`, `day`, `week`, `every 5 minutes` or `every 15 minutes`.'],
-      paused: ['paused', 'Boolean', 'Whether the export is paused.'],
+      ...BATCH_EXPORT_SETTINGS,
       createdAt: ['created_at', 'DateTime', 'When the export was created.'],
       lastUpdatedAt: ['last_updated_at', 'DateTime', 'When the export was last changed.'],
-      lastPausedAt: ['last_paused_at', 'DateTime', 'When the export was last paused.'],
-      startAt: ['start_at', 'DateTime', 'Runs are not triggered before this time.'],
-      endAt: ['end_at', 'DateTime', 'Runs are not triggered after this time.'],
-      hogqlQuery: ['hogql_query', 'String', 'The HogQL query that selects what is exported.'],
       schema: ['schema', 'JSON', 'The export schema, when it has one.'],
     }),
     destination: t.field({
@@ -46,10 +57,7 @@ nodeType(BatchExportRef, {
 builder.objectType(BatchExportDestinationRef, {
   description: 'The destination of a batch export.',
   fields: (t) => ({
-    ...restFields<BatchExportDestination>(t, {
-      type: ['type', 'String', 'Destination kind, e.g. `S3`, `Snowflake`, `Postgres`, `BigQuery`, `Redshift`, `HTTP`.'],
-      config: ['config', 'JSON', 'Destination settings; their shape depends on `type`.'],
-    }),
+    ...restFields<BatchExportDestination>(t, DESTINATION_FIELDS),
   }),
 });
 

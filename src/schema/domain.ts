@@ -2,11 +2,19 @@ import type { DomainRecord } from '../loaders/tagged-records.ts';
 import { registerNode, retrieveCall } from './node-registry.ts';
 import { nodeType } from './node-type.ts';
 import { DomainRef } from './refs.ts';
-import { restFields } from './rest-fields.ts';
+import { type RestFieldTable, restFields } from './rest-fields.ts';
 import { connectionTypes } from './rest-list-fields.ts';
 import { requiresScope } from './scopes.ts';
 
 const READ = requiresScope('organization:read');
+
+/** Single sign-on settings that read and write alike: shared with the domain mutations' inputs. */
+export const DOMAIN_SSO_SETTINGS = {
+  jitProvisioningEnabled: ['jit_provisioning_enabled', 'Boolean', 'Whether users of this domain join automatically on first login.'],
+  samlEntityId: ['saml_entity_id', 'String', 'SAML entity id.'],
+  samlAcsUrl: ['saml_acs_url', 'String', 'SAML assertion consumer service URL.'],
+  samlX509Cert: ['saml_x509_cert', 'String', 'SAML X.509 certificate.'],
+} satisfies RestFieldTable<DomainRecord>;
 
 nodeType(DomainRef, {
   description: `An e-mail domain of the organization, with its single sign-on settings. ${READ}`,
@@ -18,16 +26,13 @@ nodeType(DomainRef, {
       isVerified: ['is_verified', 'Boolean', 'Whether ownership of the domain has been verified.'],
       verifiedAt: ['verified_at', 'DateTime', 'When the domain was verified.'],
       verificationChallenge: ['verification_challenge', 'String', 'The DNS TXT value that proves ownership.'],
-      jitProvisioningEnabled: ['jit_provisioning_enabled', 'Boolean', 'Whether users of this domain join automatically on first login.'],
+      ...DOMAIN_SSO_SETTINGS,
       ssoEnforcement: [
         'sso_enforcement',
         'String',
         'Login method enforced for the domain, e.g. `google-oauth2`, `github`, `gitlab`, `saml`, or empty.',
       ],
       hasSaml: ['has_saml', 'Boolean', 'Whether SAML is fully configured.'],
-      samlEntityId: ['saml_entity_id', 'String', 'SAML entity id.'],
-      samlAcsUrl: ['saml_acs_url', 'String', 'SAML assertion consumer service URL.'],
-      samlX509Cert: ['saml_x509_cert', 'String', 'SAML X.509 certificate.'],
     }),
   }),
 });

@@ -3,6 +3,7 @@
 // `{"backfill_id": ...}`: the export is then read again, and the backfill id exposed.
 import type { BatchExportRecord } from '../../loaders/tagged-records.ts';
 import type { BatchExport } from '../../wire/rest-types.ts';
+import { BATCH_EXPORT_SETTINGS, DESTINATION_FIELDS } from '../batch-export.ts';
 import { builder } from '../builder.ts';
 import { BatchExportRef } from '../refs.ts';
 import { type RestInputTable, restInputFields } from '../rest-fields.ts';
@@ -18,11 +19,6 @@ const BATCH_EXPORT: RecordKind<BatchExport, BatchExportRecord> = {
   retrieve: (rest, at) => rest.getBatchExport(at.parentId, at.pathId),
 };
 
-const DESTINATION_FIELDS: RestInputTable = {
-  type: ['type', 'String', 'Destination kind, e.g. `S3`, `Snowflake`, `Postgres`, `BigQuery`, `Redshift`, `HTTP`.'],
-  config: ['config', 'JSON', 'Destination settings; their shape depends on `type`.'],
-};
-
 const DestinationInput = builder.inputType('BatchExportDestinationInput', {
   description: 'Where a batch export sends its data. On update, a field left out is left unchanged upstream.',
   fields: (t) => restInputFields(t, DESTINATION_FIELDS),
@@ -30,14 +26,8 @@ const DestinationInput = builder.inputType('BatchExportDestinationInput', {
 
 const FIELDS: RestInputTable = {
   name: ['name', 'String', 'Human-readable name (the minimal create example gives `name`, `destination`, `interval`).'],
-  model: ['model', 'String', 'Which model is exported: `events` or `persons`.'],
   destination: ['destination', DestinationInput, 'Where the data goes.', DESTINATION_FIELDS],
-  interval: ['interval', 'String', 'How often it runs: `hour`, `day`, `week`, `every 5 minutes` or `every 15 minutes`.'],
-  paused: ['paused', 'Boolean', 'Whether the export is paused.'],
-  lastPausedAt: ['last_paused_at', 'DateTime', 'When the export was last paused.'],
-  startAt: ['start_at', 'DateTime', 'Runs are not triggered before this time.'],
-  endAt: ['end_at', 'DateTime', 'Runs are not triggered after this time.'],
-  hogqlQuery: ['hogql_query', 'String', 'The HogQL query that selects what is exported.'],
+  ...BATCH_EXPORT_SETTINGS,
 };
 
 createMutation(BATCH_EXPORT, {

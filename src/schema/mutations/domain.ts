@@ -1,6 +1,7 @@
 // createDomain, updateDomain, deleteDomain and verifyDomain (seed 4.3).
 import type { DomainRecord } from '../../loaders/tagged-records.ts';
 import type { Domain } from '../../wire/rest-types.ts';
+import { DOMAIN_SSO_SETTINGS } from '../domain.ts';
 import { DomainRef } from '../refs.ts';
 import type { RestInputTable } from '../rest-fields.ts';
 import { actionMutation, createMutation, deleteMutation, type RecordKind, updateMutation } from './record-mutations.ts';
@@ -17,11 +18,8 @@ const DOMAIN: RecordKind<Domain, DomainRecord> = {
 
 const FIELDS: RestInputTable = {
   domain: ['domain', 'String', 'The domain name, e.g. `example.com` (the minimal create example gives only this).'],
-  jitProvisioningEnabled: ['jit_provisioning_enabled', 'Boolean', 'Whether users of this domain join automatically on first login.'],
   ssoEnforcement: ['sso_enforcement', 'String', 'Login method to enforce: `google-oauth2`, `github`, `gitlab`, `saml`, or empty for none.'],
-  samlEntityId: ['saml_entity_id', 'String', 'SAML entity id.'],
-  samlAcsUrl: ['saml_acs_url', 'String', 'SAML assertion consumer service URL.'],
-  samlX509Cert: ['saml_x509_cert', 'String', 'SAML X.509 certificate.'],
+  ...DOMAIN_SSO_SETTINGS,
 };
 
 createMutation(DOMAIN, {

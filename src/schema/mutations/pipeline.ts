@@ -6,6 +6,7 @@ import type { ObjectRef } from '@pothos/core';
 import type { PipelineItemRecord } from '../../loaders/tagged-records.ts';
 import type { PipelineFamily, PipelineItem } from '../../wire/rest-types.ts';
 import type { BuilderTypes } from '../builder.ts';
+import { PIPELINE_ITEM_SETTINGS } from '../pipeline/item.ts';
 import { PipelineDestinationRef, PipelineFrontendAppRef, PipelineImportAppRef } from '../refs.ts';
 import type { RestInputTable } from '../rest-fields.ts';
 import type { MutationNames } from './define.ts';
@@ -18,15 +19,8 @@ const FIELDS: RestInputTable = {
     'String',
     'How the plugin is installed: `local`, `custom`, `repository`, `source` or `inline` (the minimal create example gives only this).',
   ],
-  name: ['name', 'String', 'Name.'],
-  description: ['description', 'String', 'What the item does.'],
-  icon: ['icon', 'String', 'Icon URL.'],
-  configSchema: ['config_schema', 'JSON', 'The settings the plugin takes.'],
+  ...PIPELINE_ITEM_SETTINGS,
   tag: ['tag', 'String', 'The version tag to install.'],
-  isGlobal: ['is_global', 'Boolean', 'Whether the item is available to every organization.'],
-  capabilities: ['capabilities', 'JSON', 'What the plugin can do.'],
-  metrics: ['metrics', 'JSON', 'Metrics the plugin reports.'],
-  publicJobs: ['public_jobs', 'JSON', 'Jobs the plugin exposes.'],
 };
 
 interface FamilyMutations {
