@@ -1,13 +1,13 @@
 // Bad arguments are refused before the operation runs (contract: Errors, "BAD_USER_INPUT ...: no
-// upstream call"): a page size out of range, a cursor the gateway did not make, a malformed global id
-// or one of the wrong type, wherever the field stands. Checked in the resolver alone, a bad argument
-// deep in a query would fail only after the fields above it had called the upstream, and one in a
-// mutation's payload after the write. Every field the operation will run is checked, through
-// fragments and @skip/@include, with its variables applied; each bad argument is one error, and the
-// operation answers `data: null` with them, as a refused mutation input always did.
+// upstream call"): a page size out of range, a cursor the gateway did not make or of another list, a
+// malformed global id or one of the wrong type, a required argument given null, wherever the field
+// stands. Checked in the resolver alone, a bad argument deep in a query would fail only after the
+// fields above it had called the upstream, and one in a mutation's payload after the write. Every
+// field the operation could run is checked (one in a fragment on a type the answer may not have too),
+// through fragments and @skip/@include, with its variables applied; each bad argument is one error,
+// and the operation answers `data: null` with them, as a refused mutation input always did.
 import {
   type DocumentNode,
-  type FragmentDefinitionNode,
   type GraphQLCompositeType,
   GraphQLError,
   type GraphQLField,
@@ -26,6 +26,7 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { gatewayError } from '../graphql-errors.ts';
 import type { FanOut } from '../limits/fan-out.ts';
 import { operationMemo } from '../limits/operation-memo.ts';
 import { fragmentsByName, isIncluded } from '../selections.ts';
@@ -59,7 +60,7 @@ export function argumentChecksPlugin(): Plugin {
   };
 }
 
-/** An error for each bad argument of the fields the operation will run (at most MAX_ERRORS). */
+/** An error for each bad argument of the fields the operation could run (at most MAX_ERRORS). */
 function badArguments(
   schema: GraphQLSchema,
   document: DocumentNode,
@@ -74,7 +75,7 @@ function badArguments(
   const variables = coerced.coerced;
   const fragments = fragmentsByName(document);
   const errors: GraphQLError[] = [];
-  // A fragment is checked once per type it is spread on: its arguments are the same wherever it
+  // A fragment is checked once, under its own type condition: its arguments are the same wherever it
   // stands, and a document cannot make this walk exponential.
   const checkedFragments = new Set<string>();
 
@@ -91,22 +92,25 @@ function badArguments(
       if (selection.kind === Kind.FRAGMENT_SPREAD) {
         const fragment = fragments.get(selection.name.value);
         const condition = fragment && schema.getType(fragment.typeCondition.name.value);
-        const seen = `${type.name} ${selection.name.value}`;
-        if (!fragment || !isCompositeType(condition) || checkedFragments.has(seen)) continue;
-        checkedFragments.add(seen);
-        visit(condition, (fragment as FragmentDefinitionNode).selectionSet, path);
+        if (!fragment || !isCompositeType(condition) || checkedFragments.has(fragment.name.value)) continue;
+        checkedFragments.add(fragment.name.value);
+        visit(condition, fragment.selectionSet, path);
         continue;
       }
       const field = isObjectType(type) || isInterfaceType(type) ? type.getFields()[selection.name.value] : undefined;
       if (!field) continue;
       const fieldPath = path && [...path, selection.alias?.value ?? selection.name.value];
-      let args: Record<string, unknown>;
+      let args: Record<string, unknown> = {};
+      let error: GraphQLError | undefined;
       try {
         args = getArgumentValues(field, selection, variables);
-      } catch {
-        continue; // that field's execution reports its bad argument
+      } catch (invalid) {
+        // A required argument given null through a variable with a default (validation lets it
+        // by): graphql-jit would report it only once the fields before had run, and in a serial
+        // mutation never answer at all.
+        error = gatewayError('BAD_USER_INPUT', (invalid as Error).message);
       }
-      const error = argumentError(field, args);
+      error ??= argumentError(field, args);
       if (error) errors.push(new GraphQLError(error.message, { nodes: selection, path: fieldPath, extensions: error.extensions }));
       const childType = getNamedType(field.type);
       if (selection.selectionSet && isCompositeType(childType)) {

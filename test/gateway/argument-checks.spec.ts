@@ -73,6 +73,32 @@ describe('a bad argument below or beside other fields', () => {
   });
 });
 
+describe('a required argument given null through a variable with a default', () => {
+  // Validation lets `$id: ID = "…"` stand where `ID!` is needed; an explicit null then fails only
+  // when the argument is read.
+  it('in a query: refused with no upstream call (the field beside it had been fetched, and the error was "Unexpected error.")', async () => {
+    const result = await h.runCounting('query ($id: ID = "x") { organizations { totalCount } node(id: $id) { id } }', { id: null });
+    expect(result.data).toBeNull();
+    expect(codesOf(result.errors)).toEqual([['BAD_USER_INPUT', undefined]]);
+    expect(result.errors?.[0]?.message).toMatch(/must not be null/);
+    expect(result.routes).toEqual([]);
+  });
+
+  it('in the second of two mutations: refused before the first is sent (graphql-jit never answered it)', async () => {
+    const result = await h.runCounting(
+      `mutation ($a: UpdateOrganizationInput!, $b: UpdateOrganizationInput = { id: "x" }) {
+        a: updateOrganization(input: $a) { __typename }
+        b: updateOrganization(input: $b) { __typename }
+      }`,
+      { a: { id: orgId, name: 'renamed' }, b: null },
+    );
+    expect(result.data).toBeNull();
+    expect(codesOf(result.errors)).toEqual([['BAD_USER_INPUT', undefined]]);
+    expect(result.errors?.[0]?.path).toEqual(['b']);
+    expect(result.routes).toEqual([]);
+  });
+});
+
 describe('a bad argument in a mutation’s payload', () => {
   it('is refused before the write is sent', async () => {
     const result = await h.runCounting(
