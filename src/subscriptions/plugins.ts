@@ -73,7 +73,7 @@ function changesOnlyPlugin(): Plugin {
 }
 
 /**
- * The results of `source` that differ from the last one passed on, and every error. Not a lazy wrapper (an async
+ * The results of `source` that differ from the last one passed on, and every RATE_LIMITED one. Not a lazy wrapper (an async
  * generator, a Repeater): `return()` reaches the source at once, even before the first `next()` or
  * while one waits, so the subscriber leaves its poll as soon as the client goes.
  */
@@ -85,9 +85,10 @@ function changesOnly(source: AsyncIterable<ExecutionResult>): AsyncIterableItera
       for (;;) {
         const step = await iterator.next();
         if (step.done) return step;
-        // Every error event is sent (each 429 is, as the contract says), and the data after it even
-        // when unchanged: the subscriber learns the poll recovered.
-        if (step.value.errors?.length) {
+        // Each 429 is sent, as the contract says, and the data after it even when unchanged: the
+        // subscriber learns the poll recovered. Any other result, a field's error included, only
+        // when it changed.
+        if (step.value.errors?.some((error) => error.extensions?.code === 'RATE_LIMITED')) {
           lastSent = undefined;
           return step;
         }

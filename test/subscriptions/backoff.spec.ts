@@ -12,6 +12,8 @@ const ORG = '0b4c6f3e-2f1a-4c1e-9a51-6d2b8e0c1a11';
 const EXPORT = '5d1e7f3a-9b2c-4d8e-8f60-1a2b3c4d5e6f';
 const EXPORT_PATH = `/api/organizations/${ORG}/batch_exports/${EXPORT}/`;
 const ID = btoa(`BatchExport:${ORG}:${EXPORT}`);
+const OTHER = '6e2f8a4b-0c3d-4e9f-9a71-2b3c4d5e6f70';
+const OTHER_ID = btoa(`BatchExport:${ORG}:${OTHER}`);
 const QUERY = 'subscription ($id: ID!) { batchExport(id: $id) { name paused } }';
 const record = (paused: boolean) => ({ id: EXPORT, name: 'watched', paused, destination: { type: 'S3', config: {} }, latest_runs: [] });
 
@@ -78,6 +80,36 @@ it('every 429 is its own RATE_LIMITED event, and the data after them is sent eve
     { batchExport: { name: 'watched', paused: false } },
   ]);
   await subscription.close();
+});
+
+it('any other error is sent once while it repeats: a poll failing the same way, or a field the upstream keeps sending unrepresentable', async () => {
+  const upstream = await fakeUpstream();
+  const failing = json(500, { detail: 'boom' });
+  const answers = [json(200, record(false)), failing, failing, failing, json(200, record(false))];
+  upstream.handle((req, res) => {
+    // Another watcher's record keeps an unrepresentable date on every poll.
+    if (req.path.includes(OTHER)) return sendJson(res, 200, { ...record(false), id: OTHER, created_at: 'not a date' });
+    const answer = answers.length > 1 ? (answers.shift() as ReturnType<typeof json>) : (answers[0] as ReturnType<typeof json>);
+    res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers }).end(JSON.stringify(answer.body));
+  });
+  const { url } = await served(upstream, { upstreamGetRetries: 0 });
+  const failed = await subscribe(url, QUERY, { id: ID }, 'phx_test_key');
+  const partial = await subscribe(
+    url,
+    'subscription ($id: ID!) { batchExport(id: $id) { name createdAt } }',
+    { id: OTHER_ID },
+    'phx_test_key',
+  );
+  const events = await failed.waitForEvents(3, 4000);
+  expect(events.map((event) => event.errors?.[0]?.extensions?.code ?? event.data)).toEqual([
+    { batchExport: { name: 'watched', paused: false } },
+    'UPSTREAM_ERROR',
+    { batchExport: { name: 'watched', paused: false } },
+  ]);
+  expect(upstream.requests.filter((r) => r.path.includes(OTHER)).length).toBeGreaterThanOrEqual(4);
+  expect(partial.events).toHaveLength(1);
+  expect(partial.events[0]?.errors?.map((error) => error.extensions?.code)).toEqual(['UPSTREAM_ERROR']);
+  await Promise.all([failed.close(), partial.close()]);
 });
 
 it('with the cache and UPSTREAM_BUDGET on, polls count against the key: past it, RATE_LIMITED without an upstream call', async () => {
