@@ -1,7 +1,7 @@
 // The cache of upstream GET answers in this instance's memory (CACHE=memory), through the gateway:
 // hits cost no upstream call, writes make stale what they can change (for every key) and nothing
-// else, errors and non-2xx answers are never cached, and identical GETs in flight share one call
-// that no waiter's disconnect or deadline cancels for the others.
+// else, errors and non-2xx answers (a lookup's 404 too) are never cached, and identical GETs in
+// flight share one call that no waiter's disconnect or deadline cancels for the others.
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -183,6 +183,31 @@ describe('against a recording upstream', () => {
     expect((await target.post(ORGS, key)).body.data.organizations.nodes).toEqual([{ name: 'Recovered' }]);
     expect(sources((await target.post(ORGS, key)).body)).toEqual(['cache']);
     expect(fake.requests.length - before).toBe(2);
+  });
+
+  it('does not cache a lookup answered 404 (null in GraphQL): the same request twice makes the call twice', async () => {
+    const key = 'phx_lookup_404';
+    const id = randomUUID();
+    const path = `/api/organizations/${id}/`;
+    const ORG = `query Org($id: UUID!) { organization(databaseId: $id) { name } }`;
+    fake.handle((req, res) =>
+      req.path === path
+        ? sendJson(res, 404, { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null })
+        : sendJson(res, 500, {}),
+    );
+    const before = callsTo(path);
+    for (let i = 0; i < 2; i++) {
+      const missing = await target.post(ORG, key, { variables: { id } });
+      expect(missing.body).toMatchObject({ data: { organization: null } });
+      expect(missing.body.errors).toBeUndefined();
+      expect(sources(missing.body)).toEqual(['upstream']);
+    }
+    expect(callsTo(path) - before).toBe(2);
+    // Not vacuous: once the record is there, its answer is cached.
+    fake.handle((_req, res) => sendJson(res, 200, { id, name: 'Found' }));
+    expect((await target.post(ORG, key, { variables: { id } })).body.data.organization).toEqual({ name: 'Found' });
+    expect(sources((await target.post(ORG, key, { variables: { id } })).body)).toEqual(['cache']);
+    expect(callsTo(path) - before).toBe(3);
   });
 
   it.each([

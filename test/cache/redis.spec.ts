@@ -1,9 +1,11 @@
 // Two gateway instances on one Redis (a redis-server of this spec's own) and one reference API: a
 // write through one is seen by the next read through the other at once, the budget is one per key
-// across instances, a key never sees another key's answers, nothing in Redis holds a key, and an
-// outage loses no request and ends when Redis is back.
+// across instances, a key never sees another key's answers, nothing in Redis holds a key, an
+// outage loses no request and ends when Redis is back, and CACHE_SECRET is what caller tags are
+// made with (instances share entries only under the same secret).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseUpstreamBudget } from '../../src/budget-setting.ts';
+import { callerTag } from '../../src/caller.ts';
 import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { createRedisStore } from '../../src/store/redis-store.ts';
 import type { SharedStore } from '../../src/store/shared-store.ts';
@@ -221,6 +223,49 @@ describe('two instances on one Redis', () => {
     }
     expect(sources((await one.post(ORGANIZATION_NAMES, key)).body)).toEqual(['upstream']);
     expect(sources((await two.post(ORGANIZATION_NAMES, key)).body)).toEqual(['cache']);
+  });
+});
+
+describe('CACHE_SECRET', () => {
+  it('is the secret caller tags are made with: instances with the same one share entries, another secret shares none', async () => {
+    const secret = 'some-secret-of-this-spec';
+    const options = (withSecret: string) => ({ upstreamUrl: api.url, cache: { store: redis.url, ttlMs: 60_000, secret: withSecret } });
+    const [first, second] = await twoInstances(options(secret));
+    const other = testGateway(options('another-secret-of-this-spec'));
+    try {
+      await untilStoreReachable(other);
+      const key = api.keys.organizationRead as string;
+      const client = redis.client();
+      const keysOf = async (tagged: string) => (await client.keys(`gw:{${tagged}}:*`)).sort();
+      const tag = callerTag(secret, key);
+      const otherTag = callerTag('another-secret-of-this-spec', key);
+      expect(await keysOf(tag)).toEqual([]);
+
+      const start = api.requests.length;
+      const read = await first.post(ORGANIZATION_NAMES, key);
+      expect(read.body.errors).toBeUndefined();
+      expect(sources(read.body)).toEqual(['upstream']);
+      expect(await keysOf(tag)).toEqual([expect.stringMatching(/^gw:\{[\w-]{22}\}:get:\/api\/organizations\//)]);
+      const everything = await client.keys('gw:*');
+      const values = await Promise.all(everything.map((name) => client.get(name).catch(() => '')));
+      for (const form of forbiddenForms(key)) expect([...everything, ...values.map(String)].join('\n')).not.toContain(form);
+
+      // The same secret on another instance: the same tag, the same entry.
+      const shared = await second.post(ORGANIZATION_NAMES, key);
+      expect(sources(shared.body)).toEqual(['cache']);
+      expect(shared.body.data).toEqual(read.body.data);
+      expect(getsSince(start)).toHaveLength(1);
+
+      // Another secret: another tag, so its own upstream call and its own entry.
+      const apart = await other.post(ORGANIZATION_NAMES, key);
+      expect(sources(apart.body)).toEqual(['upstream']);
+      expect(apart.body.data).toEqual(read.body.data);
+      expect(getsSince(start).map((request) => request.headers.authorization)).toEqual([`Bearer ${key}`, `Bearer ${key}`]);
+      expect(await keysOf(otherTag)).toHaveLength(1);
+      expect(await keysOf(tag)).toHaveLength(1);
+    } finally {
+      for (const instance of [first, second, other]) await instance.gateway.close();
+    }
   });
 });
 

@@ -1,7 +1,8 @@
 // Lookups by id follow the contract (Identifiers): a record with a REST retrieve is retrieved, one
-// call per distinct id, all at once, however it is reached (aliases, `node`, `nodes`); a 404 is null
-// for that record alone and any other failure fails that record's field alone; invites and members
-// are found by one scan of their organization's list. The estimate counts what the lookups cost.
+// call per distinct id, all at once, however it is reached (`organization(databaseId:)`, aliases,
+// `node`, `nodes`, `_entities`, all in one request); a 404 is null for that record alone and any
+// other failure fails that record's field alone; invites and members are found by one scan of their
+// organization's list. The estimate counts what the lookups cost.
 import fc from 'fast-check';
 import { parse } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -130,6 +131,39 @@ describe('against the reference API', () => {
     );
     expect(errors).toBeUndefined();
     expect(routes).toEqual([`GET /api/organizations/${org}/batch_exports/${rest.exports[0]}/`]);
+  });
+
+  it('organization(databaseId:), node and _entities naming the same records: one retrieve per distinct record', async () => {
+    const exportId = rest.exports[0] as string;
+    const { data, errors, routes } = await h.runCounting<any, unknown>(
+      `query($org: UUID!, $orgId: ID!, $export: UUID!, $exportId: ID!, $representations: [_Any!]!) {
+        organization(databaseId: $org) { id name batchExport(databaseId: $export) { id name } }
+        o: node(id: $orgId) { ... on Organization { name } } e: node(id: $exportId) { ... on BatchExport { name } }
+        _entities(representations: $representations) { __typename ... on Organization { name } ... on BatchExport { name } } }`,
+      {
+        org,
+        orgId: idOf('organization'),
+        export: exportId,
+        exportId: idOf('export 0'),
+        representations: [
+          { __typename: 'Organization', id: idOf('organization') },
+          { __typename: 'Organization', databaseId: org },
+          { __typename: 'BatchExport', id: idOf('export 0') },
+        ],
+      },
+    );
+    expect(errors).toBeUndefined();
+    expect(data).toEqual({
+      organization: { id: idOf('organization'), name: 'Lookups Inc', batchExport: { id: idOf('export 0'), name: 'export 1' } },
+      o: { name: 'Lookups Inc' },
+      e: { name: 'export 1' },
+      _entities: [
+        { __typename: 'Organization', name: 'Lookups Inc' },
+        { __typename: 'Organization', name: 'Lookups Inc' },
+        { __typename: 'BatchExport', name: 'export 1' },
+      ],
+    });
+    expect(routes.sort()).toEqual([`GET /api/organizations/${org}/`, `GET /api/organizations/${org}/batch_exports/${exportId}/`].sort());
   });
 
   it('makes one call per distinct read the ids need, and the estimate counts each retrieve once and each scan at its bound', async () => {

@@ -1,10 +1,12 @@
 // Idempotent mutations against the reference API, one gateway, records in its memory: a retry is
 // replayed byte for byte without an upstream call, another payload under the key is refused, a
-// malformed key is refused before anything runs, a request that sent no write leaves nothing
-// behind, and keys are per caller.
+// malformed key is refused before anything runs, the header changes nothing on a query, GET or a
+// subscription (SSE), a request that sent no write leaves nothing behind, and keys are per caller.
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { globalId } from '../../src/schema/global-id.ts';
 import { type HttpHarness, startHttpHarness } from '../support/http-server.ts';
+import { subscribe } from '../support/sse.ts';
 import { CREATE_DOMAIN, domainInput, ORGANIZATIONS, post } from './support.ts';
 
 let h: HttpHarness;
@@ -148,6 +150,50 @@ describe('where the header changes nothing', () => {
       headers: { authorization: `Bearer ${h.api.keys.demo}`, 'idempotency-key': 'a b' },
     });
     expect(get.status).toBe(200);
+  });
+
+  it('on a subscription (SSE), even malformed: the stream runs as without it, and the key stays free for a mutation', async () => {
+    const domain = h.api.store.addDomain(org, { domain: newDomain() });
+    const query = 'subscription ($id: ID!) { domain(id: $id) { id domain isVerified } }';
+    const variables = { id: globalId('Domain', org, domain.id) };
+    /** subscribe()'s fetch, with the header added. */
+    const withKey =
+      (idempotencyKey: string) =>
+      (url: string, init: RequestInit): Promise<Response> =>
+        fetch(url, { ...init, headers: { ...(init.headers as Record<string, string>), 'idempotency-key': idempotencyKey } });
+    const plain = await subscribe(h.url, query, variables, h.api.keys.demo);
+    const open = await subscribe(h.url, query, variables, h.api.keys.demo, withKey('sub-open'));
+    const ended = await subscribe(h.url, query, variables, h.api.keys.demo, withKey('sub-ended'));
+    const malformed = await subscribe(h.url, query, variables, h.api.keys.demo, withKey('a b'));
+    try {
+      const [expected] = await plain.waitForEvents(1);
+      expect(expected).toEqual({ data: { domain: { id: variables.id, domain: domain.domain, isVerified: false } } });
+      for (const subscription of [open, ended, malformed]) {
+        expect(subscription.status).toBe(200);
+        expect(subscription.contentType).toMatch(/^text\/event-stream/);
+        expect(await subscription.waitForEvents(1)).toEqual([expected]);
+        expect(subscription.completed()).toBe(false);
+      }
+      const polls = h.api.requests.filter((request) => request.path === `/api/organizations/${org}/domains/${domain.id}/`);
+      expect(polls.length).toBeGreaterThan(0);
+      expect(writes()).toHaveLength(0);
+
+      // The same keys then run a mutation: one while its stream is still open, one after it ended.
+      await ended.close();
+      for (const idempotencyKey of ['sub-open', 'sub-ended']) {
+        const mutation = await post(h.url, { key: h.api.keys.demo, idempotencyKey, variables: domainInput(org, newDomain()) });
+        expect(mutation.status).toBe(200);
+        expect(mutation.body.data.createDomain.__typename).toBe('CreateDomainPayload');
+        expect(mutation.headers.get('idempotent-replayed')).toBeNull();
+      }
+      expect(writes()).toHaveLength(2);
+      // Not vacuous: the mutation did take its key, so another payload under it is now refused.
+      const reused = await post(h.url, { key: h.api.keys.demo, idempotencyKey: 'sub-open', variables: domainInput(org, newDomain()) });
+      expect(reused.status).toBe(422);
+      expect(writes()).toHaveLength(2);
+    } finally {
+      await Promise.all([plain, open, ended, malformed].map((subscription) => subscription.close()));
+    }
   });
 });
 

@@ -1,11 +1,13 @@
 // Idempotent mutations against the recording fake upstream, over HTTP: a duplicate while the first
 // runs is refused (409), a write once sent is seen through when its caller leaves or its deadline
-// passes and its real outcome is replayed, what "sent" means on each side (a refused connection
-// leaves nothing; a timeout after sending is remembered), a dropped answer, a response too large to
-// keep, an IDEMPOTENCY_TTL_MS shorter than a request, the memory bound, the per-caller bound, and the metrics.
+// passes and its real outcome is replayed, what "sent" means on each side (a refused connection, a
+// limit or UPSTREAM_BUDGET leaves nothing; a timeout after sending is remembered), a dropped answer,
+// a response too large to keep, an IDEMPOTENCY_TTL_MS shorter than a request, the memory bound, the
+// per-caller bound, and the metrics.
 import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
+import { parseUpstreamBudget } from '../../src/budget-setting.ts';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway.ts';
 import { globalId } from '../../src/schema/global-id.ts';
 import { captureLogger } from '../ops/support.ts';
@@ -223,6 +225,26 @@ describe('what a sent write means, on each side', () => {
     const next = await post(s.url, { key: KEY, idempotencyKey: 'limit-1', variables: variables('c.example') });
     expect(next.body.data.createDomain.domain.domain).toBe('c.example');
     expect(s.upstream.requests.map((request) => JSON.parse(request.body).domain)).toEqual(['c.example']);
+  });
+
+  it('refused by UPSTREAM_BUDGET after the key was claimed: nothing is left behind, another payload is refused by the budget again', async () => {
+    const s = await setUp({ upstreamBudget: parseUpstreamBudget('2/minute') });
+    // One call spent: the one left is less than a mutation field's estimate (its write and a re-read).
+    expect((await post(s.url, { key: KEY, query: ORGANIZATIONS })).body.data.organizations.totalCount).toBe(0);
+    for (const domain of ['one.example', 'two.example']) {
+      const refused = await post(s.url, { key: KEY, idempotencyKey: 'budget-1', variables: variables(domain) });
+      expect(refused.status).not.toBe(422);
+      expect(refused.headers.get('idempotent-replayed')).toBeNull();
+      expect(refused.body.data?.createDomain ?? null).toBeNull();
+      expect(refused.body.errors).toEqual([
+        expect.objectContaining({ extensions: { code: 'RATE_LIMITED', limit: 'upstreamBudget', retryAfter: expect.any(Number) } }),
+      ]);
+    }
+    expect(s.upstream.requests.map((request) => `${request.method} ${request.path}`)).toEqual(['GET /api/organizations/']);
+    // Not vacuous: the key was claimed each time (and released), never refused as malformed or unavailable.
+    const text = await s.gateway.metrics.registry.metrics();
+    expect(text).toContain('gateway_idempotent_requests_total{outcome="claimed"} 2');
+    expect(text).not.toMatch(/gateway_idempotent_requests_total\{outcome="key_reused"\} [1-9]/);
   });
 
   it('a timeout after it went out may be a write: the timeout is remembered and replayed, never sent again', async () => {

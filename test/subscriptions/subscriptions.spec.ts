@@ -1,10 +1,14 @@
 // Subscriptions over SSE (contract: Subscriptions), through HTTP against the reference API: one shared
 // poll per key and record, the first event is the current state, then only changes of the selected
 // data; mutations through the gateway push at once; disconnecting stops the poll; no key, the
-// limits, a record that disappears and SIGTERM.
+// limits, a record that disappears (a batch export, a domain, an organization whose members are
+// watched, deleted or unknown) and SIGTERM.
+import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { gracefulShutdown } from '../../src/http/shutdown.ts';
 import { createLogger } from '../../src/observability/logger.ts';
+import { USER_IDS } from '../../src/reference-api/demo-users.ts';
+import { globalId } from '../../src/schema/global-id.ts';
 import { type HttpHarness, startHttpHarness } from '../support/http-server.ts';
 import { metricValue } from '../support/metrics.ts';
 import { type SseSubscription, subscribe } from '../support/sse.ts';
@@ -221,6 +225,58 @@ describe('domain and organizationMembers subscriptions', () => {
     expect(removed.errors).toBeUndefined();
     const [, second] = await subscription.waitForEvents(2);
     expect(second?.data?.organizationMembers).toMatchObject({ totalCount: page.totalCount - 1 });
+  });
+});
+
+describe('domain and organizationMembers subscriptions of a record that disappears', () => {
+  const WATCH_DOMAIN = 'subscription ($id: ID!) { domain(id: $id) { id domain } }';
+  const WATCH_MEMBERS = 'subscription ($org: ID!) { organizationMembers(organizationId: $org, first: 5) { totalCount nodes { level } } }';
+  const codes = (subscription: SseSubscription) =>
+    subscription.events.map((event) => event.errors?.map((e) => e.extensions?.code) ?? 'data');
+
+  it('a watched domain that is deleted ends its stream with NOT_FOUND', async () => {
+    const created = await h.run<{ createDomain: { domain: { id: string; databaseId: string } } }, unknown>(
+      `mutation ($org: ID!) { createDomain(input: { organizationId: $org, domain: "short-lived.example" }) {
+        ... on CreateDomainPayload { domain { id databaseId } } } }`,
+      { org: organizationId },
+    );
+    const { id, databaseId } = created.data.createDomain.domain;
+    const path = `/api/organizations/${Buffer.from(organizationId, 'base64').toString('utf8').split(':')[1]}/domains/${databaseId}/`;
+    const subscription = await watch(WATCH_DOMAIN, { id });
+    expect(await subscription.waitForEvents(1)).toEqual([{ data: { domain: { id, domain: 'short-lived.example' } } }]);
+    const deleted = await h.run('mutation ($id: ID!) { deleteDomain(input: { id: $id }) { __typename } }', { id });
+    expect(deleted.data).toEqual({ deleteDomain: { __typename: 'DeleteDomainPayload' } });
+    await subscription.waitForComplete();
+    expect(codes(subscription)).toEqual(['data', ['NOT_FOUND']]);
+    // After the delete, the one poll that found it gone (with the subscriber's key), then none.
+    const since = h.api.requests.findIndex((r) => r.method === 'DELETE' && r.path === path);
+    expect(since).toBeGreaterThanOrEqual(0);
+    await sleep(POLL_MS * 2);
+    const after = h.api.requests.slice(since + 1).filter((r) => r.path === path);
+    expect(after.map((r) => [r.method, r.headers.authorization])).toEqual([['GET', `Bearer ${h.api.keys.demo}`]]);
+  });
+
+  it('organizationMembers of an organization that disappears ends with NOT_FOUND; of an unknown one, at once', async () => {
+    const gone = h.api.store.addOrganization({ name: 'Short-lived org' }, { owner: USER_IDS.demo });
+    const subscription = await watch(WATCH_MEMBERS, { org: globalId('Organization', gone.id) });
+    expect(await subscription.waitForEvents(1)).toEqual([{ data: { organizationMembers: { totalCount: 1, nodes: [{ level: 15 }] } } }]);
+    h.api.clearRequests();
+    h.api.store.deleteOrganization(gone.id); // behind the gateway's back: the next poll finds it gone
+    await subscription.waitForComplete(POLL_MS * 8);
+    expect(codes(subscription)).toEqual(['data', ['NOT_FOUND']]);
+    await sleep(POLL_MS * 2); // the poll that found it gone was the last
+    const membersOf = (org: string) => h.api.requests.filter((r) => r.method === 'GET' && r.path === `/api/organizations/${org}/members/`);
+    expect(membersOf(gone.id)).toHaveLength(1);
+    expect(h.api.requests).toHaveLength(1);
+
+    const unknown = randomUUID();
+    h.api.clearRequests();
+    const never = await watch(WATCH_MEMBERS, { org: globalId('Organization', unknown) });
+    await never.waitForComplete();
+    expect(codes(never)).toEqual([['NOT_FOUND']]);
+    await sleep(POLL_MS * 2);
+    expect(membersOf(unknown)).toHaveLength(1);
+    expect(h.api.requests).toHaveLength(1);
   });
 });
 
