@@ -126,7 +126,7 @@ function badArguments(
 function argumentError(field: GraphQLField<unknown, unknown>, args: Record<string, unknown>): GraphQLError | undefined {
   try {
     // Every connection (its fan-out says so) takes first/last/after/before.
-    if ((field.extensions.fanOut as FanOut | undefined) === 'connection') checkConnectionArguments(args);
+    if ((field.extensions.fanOut as FanOut | undefined) === 'connection') checkConnectionArguments(args, field.name);
     (field.extensions.checkArguments as ArgumentCheck | undefined)?.(args);
     checkInputGlobalIds(field, args);
   } catch (error) {

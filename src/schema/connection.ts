@@ -56,15 +56,20 @@ const notACursor = (argName: string) =>
 
 /**
  * What can be checked of a connection's arguments without its parent: the page sizes, and that each
- * cursor is one of the gateway's. Run on the whole operation before it executes
+ * cursor is one the gateway made for a connection of this field (its key is the field's name, and
+ * the parent's id below the root). Run on the whole operation before it executes
  * (src/schema/argument-checks.ts), so a bad one deep in it is refused before any upstream call;
- * whether a cursor belongs to this very connection is checked when the field resolves.
+ * whether a cursor belongs to this very parent is checked when the field resolves.
  */
-export function checkConnectionArguments(args: ConnectionArgs): void {
+export function checkConnectionArguments(args: ConnectionArgs, fieldName: string): void {
   checkSize(args.first, 'first');
   checkSize(args.last, 'last');
-  if (args.after != null) parseCursor(args.after, 'after');
-  if (args.before != null) parseCursor(args.before, 'before');
+  for (const argName of ['after', 'before'] as const) {
+    const cursor = args[argName];
+    if (cursor == null) continue;
+    const { connection } = parseCursor(cursor, argName);
+    if (connection !== fieldName && !connection.startsWith(`${fieldName}:`)) throw notACursor(argName);
+  }
 }
 
 export function checkSize(value: number | null | undefined, argName: string): number | undefined {

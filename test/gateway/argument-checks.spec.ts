@@ -100,6 +100,23 @@ describe('a required argument given null through a variable with a default', () 
 });
 
 describe('a bad argument in a mutation’s payload', () => {
+  it('a cursor of another list is refused before the write is sent', async () => {
+    const { data } = await h.run<{ organization: { batchExports: { pageInfo: { endCursor: string } } } }, unknown>(
+      `{ organization(databaseId: "${org}") { batchExports(first: 1) { pageInfo { endCursor } } } }`,
+    );
+    const result = await h.runCounting(
+      `mutation ($id: ID!, $after: String) {
+        updateOrganization(input: { id: $id, name: "renamed" }) {
+          ... on UpdateOrganizationPayload { organization { domains(after: $after) { totalCount } } }
+        }
+      }`,
+      { id: orgId, after: data.organization.batchExports.pageInfo.endCursor },
+    );
+    expect(result.data).toBeNull();
+    expect(codesOf(result.errors)).toEqual([['BAD_USER_INPUT', 'after']]);
+    expect(result.routes).toEqual([]);
+  });
+
   it('is refused before the write is sent', async () => {
     const result = await h.runCounting(
       `mutation ($id: ID!) {
