@@ -58,13 +58,16 @@ export function decodeId(id: string, argName = 'id'): DecodedId {
   }
 }
 
-/** Checks a decoded id's parts against the shape its type expects. */
+/**
+ * Checks a decoded id's parts against the shape its type expects. UUIDs come back in lower case, as
+ * the upstream's paths have them (as the UUID scalar gives them), so either case names one record.
+ */
 export function checkParts(decoded: DecodedId, shape: readonly IdPart[], argName = 'id'): string[] {
   const { parts } = decoded;
   if (parts.length !== shape.length || !parts.every((part, i) => PART_CHECKS[shape[i] as IdPart](part))) {
     throw malformed(argName);
   }
-  return parts;
+  return shape.includes('uuid') ? parts.map((part, i) => (shape[i] === 'uuid' ? part.toLowerCase() : part)) : parts;
 }
 
 function malformed(argName: string) {

@@ -50,7 +50,7 @@ builder.asEntity(OrganizationRef, {
         argumentName: 'databaseId',
       });
     }
-    return context.loaders.organizations.byId('', databaseId);
+    return context.loaders.organizations.byId('', databaseId.toLowerCase());
   },
 });
 

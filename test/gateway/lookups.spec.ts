@@ -166,6 +166,32 @@ describe('against the reference API', () => {
     expect(routes.sort()).toEqual([`GET /api/organizations/${org}/`, `GET /api/organizations/${org}/batch_exports/${exportId}/`].sort());
   });
 
+  it('takes a UUID in either case, in a global id or a representation, as one record, sent in lower case', async () => {
+    const exportId = rest.exports[0] as string;
+    const orgUpper = Buffer.from(`Organization:${org.toUpperCase()}`).toString('base64');
+    const exportUpper = Buffer.from(`BatchExport:${org.toUpperCase()}:${exportId.toUpperCase()}`).toString('base64');
+    const { data, errors, routes } = await h.runCounting<any, unknown>(
+      `query($orgId: ID!, $exportId: ID!, $representations: [_Any!]!) {
+        o: node(id: $orgId) { ... on Organization { name } } e: node(id: $exportId) { ... on BatchExport { name } }
+        _entities(representations: $representations) { ... on Organization { name } } }`,
+      {
+        orgId: orgUpper,
+        exportId: exportUpper,
+        representations: [
+          { __typename: 'Organization', databaseId: org.toUpperCase() },
+          { __typename: 'Organization', id: idOf('organization') },
+        ],
+      },
+    );
+    expect(errors).toBeUndefined();
+    expect(data).toEqual({
+      o: { name: 'Lookups Inc' },
+      e: { name: 'export 1' },
+      _entities: [{ name: 'Lookups Inc' }, { name: 'Lookups Inc' }],
+    });
+    expect(routes.sort()).toEqual([`GET /api/organizations/${org}/`, `GET /api/organizations/${org}/batch_exports/${exportId}/`].sort());
+  });
+
   it('makes one call per distinct read the ids need, and the estimate counts each retrieve once and each scan at its bound', async () => {
     const names = [...ids.keys()];
     await fc.assert(
