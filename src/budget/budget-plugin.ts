@@ -94,7 +94,7 @@ function refusal(outcome: Extract<TakeOutcome, { taken: false }>, estimate: numb
       'RATE_LIMITED',
       `This operation may make ${estimate} upstream calls, more than this key's whole upstream budget of ${refusing.limit} per ` +
         `${refusing.per}: it cannot run under it. Ask for smaller pages, fewer nested lists or fewer records by id.`,
-      { limit: 'upstreamBudget' },
+      { limit: 'upstreamBudget', reason: 'OVER_WINDOW_LIMIT' },
     );
   }
   return gatewayError(

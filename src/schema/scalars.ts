@@ -2,7 +2,7 @@
 // (microseconds included) instead of round-tripping it through a JS Date. Literals are parsed without
 // the request's variables: graphql-jit compiles them once per document and writes a warning to
 // stderr (past LOG_FILE) for any scalar whose parseLiteral takes them.
-import { BREAK, GraphQLError, GraphQLScalarType, Kind, type ValueNode, type VariableNode, visit } from 'graphql';
+import { BREAK, GraphQLError, GraphQLScalarType, Kind, print, type ValueNode, type VariableNode, visit } from 'graphql';
 import { DateTimeResolver, EmailAddressResolver, JSONResolver, UUIDResolver } from 'graphql-scalars';
 import { gatewayError } from '../graphql-errors.ts';
 import { isUuid } from '../wire/uuid.ts';
@@ -60,11 +60,14 @@ export function refuseVariables(ast: ValueNode, message: string): void {
 const Uuid = new GraphQLScalarType<string, string>({
   ...UUIDResolver.toConfig(),
   parseValue: (value) => dashedUuid(value),
-  parseLiteral: (ast) => dashedUuid(ast.kind === Kind.STRING ? ast.value : undefined, ast),
+  parseLiteral: (ast) => dashedUuid(ast.kind === Kind.STRING ? ast.value : print(ast), ast),
 });
 
 function dashedUuid(value: unknown, node?: ValueNode): string {
-  if (!isUuid(value)) throw new GraphQLError(`Value is not a valid UUID: ${JSON.stringify(value ?? null)}`, { nodes: node });
+  if (!isUuid(value))
+    throw new GraphQLError(`Value is not a valid UUID: ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`, {
+      nodes: node,
+    });
   return value.toLowerCase();
 }
 

@@ -157,7 +157,7 @@ describe('through the gateway', () => {
           message:
             "This operation may make 6 upstream calls, more than this key's whole upstream budget of 4 per minute: it cannot run under it. " +
             'Ask for smaller pages, fewer nested lists or fewer records by id.',
-          extensions: { code: 'RATE_LIMITED', limit: 'upstreamBudget' },
+          extensions: { code: 'RATE_LIMITED', limit: 'upstreamBudget', reason: 'OVER_WINDOW_LIMIT' },
         }),
       ]);
       expect(api.requests.length).toBe(start);

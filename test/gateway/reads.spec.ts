@@ -235,6 +235,9 @@ describe('every field of every record', () => {
       expect(variable.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
       expect([...literal.calls, ...variable.calls]).toHaveLength(0);
     }
+    // A literal that is not a string is named as written.
+    const number = await h.runCounting('{ organization(databaseId: 123) { name } }');
+    expect(number.errors?.[0]?.message).toContain('Value is not a valid UUID: 123');
     const upper = await h.runCounting('query ($id: UUID!) { organization(databaseId: $id) { databaseId } }', {
       id: (org as string).toUpperCase(),
     });
