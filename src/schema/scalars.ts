@@ -60,14 +60,14 @@ export function refuseVariables(ast: ValueNode, message: string): void {
 const Uuid = new GraphQLScalarType<string, string>({
   ...UUIDResolver.toConfig(),
   parseValue: (value) => dashedUuid(value),
-  parseLiteral: (ast) => dashedUuid(ast.kind === Kind.STRING ? ast.value : print(ast), ast),
+  parseLiteral: (ast) => {
+    if (ast.kind !== Kind.STRING) throw new GraphQLError(`Value is not a valid UUID: ${print(ast)}`, { nodes: ast });
+    return dashedUuid(ast.value, ast);
+  },
 });
 
 function dashedUuid(value: unknown, node?: ValueNode): string {
-  if (!isUuid(value))
-    throw new GraphQLError(`Value is not a valid UUID: ${typeof value === 'string' ? JSON.stringify(value) : String(value)}`, {
-      nodes: node,
-    });
+  if (!isUuid(value)) throw new GraphQLError(`Value is not a valid UUID: ${JSON.stringify(value ?? null)}`, { nodes: node });
   return value.toLowerCase();
 }
 
