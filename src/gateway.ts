@@ -242,6 +242,12 @@ export function createGateway(options: GatewayOptions): Gateway {
       admissionPlugin(admission, {
         estimateOf,
         deadlineAt: (request) => (arrivals.get(request)?.receivedAt ?? performance.now()) + limits.deadlineMs,
+        stuckAfterMs: (options.upstreamTimeoutMs ?? DEFAULTS.UPSTREAM_TIMEOUT_MS) + STUCK_MARGIN_MS,
+        onStuck: (request) =>
+          observability.logger.error(
+            { requestId: arrivals.get(request)?.requestId },
+            'an execution was still running long after its deadline: answered "Unexpected error.", its admission weight given back',
+          ),
       }),
       // After every check that can refuse an operation: only one that runs shares its APQ text.
       ...persisted.afterChecks,
@@ -271,6 +277,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
   };
 }
+
+/** Past a request's deadline and UPSTREAM_TIMEOUT_MS (the longest a write is seen through), how much longer before its execution counts as stuck. */
+const STUCK_MARGIN_MS = 2000;
 
 /** The URL of the Request a subscription poll is made as: it never leaves the process. */
 const POLL_URL = 'http://subscription-poll.invalid/';

@@ -1,11 +1,15 @@
 // Admission before execution (contract: Limits, overload): last, after the fan-out estimate and the
 // upstream budget, a request asks src/limits/admission.ts for its estimated upstream calls. Refused,
 // it ends here with HTTP 503, `Retry-After` and OVERLOADED, before any upstream call; admitted, it
-// gives its weight back when its execution ends.
+// gives its weight back when its execution ends, or once it is stuck: an execution still running
+// long after every upstream call it could make has ended is a defect (graphql-jit once never
+// answered a mutation), and must not hold capacity, nor its caller, for ever.
 import { randomBytes } from 'node:crypto';
+import type { ExecutionResult } from 'graphql';
 import type { Plugin, YogaInitialContext } from 'graphql-yoga';
 import { callerKey, callerTag } from '../caller.ts';
-import { gatewayError } from '../graphql-errors.ts';
+import { gatewayError, unexpectedError } from '../graphql-errors.ts';
+import { startDeadline, unwatchDeadline, watchDeadline } from '../rest/deadline.ts';
 import type { Admission, Grant, Refusal } from './admission.ts';
 
 interface AdmissionPluginOptions {
@@ -13,12 +17,16 @@ interface AdmissionPluginOptions {
   estimateOf(context: object): number | undefined;
   /** When the request's deadline ends, as a `performance.now()` time (its arrival + REQUEST_DEADLINE_MS). */
   deadlineAt(request: Request): number;
+  /** How long past its deadline an execution may still run (a write is seen through for UPSTREAM_TIMEOUT_MS) before it counts as stuck. */
+  stuckAfterMs: number;
+  /** Told of a stuck execution: it is answered "Unexpected error." and its weight given back. */
+  onStuck(request: Request): void;
 }
 
 /** Requests without a key share one queue. */
 const ANONYMOUS = 'anonymous';
 
-export function admissionPlugin(admission: Admission, { estimateOf, deadlineAt }: AdmissionPluginOptions): Plugin {
+export function admissionPlugin(admission: Admission, { estimateOf, deadlineAt, stuckAfterMs, onStuck }: AdmissionPluginOptions): Plugin {
   const callers = new WeakMap<Request, string>();
   const callerOf = (request: Request) => {
     let caller = callers.get(request);
@@ -42,9 +50,10 @@ export function admissionPlugin(admission: Admission, { estimateOf, deadlineAt }
           setResultAndStopExecution({ errors: [overloaded(settled.retryAfterSeconds)] });
           return;
         }
+        const stuckAt = deadlineAt(request) + stuckAfterMs;
         setExecuteFn(async (executeArgs) => {
           try {
-            return await executeFn(executeArgs);
+            return await unlessStuck(executeFn(executeArgs), stuckAt, () => onStuck(request));
           } finally {
             settled.release();
           }
@@ -54,6 +63,33 @@ export function admissionPlugin(admission: Admission, { estimateOf, deadlineAt }
       apply(outcome);
     },
   };
+}
+
+/**
+ * The execution's result, or "Unexpected error." once it is still running at `stuckAt` (a
+ * `performance.now()` time). Watched by the deadline clock that watches upstream calls: no timer per request.
+ */
+function unlessStuck<T>(execution: T | Promise<T>, stuckAt: number, onStuck: () => void): Promise<T | ExecutionResult> {
+  return new Promise((resolve, reject) => {
+    const watch = watchDeadline({
+      deadline: startDeadline(stuckAt - performance.now()),
+      expire() {
+        unwatchDeadline(watch);
+        onStuck();
+        resolve({ errors: [unexpectedError()] });
+      },
+    });
+    Promise.resolve(execution).then(
+      (result) => {
+        unwatchDeadline(watch);
+        resolve(result);
+      },
+      (error: unknown) => {
+        unwatchDeadline(watch);
+        reject(error);
+      },
+    );
+  });
 }
 
 /** The caller's queue: its key's tag under a secret of this process, so the key itself is kept no longer than the request. */

@@ -31,7 +31,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   // This instance's subscriptions: shared polls, open streams, writes re-polling what they touched.
   subscriptions: ['caller', 'graphql-errors', 'loaders', 'observability', 'rest'],
   context: ['caller', 'rest', 'loaders', 'graphql-errors', 'subscriptions', 'tracing'],
-  limits: ['caller', 'config', 'graphql-errors', 'page-size', 'selections'],
+  limits: ['caller', 'config', 'graphql-errors', 'page-size', 'rest', 'selections'],
   schema: ['wire', 'rest', 'loaders', 'context', 'graphql-errors', 'limits', 'page-size', 'selections', 'subscriptions'],
   observability: ['config', 'graphql-endpoint', 'rest', 'graphql-errors', 'truncate'],
   http: ['config', 'rest', 'observability'],

@@ -1,7 +1,8 @@
 // Overload (contract: Limits): past its admission capacity the gateway refuses a request at once
 // with HTTP 503, `Retry-After` and OVERLOADED, before any upstream call; a request admitted to wait
 // still ends within REQUEST_DEADLINE_MS, its wait included; the gateway's own queueing opens no
-// circuit breaker; and one key's flood leaves another key served. Over HTTP, against the recording
+// circuit breaker; one key's flood leaves another key served; and an execution that never ends is
+// answered and gives its capacity back. Over HTTP, against the recording
 // fake upstream, with capacities of a few calls (the load figures are bench/overload.ts's).
 import type { ServerResponse } from 'node:http';
 import fc from 'fast-check';
@@ -9,8 +10,10 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { parseUpstreamBudget } from '../../src/budget-setting.ts';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway.ts';
 import { DEADLINE_TICK_MS } from '../../src/rest/deadline.ts';
+import { captureLogger } from '../ops/support.ts';
 import { type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 import { type ServedGateway, serveOverHttp } from '../support/http-server.ts';
+import { metricValue } from '../support/metrics.ts';
 
 const ORG = 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbb1';
 /** One upstream call (a retrieve): weight 1. */
@@ -265,5 +268,51 @@ describe('fairness between keys', () => {
     // Round robin: the light key's requests did not wait behind the flood's whole queue.
     const lastFloodServed = Math.max(...served.map((answer) => answer.endedAt));
     for (const answer of light) expect(answer.endedAt).toBeLessThan(lastFloodServed);
+  });
+});
+
+describe('an execution that never ends', () => {
+  // A transport that never answers and ignores every signal stands for a defect above the deadline
+  // clock (graphql-jit once never answered a mutation): its requests must not hold capacity for ever.
+  it('is answered "Unexpected error." once well past its deadline, logged, and gives its admission weight back', async () => {
+    const log = captureLogger();
+    const sent: string[] = [];
+    gateway = createGateway({
+      upstreamUrl: 'http://127.0.0.1:9/',
+      logger: log.logger,
+      transport: {
+        request: (req) => {
+          sent.push(`${req.method} ${req.path}`);
+          return new Promise(() => undefined);
+        },
+        close: () => Promise.resolve(),
+      },
+      admissionCapacity: 2,
+      requestDeadlineMs: 200,
+      upstreamTimeoutMs: 100,
+    });
+    const target = gateway;
+    const ask = async (requestId: string) => {
+      const startedAt = performance.now();
+      const response = await target.yoga.fetch('http://gateway.test/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer phx_stuck', 'x-request-id': requestId },
+        body: JSON.stringify({ query: LOOKUP }),
+      });
+      return { status: response.status, body: (await response.json()) as Answer['body'], tookMs: performance.now() - startedAt };
+    };
+    const stuck = await Promise.all([ask('stuck-1'), ask('stuck-2')]);
+    for (const answer of stuck) {
+      expect(answer.status).toBe(200);
+      expect(answer.body.errors).toEqual([{ message: 'Unexpected error.', extensions: { code: 'INTERNAL_SERVER_ERROR' } }]);
+      // Its deadline (200 ms), UPSTREAM_TIMEOUT_MS (100) and the 2 s margin; never before.
+      expect(answer.tookMs).toBeGreaterThanOrEqual(2300 - LATE_MS);
+      expect(answer.tookMs).toBeLessThan(2300 + 2000);
+    }
+    expect(sent).toEqual([`GET /api/organizations/${ORG}/`, `GET /api/organizations/${ORG}/`]);
+    const errors = log.lines.filter((line) => line.level === 'error' && String(line.msg).startsWith('an execution was still running'));
+    expect(errors.map((line) => line.requestId).sort()).toEqual(['stuck-1', 'stuck-2']);
+    // Their weight is back: the capacity of 2 admits again.
+    expect(await metricValue(target, 'gateway_admission_in_flight')).toBe(0);
   });
 });
