@@ -15,7 +15,7 @@ type OperationArgs = Pick<ExecutionArgs, 'schema' | 'document' | 'operationName'
 export function operationMemo<T>(compute: (args: OperationArgs) => T, keep: (value: T) => boolean = () => true) {
   const byDocument = new WeakMap<DocumentNode, Map<string, T>>();
   return (args: OperationArgs): T => {
-    const key = memoKey(args.operationName, args.variableValues);
+    const key = memoKeyOf(args);
     let byArguments = byDocument.get(args.document);
     if (!byArguments) {
       byArguments = new Map();
@@ -27,6 +27,20 @@ export function operationMemo<T>(compute: (args: OperationArgs) => T, keep: (val
     if (key !== undefined && byArguments.size < MAX_ENTRIES_PER_DOCUMENT && keep(value)) byArguments.set(key, value);
     return value;
   };
+}
+
+/**
+ * Every memo's key for one request's variables, made once: the argument checks and the fan-out
+ * estimate each ask for it, and the variables may take a depth walk and a JSON.stringify.
+ */
+const keysByVariables = new WeakMap<object, { operationName: string | null | undefined; key: string | undefined }>();
+function memoKeyOf({ operationName, variableValues }: OperationArgs): string | undefined {
+  if (!variableValues) return memoKey(operationName, variableValues);
+  const known = keysByVariables.get(variableValues);
+  if (known && known.operationName === operationName) return known.key;
+  const key = memoKey(operationName, variableValues);
+  keysByVariables.set(variableValues, { operationName, key });
+  return key;
 }
 
 /**
