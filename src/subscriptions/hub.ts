@@ -48,6 +48,9 @@ export interface SubscriptionHub {
   close(): void;
 }
 
+/** Each limit's setting, and the name `extensions.limit` gives it. */
+const LIMIT_NAMES = { MAX_SUBSCRIPTIONS_PER_KEY: 'maxSubscriptionsPerKey', MAX_SUBSCRIPTIONS: 'maxSubscriptions' } as const;
+
 export function createSubscriptionHub(options: SubscriptionHubOptions): SubscriptionHub {
   const secret = randomBytes(32).toString('base64url');
   const pollers = new Map<string, Poller<unknown>>();
@@ -55,8 +58,9 @@ export function createSubscriptionHub(options: SubscriptionHubOptions): Subscrip
   let streams = 0;
   let closed = false;
 
-  const refuse = (limit: string, setting: 'MAX_SUBSCRIPTIONS_PER_KEY' | 'MAX_SUBSCRIPTIONS', max: number, scope: string) => {
+  const refuse = (setting: keyof typeof LIMIT_NAMES, max: number, scope: string) => {
     options.events?.refused(setting);
+    const limit = LIMIT_NAMES[setting];
     return gatewayError('QUERY_TOO_COMPLEX', `At most ${max} subscriptions may be open ${scope}; close one before opening another.`, {
       limit,
       max,
@@ -108,9 +112,8 @@ export function createSubscriptionHub(options: SubscriptionHubOptions): Subscrip
       }
       const tag = callerTag(secret, key);
       const own = streamsPerTag.get(tag) ?? 0;
-      if (own >= options.maxPerKey)
-        throw refuse('maxSubscriptionsPerKey', 'MAX_SUBSCRIPTIONS_PER_KEY', options.maxPerKey, 'per key on this instance');
-      if (streams >= options.max) throw refuse('maxSubscriptions', 'MAX_SUBSCRIPTIONS', options.max, 'on this instance');
+      if (own >= options.maxPerKey) throw refuse('MAX_SUBSCRIPTIONS_PER_KEY', options.maxPerKey, 'per key on this instance');
+      if (streams >= options.max) throw refuse('MAX_SUBSCRIPTIONS', options.max, 'on this instance');
       streamsPerTag.set(tag, own + 1);
       streams += 1;
       const poller = pollerFor(tag, key, resource);
