@@ -70,17 +70,19 @@ async function dashboard(calls: DashboardCalls): Promise<void> {
   await Promise.all(organizations.results.flatMap((organization) => ORGANIZATION_LISTS.map((list) => calls.list(organization.id, list))));
 }
 
-/** A stack that takes a REST path and a page size. */
-const byPath = (listPage: (path: string, limit: number) => Promise<ListedPage>): DashboardCalls => ({
-  organizations: (limit) => listPage('/api/organizations/', limit),
-  list: (organizationId, list) => listPage(`/api/organizations/${organizationId}/${list.collection}/`, list.limit),
+/** A stack that takes a REST path, its route template and a page size. */
+const byPath = (listPage: (path: string, route: string, limit: number) => Promise<ListedPage>): DashboardCalls => ({
+  organizations: (limit) => listPage('/api/organizations/', '/api/organizations/', limit),
+  list: (organizationId, list) =>
+    listPage(`/api/organizations/${organizationId}/${list.collection}/`, `/api/organizations/:id/${list.collection}/`, list.limit),
 });
 
 const floorCalls = createFloorCalls(upstream.url);
-const bareUndici = byPath((path, limit) => floorCalls.get<ListedPage>(key, requestId, path, limit));
+const bareUndici = byPath((path, _route, limit) => floorCalls.get<ListedPage>(key, requestId, path, limit));
 const through = (transport: UpstreamTransport) =>
   byPath(
-    async (path, limit) => (await transport.request<ListedPage>({ method: 'GET', path, query: { limit, offset: 0 }, key, requestId })).body,
+    async (path, route, limit) =>
+      (await transport.request<ListedPage>({ method: 'GET', path, route, query: { limit, offset: 0 }, key, requestId })).body,
   );
 
 const transport = createUpstreamTransport({ baseUrl: upstream.url });

@@ -3,7 +3,6 @@
 // Route templates only: never the key, the host or a concrete URL.
 import type { Plugin } from 'graphql-yoga';
 import type { UpstreamCall } from '../rest/request-transport.ts';
-import { safeRoute } from './routes.ts';
 
 const DEBUG_HEADER = 'x-debug-upstream';
 
@@ -34,7 +33,7 @@ export function debugExtensionPlugin(): Plugin {
 function describe(call: UpstreamCall): DebuggedCall {
   return {
     method: call.method,
-    route: safeRoute(call.route),
+    route: call.route,
     status: call.status ?? null,
     durationMs: call.durationMs,
     attempts: call.attempts,

@@ -7,7 +7,6 @@ import { type CircuitState, type GuardedTransport, WHOLE_UPSTREAM } from '../res
 import type { UpstreamCall } from '../rest/request-transport.ts';
 import { boundedLabel } from './bounded-label.ts';
 import type { OperationSummary } from './request-log.ts';
-import { safeRoute } from './routes.ts';
 
 interface MetricsOptions {
   /** Operation names are cut to this many characters. @default DEFAULTS.MAX_OPERATION_NAME_LENGTH */
@@ -163,7 +162,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     observeUpstreamCall(call) {
       if (call.source) return; // answered by the cache or another request's call: src/upstream-economy/metrics.ts counts those
       const method = methodLabel(call.method);
-      const route = routeLabel(safeRoute(call.route));
+      const route = routeLabel(call.route);
       const labels = { method, route, status: statusLabel(String(call.status ?? call.outcome)) };
       upstreamCalls.inc(labels);
       upstreamSeconds.observe(labels, call.durationMs / 1000);

@@ -15,7 +15,6 @@
 // dashboard; here a call costs a few counter increments and one `.then` for both breakers.
 import { DEFAULTS } from '../config.ts';
 import { Breaker, type BreakerSettings, type CircuitState } from './breaker.ts';
-import { routeTemplate } from './paths.ts';
 import type { UpstreamRequest, UpstreamResponse, UpstreamTransport } from './transport.ts';
 import { UpstreamError } from './upstream-error.ts';
 
@@ -139,7 +138,7 @@ export function withCircuitBreakers(transport: UpstreamTransport, options: Circu
 
   return {
     request<T>(req: UpstreamRequest): Promise<UpstreamResponse<T>> {
-      const route = req.route ?? routeTemplate(req.path);
+      const { route } = req;
       const { reads, answered, failed } = req.method === 'GET' ? routeGuard(route) : upstreamOnly;
       // Both breakers are asked before either is fired, so a call one of them refuses does not
       // use up the other's half-open probe.

@@ -1,7 +1,6 @@
 // The transport one GraphQL request sees: it caps the request's upstream calls (the runtime back-up
 // of the fan-out estimate) and how many run at once, and records each call for logs, metrics, the
 // debug extension and its trace span.
-import { routeTemplate } from './paths.ts';
 import type { HttpMethod, TraceHeaders, UpstreamRequest, UpstreamResponse, UpstreamTransport } from './transport.ts';
 import { CallBudgetExceededError, mayHaveReachedUpstream, UpstreamError } from './upstream-error.ts';
 
@@ -80,7 +79,7 @@ export function createRequestTransport(base: UpstreamTransport, options: Request
   ) => {
     const call: UpstreamCall = {
       method: req.method,
-      route: req.route ?? req.path,
+      route: req.route,
       durationMs: Math.round((performance.now() - startedAt) * 10) / 10,
       attempts,
       outcome,
@@ -95,7 +94,7 @@ export function createRequestTransport(base: UpstreamTransport, options: Request
 
   const run = async <T>(req: UpstreamRequest): Promise<UpstreamResponse<T>> => {
     const startedAt = performance.now();
-    const trace = tracer?.startCall(req.method, req.route ?? routeTemplate(req.path));
+    const trace = tracer?.startCall(req.method, req.route);
     try {
       const response = await base.request<T>(trace ? { ...req, trace: trace.headers } : req);
       record(req, startedAt, trace, response.status, response.attempts, 'ok', true, response.source);

@@ -8,7 +8,6 @@ import { AnswerBuffers, Attempt, type RawAnswer, ResponseTooLargeError } from '.
 import { type CallDeadline, startDeadline } from './deadline.ts';
 import { parseErrorBody } from './error-body.ts';
 import { withinJsonValues } from './json-values.ts';
-import { routeTemplate } from './paths.ts';
 import { upstreamTextRedaction } from './redact.ts';
 import { isRetryable, retryDelayMs } from './retry.ts';
 import { parseRetryAfter, retryAfterFromDetail } from './retry-after.ts';
@@ -70,8 +69,8 @@ export interface UpstreamRequest {
   method: HttpMethod;
   /** Built by paths.ts: starts with `/api/`, ends with `/`, segments encoded. */
   path: string;
-  /** Route template for errors and metrics; derived from `path` when absent. */
-  route?: string;
+  /** Route template (ids as `:param`) for errors, metrics, logs and traces: never the concrete path. */
+  route: string;
   query?: Record<string, string | number | undefined>;
   /** JSON-serialised when defined. */
   body?: unknown;
@@ -166,7 +165,7 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
     const maxAttempts = req.method === 'GET' ? 1 + getRetries : 1;
     const ctx: CallContext = {
       req,
-      route: req.route ?? routeTemplate(req.path),
+      route: req.route,
       deadline: startDeadline(timeoutMs, req.signal, req.deadlineAt),
       startedAt: performance.now(),
       attempt: 0,

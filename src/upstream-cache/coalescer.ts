@@ -4,7 +4,6 @@
 // answer is stored even when every waiter has left), and each waiter stops waiting at its own. A
 // request already abandoned starts no call. A failure reaches every waiter and is not cached.
 import { type CallDeadline, startDeadline, unwatchDeadline, watchDeadline } from '../rest/deadline.ts';
-import { routeTemplate } from '../rest/paths.ts';
 import type { UpstreamRequest } from '../rest/transport.ts';
 import { UpstreamError } from '../rest/upstream-error.ts';
 
@@ -72,5 +71,5 @@ function gaveUp(
   kind: NonNullable<ReturnType<CallDeadline['abortKind']>>,
   how: { sent: boolean; source?: 'coalesced' },
 ): UpstreamError {
-  return new UpstreamError({ kind, method: req.method, route: req.route ?? routeTemplate(req.path), ...how });
+  return new UpstreamError({ kind, method: req.method, route: req.route, ...how });
 }

@@ -7,7 +7,6 @@
 // changed nothing: it makes nothing stale, so no caller can wipe the cache with refused writes.
 
 import { callerTag } from '../caller.ts';
-import { routeTemplate } from '../rest/paths.ts';
 import { queryString, type UpstreamRequest, type UpstreamResponse, type UpstreamTransport } from '../rest/transport.ts';
 import { UpstreamError, writeMayHaveChanged } from '../rest/upstream-error.ts';
 import type { SharedStore } from '../store/shared-store.ts';
@@ -77,7 +76,7 @@ export class RequestCache implements UpstreamTransport {
     const scopes = readScopes(req.path);
     if (!scopes) return this.base.request(req);
     const { state } = this;
-    const route = req.route ?? routeTemplate(req.path);
+    const { route } = req;
     const startedAt = performance.now();
     const tags = this.#tagsOf(req.key);
     const id = req.path + queryString(req.query);
@@ -149,7 +148,7 @@ export class RequestCache implements UpstreamTransport {
 
   async #invalidate(req: UpstreamRequest): Promise<void> {
     this.state.writeEpoch += 1;
-    this.state.events?.invalidated(req.route ?? routeTemplate(req.path));
+    this.state.events?.invalidated(req.route);
     // An unreachable store keeps the bump and makes it once it is back (src/store/redis-store.ts).
     await this.state.store.bumpGenerations(writeScopes(req.method, req.path)).catch(() => undefined);
   }

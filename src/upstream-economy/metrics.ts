@@ -2,7 +2,6 @@
 // Labels are route templates only, bounded like every other label; nothing names a key or a tag.
 import { Counter, Gauge, type Registry } from 'prom-client';
 import { boundedLabel, type LabelBounds } from '../observability/bounded-label.ts';
-import { safeRoute } from '../observability/routes.ts';
 import type { WriteFeedOperation } from '../store/write-feed.ts';
 import type { CacheEvents } from '../upstream-cache/index.ts';
 
@@ -18,7 +17,7 @@ export function createCacheMetrics(registry: Registry, bounds: LabelBounds): Cac
   const routeLabel = boundedLabel(bounds);
   const byRoute = (name: string, help: string) => {
     const counter = new Counter({ name, help, labelNames: ['route'], registers });
-    return (route: string) => counter.inc({ route: routeLabel(safeRoute(route)) });
+    return (route: string) => counter.inc({ route: routeLabel(route) });
   };
   const refusals = new Counter({
     name: 'gateway_upstream_budget_refusals_total',

@@ -33,7 +33,7 @@ function connect(options: Partial<UpstreamTransportOptions> = {}): UpstreamTrans
 }
 
 const get = (path: string, more: { deadlineAt?: number; signal?: AbortSignal } = {}) =>
-  transport.request({ method: 'GET', path, key: KEY, ...more });
+  transport.request({ method: 'GET', path, route: path, key: KEY, ...more });
 
 /**
  * The UpstreamError a call fails with, and how long after `startedAt` it failed. The call is started
@@ -132,7 +132,14 @@ describe('retries', () => {
 
 describe('a write once sent is seen through', () => {
   const write = (more: { deadlineAt?: number; signal?: AbortSignal } = {}) =>
-    transport.request({ method: 'POST', path: '/api/organizations/', key: KEY, body: { name: 'Acme' }, ...more });
+    transport.request({
+      method: 'POST',
+      path: '/api/organizations/',
+      route: '/api/organizations/',
+      key: KEY,
+      body: { name: 'Acme' },
+      ...more,
+    });
   const answerAfter = (ms: number) => upstream.handle((_req, res) => void setTimeout(() => sendJson(res, 201, { id: 'created' }), ms));
 
   it('the caller going away and the request deadline no longer cut it: it gets its answer', async () => {

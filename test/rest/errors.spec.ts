@@ -25,7 +25,7 @@ afterAll(async () => {
 /** What a caller would see for the failure of one real upstream call, as serialised JSON. */
 async function callerSees(answer: (res: ServerResponse) => void, method: HttpMethod = 'GET', t = transport) {
   upstream.handle((_req, res) => answer(res));
-  const error = await t.request({ method, path: '/api/organizations/', key: KEY }).then(
+  const error = await t.request({ method, path: '/api/organizations/', route: '/api/organizations/', key: KEY }).then(
     () => undefined,
     (e: unknown) => e,
   );

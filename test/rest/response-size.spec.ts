@@ -37,7 +37,7 @@ afterEach(async () => {
   await upstream.close();
 });
 
-const get = () => transport.request({ method: 'GET', path: '/api/organizations/', key: KEY });
+const get = () => transport.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY });
 
 describe('an answer over the cap', () => {
   it('a 50 MB chunked body fails fast, is not read to its end, and leaves memory as it was', async () => {
@@ -104,9 +104,14 @@ describe('the cap itself', () => {
     const defaults = createUpstreamTransport({ baseUrl: upstream.url });
     try {
       upstream.handle((_req, res) => sendJson(res, 200, bodyOf(8 * MB)));
-      expect(((await defaults.request({ method: 'GET', path: '/api/organizations/', key: KEY })).body as string).length).toBe(8 * MB - 2);
+      expect(
+        ((await defaults.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY })).body as string)
+          .length,
+      ).toBe(8 * MB - 2);
       upstream.handle((_req, res) => sendJson(res, 200, bodyOf(8 * MB + 1)));
-      expect(await upstreamFailure(defaults.request({ method: 'GET', path: '/api/organizations/', key: KEY }))).toMatchObject({
+      expect(
+        await upstreamFailure(defaults.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY })),
+      ).toMatchObject({
         kind: 'too-large',
       });
     } finally {
@@ -128,14 +133,18 @@ describe('answers holding too many values (MAX_UPSTREAM_JSON_VALUES) or nested t
     try {
       for (const text of [deep, flat]) {
         upstream.handle((_req, res) => sendText(res, 200, text));
-        expect(await upstreamFailure(defaults.request({ method: 'GET', path: '/api/organizations/', key: KEY }))).toMatchObject({
+        expect(
+          await upstreamFailure(defaults.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY })),
+        ).toMatchObject({
           kind: 'too-large',
           status: 200,
         });
       }
       // An error answer's body is then not read: the failure stands, without the upstream's detail.
       upstream.handle((_req, res) => sendText(res, 500, `{"detail":"down","junk":${deepJsonText(200_000, 'array')}}`));
-      const error = await upstreamFailure(defaults.request({ method: 'GET', path: '/api/organizations/', key: KEY }));
+      const error = await upstreamFailure(
+        defaults.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY }),
+      );
       expect(error).toMatchObject({ kind: 'http', status: 500 });
       expect(error.detail).toBeUndefined();
       expect(upstream.requests).toHaveLength(3);
@@ -159,7 +168,7 @@ describe('answers holding too many values (MAX_UPSTREAM_JSON_VALUES) or nested t
 
     // An answer no longer than COUNT_VALUES_ABOVE_CHARS is not counted, even against a lower limit.
     const strict = createUpstreamTransport({ baseUrl: upstream.url, maxJsonValues: 1000, getRetries: 0 });
-    const strictGet = () => strict.request({ method: 'GET', path: '/api/organizations/', key: KEY });
+    const strictGet = () => strict.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY });
     try {
       const short = numbers(COUNT_VALUES_ABOVE_CHARS / 2 - 1);
       expect(short.length).toBe(COUNT_VALUES_ABOVE_CHARS - 1);
@@ -194,7 +203,7 @@ describe('answer bytes buffered by all calls at once (MAX_UPSTREAM_BUFFERED_BYTE
       held.push(res);
     });
     const call = () =>
-      buffered.request({ method: 'GET', path: '/api/organizations/', key: KEY }).then(
+      buffered.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY }).then(
         (response) => (response.body as string).length,
         (error: unknown) => (error as { kind: string }).kind,
       );

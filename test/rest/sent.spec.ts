@@ -29,7 +29,7 @@ function connect(options: Partial<UpstreamTransportOptions> = {}): UpstreamTrans
 }
 
 const post = (t: UpstreamTransport, more: { deadlineAt?: number } = {}) =>
-  t.request({ method: 'POST', path: '/api/organizations/', key: KEY, body: { name: 'Acme' }, ...more });
+  t.request({ method: 'POST', path: '/api/organizations/', route: '/api/organizations/', key: KEY, body: { name: 'Acme' }, ...more });
 
 describe('never left the gateway: not sent', () => {
   it('a refused connection', async () => {
@@ -41,28 +41,30 @@ describe('never left the gateway: not sent', () => {
 
   it('a refused connection on every retry of a GET', async () => {
     const t = connect({ baseUrl: await refusedUrl() });
-    const error = await upstreamFailure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY }));
+    const error = await upstreamFailure(t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY }));
     expect(error).toMatchObject({ attempts: 3, sent: false });
   });
 
   it('given up while it waited for the only pooled connection', async () => {
     const t = connect({ connections: 1, timeoutMs: 1000 });
     upstream.handle((req, res) => (req.path === '/api/drip/' ? void dripBody(res) : sendJson(res, 201, {})));
-    const drip = upstreamFailure(t.request({ method: 'GET', path: '/api/drip/', key: KEY }));
+    const drip = upstreamFailure(t.request({ method: 'GET', path: '/api/drip/', route: '/api/drip/', key: KEY }));
     await expect.poll(() => upstream.requests.length).toBe(1);
     const error = await upstreamFailure(post(t, { deadlineAt: performance.now() + 200 }));
     expect(error).toMatchObject({ kind: 'timeout', sent: false, wireMs: 0 });
     expect(error.queuedMs).toBeGreaterThanOrEqual(199);
     expect(mayHaveReachedUpstream(error)).toBe(false);
     await drip;
-    await t.request({ method: 'GET', path: '/api/after/', key: KEY });
+    await t.request({ method: 'GET', path: '/api/after/', route: '/api/after/', key: KEY });
     expect(upstream.requests.map((r) => r.method)).toEqual(['GET', 'GET']); // the POST never went out
   });
 
   it('a call whose request deadline had passed, and a key that cannot be sent', async () => {
     const t = connect();
     expect(mayHaveReachedUpstream(await upstreamFailure(post(t, { deadlineAt: performance.now() - 1 })))).toBe(false);
-    const invalidKey = await t.request({ method: 'POST', path: '/api/organizations/', key: 'a b' }).catch((e: unknown) => e);
+    const invalidKey = await t
+      .request({ method: 'POST', path: '/api/organizations/', route: '/api/organizations/', key: 'a b' })
+      .catch((e: unknown) => e);
     expect(invalidKey).toBeInstanceOf(InvalidKeyError);
     expect(mayHaveReachedUpstream(invalidKey)).toBe(false);
     expect(upstream.requests).toHaveLength(0);

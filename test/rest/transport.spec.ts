@@ -39,7 +39,7 @@ afterEach(async () => {
 describe('what is sent', () => {
   it('sends only our headers, the key as a bearer token and the request id', async () => {
     const t = connect();
-    await t.request({ method: 'GET', path: '/api/organizations/', key: KEY, requestId: 'req-42' });
+    await t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY, requestId: 'req-42' });
     const [sent] = upstream.requests;
     expect(sent?.headers.authorization).toBe(`Bearer ${KEY}`);
     expect(sent?.headers['x-request-id']).toBe('req-42');
@@ -58,7 +58,7 @@ describe('what is sent', () => {
 
   it('drops a request id that could inject a header, and never sends cookies', async () => {
     const t = connect();
-    await t.request({ method: 'GET', path: '/api/organizations/', key: KEY, requestId: 'a\r\nx-evil: 1' });
+    await t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY, requestId: 'a\r\nx-evil: 1' });
     expect(upstream.requests[0]?.headers['x-request-id']).toBeUndefined();
     expect(upstream.requests[0]?.headers['x-evil']).toBeUndefined();
     expect(upstream.requests[0]?.headers.cookie).toBeUndefined();
@@ -66,17 +66,33 @@ describe('what is sent', () => {
 
   it('refuses an unusable key without sending anything', async () => {
     const t = connect();
-    await expect(t.request({ method: 'GET', path: '/api/organizations/', key: '' })).rejects.toBeInstanceOf(InvalidKeyError);
-    await expect(t.request({ method: 'GET', path: '/api/organizations/', key: 'a b\r\nx: y' })).rejects.toBeInstanceOf(InvalidKeyError);
+    await expect(t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: '' })).rejects.toBeInstanceOf(
+      InvalidKeyError,
+    );
+    await expect(
+      t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: 'a b\r\nx: y' }),
+    ).rejects.toBeInstanceOf(InvalidKeyError);
     expect(upstream.requests).toHaveLength(0);
   });
 
   it('sends a JSON body with its content type, and the query without undefined values', async () => {
     const t = connect();
     upstream.handle((_req, res) => sendJson(res, 201, { id: 'o1' }));
-    const res = await t.request({ method: 'POST', path: '/api/organizations/', key: KEY, body: { name: 'Acme', enforce_2fa: null } });
+    const res = await t.request({
+      method: 'POST',
+      path: '/api/organizations/',
+      route: '/api/organizations/',
+      key: KEY,
+      body: { name: 'Acme', enforce_2fa: null },
+    });
     expect(res).toMatchObject({ status: 201, body: { id: 'o1' }, attempts: 1 });
-    await t.request({ method: 'GET', path: '/api/organizations/', key: KEY, query: { limit: 20, offset: 40, unused: undefined } });
+    await t.request({
+      method: 'GET',
+      path: '/api/organizations/',
+      route: '/api/organizations/',
+      key: KEY,
+      query: { limit: 20, offset: 40, unused: undefined },
+    });
     const [post, get] = upstream.requests;
     expect(post?.headers['content-type']).toBe('application/json');
     expect(JSON.parse(post?.body ?? '')).toEqual({ name: 'Acme', enforce_2fa: null });
@@ -86,16 +102,21 @@ describe('what is sent', () => {
 
   it('keeps a path prefix of the base URL', async () => {
     const t = connect({ baseUrl: `${upstream.url}/prefix/` });
-    await t.request({ method: 'GET', path: '/api/organizations/', key: KEY });
+    await t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY });
     expect(upstream.requests[0]?.path).toBe('/prefix/api/organizations/');
   });
 
   it('gives body undefined for 204 and for an empty 200', async () => {
     const t = connect();
     upstream.handle((_req, res) => res.writeHead(204).end());
-    expect(await t.request({ method: 'DELETE', path: '/api/organizations/x/', key: KEY })).toMatchObject({ status: 204, body: undefined });
+    expect(await t.request({ method: 'DELETE', path: '/api/organizations/x/', route: '/api/organizations/:id/', key: KEY })).toMatchObject({
+      status: 204,
+      body: undefined,
+    });
     upstream.handle((_req, res) => res.writeHead(200, { 'content-length': '0' }).end());
-    expect((await t.request({ method: 'GET', path: '/api/organizations/x/', key: KEY })).body).toBeUndefined();
+    expect(
+      (await t.request({ method: 'GET', path: '/api/organizations/x/', route: '/api/organizations/:id/', key: KEY })).body,
+    ).toBeUndefined();
   });
 
   it('reuses one keep-alive connection for sequential calls', async () => {
@@ -105,7 +126,7 @@ describe('what is sent', () => {
       ports.add(raw.socket.remotePort);
       sendJson(res, 200, {});
     });
-    for (let i = 0; i < 10; i++) await t.request({ method: 'GET', path: '/api/organizations/', key: KEY });
+    for (let i = 0; i < 10; i++) await t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY });
     // The Pool may open a second client while the first is still marked busy; never one per call.
     expect(ports.size).toBeLessThanOrEqual(2);
   });
@@ -135,23 +156,15 @@ describe('failures', () => {
     upstream.handle((_req, res) =>
       sendJson(res, 403, { detail: `key ${KEY} on ${upstream.url.replace('http://', '')} lacks 'organization:read'` }),
     );
-    const error = await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY }));
+    const error = await failure(t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY }));
     expect(error.body).toBeUndefined();
     expect(error.detail).toBe("key [redacted] on [redacted] lacks 'organization:read'");
-  });
-
-  it('names the route template, not the concrete path, when none is given', async () => {
-    const t = connect();
-    upstream.handle((_req, res) => sendJson(res, 404, { detail: 'Not found.' }));
-    const error = await failure(t.request({ method: 'GET', path: '/api/organizations/0190-secret-id/domains/d1/', key: KEY }));
-    expect(error.route).toBe('/api/organizations/:id/domains/:id/');
-    expect(error.message).not.toContain('0190-secret-id');
   });
 
   it('reports a 500 with a non-JSON body as http 500', async () => {
     const t = connect({ getRetries: 0 });
     upstream.handle((_req, res) => res.writeHead(500, { 'content-type': 'text/html' }).end('<h1>Server Error</h1>'));
-    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY }))).toMatchObject({
+    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY }))).toMatchObject({
       kind: 'http',
       status: 500,
       detail: undefined,
@@ -161,17 +174,17 @@ describe('failures', () => {
   it('reports malformed JSON and non-JSON content on 2xx as malformed', async () => {
     const t = connect();
     upstream.handle((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"id": '));
-    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY }))).toMatchObject({
+    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY }))).toMatchObject({
       kind: 'malformed',
       status: 200,
     });
     upstream.handle((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('{}'));
-    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY }))).toMatchObject({
+    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY }))).toMatchObject({
       kind: 'malformed',
       status: 200,
     });
     upstream.handle((_req, _res, raw) => raw.socket.end('NOT HTTP AT ALL\r\n\r\n'));
-    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY }))).toMatchObject({
+    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY }))).toMatchObject({
       kind: 'malformed',
       status: undefined,
     });
@@ -180,7 +193,7 @@ describe('failures', () => {
 
   it('reports a refused connection as network, after retrying a GET', async () => {
     const t = connect({ baseUrl: await refusedUrl() });
-    const error = await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY }));
+    const error = await failure(t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY }));
     expect(error).toMatchObject({ kind: 'network', networkCode: 'ECONNREFUSED', attempts: 3 });
     expect(error.status).toBeUndefined();
   });
@@ -188,7 +201,7 @@ describe('failures', () => {
   it('reports a connection dropped mid-response as network', async () => {
     const t = connect({ getRetries: 0 });
     upstream.handle((_req, res) => dropMidResponse(res));
-    const error = await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY }));
+    const error = await failure(t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY }));
     expect(error.kind).toBe('network');
   });
 
@@ -196,14 +209,18 @@ describe('failures', () => {
     const t = connect({ timeoutMs: 150 });
     upstream.handle(() => undefined); // never answers
     const started = Date.now();
-    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY }))).toMatchObject({ kind: 'timeout' });
+    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY }))).toMatchObject({
+      kind: 'timeout',
+    });
     expect(Date.now() - started).toBeLessThan(1000);
 
     upstream.handle((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': '10' });
       res.write('{"a":'); // and the rest never comes
     });
-    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY }))).toMatchObject({ kind: 'timeout' });
+    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY }))).toMatchObject({
+      kind: 'timeout',
+    });
   });
 
   it('stops at the caller abort signal and at a caller deadline', async () => {
@@ -211,14 +228,24 @@ describe('failures', () => {
     upstream.handle(() => undefined);
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
-    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY, signal: controller.signal }))).toMatchObject({
+    expect(
+      await failure(
+        t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY, signal: controller.signal }),
+      ),
+    ).toMatchObject({
       kind: 'aborted',
     });
     expect(
-      await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY, signal: AbortSignal.timeout(50) })),
+      await failure(
+        t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY, signal: AbortSignal.timeout(50) }),
+      ),
     ).toMatchObject({ kind: 'timeout' });
     expect(upstream.requests).toHaveLength(2); // neither was retried
-    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY, signal: AbortSignal.abort() }))).toMatchObject({
+    expect(
+      await failure(
+        t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY, signal: AbortSignal.abort() }),
+      ),
+    ).toMatchObject({
       kind: 'aborted',
     });
     expect(upstream.requests).toHaveLength(2); // an already aborted call sends nothing
@@ -228,13 +255,25 @@ describe('failures', () => {
     const t = connect({ timeoutMs: 5000 });
     upstream.handle(() => undefined);
     const started = performance.now();
-    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY, deadlineAt: started + 100 }))).toMatchObject({
+    expect(
+      await failure(
+        t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY, deadlineAt: started + 100 }),
+      ),
+    ).toMatchObject({
       kind: 'timeout',
     });
     expect(performance.now() - started).toBeLessThan(1000);
     expect(upstream.requests).toHaveLength(1); // not retried past the deadline
     expect(
-      await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY, deadlineAt: performance.now() - 1 })),
+      await failure(
+        t.request({
+          method: 'GET',
+          path: '/api/organizations/',
+          route: '/api/organizations/',
+          key: KEY,
+          deadlineAt: performance.now() - 1,
+        }),
+      ),
     ).toMatchObject({ kind: 'timeout' });
     expect(upstream.requests).toHaveLength(1);
   });
@@ -248,7 +287,8 @@ describe('failures', () => {
       .reply(200, { count: 0 }, { headers: { 'content-type': 'application/json' } })
       .times(2);
     const t = connect({ baseUrl: 'http://upstream.test/base', dispatcher: agent });
-    const call = () => t.request({ method: 'GET', path: '/api/organizations/', key: KEY, query: { limit: 1 } });
+    const call = () =>
+      t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY, query: { limit: 1 } });
     expect((await call()).body).toEqual({ count: 0 });
     await t.close();
     await expect(call()).resolves.toMatchObject({ status: 200 }); // the agent is still open
@@ -260,7 +300,7 @@ describe('failures', () => {
     try {
       const t = connect();
       upstream.handle((_req, res) => res.writeHead(302, { location: `${other.url}/api/organizations/` }).end());
-      const error = await failure(t.request({ method: 'GET', path: '/api/organizations', key: KEY }));
+      const error = await failure(t.request({ method: 'GET', path: '/api/organizations', route: '/api/organizations', key: KEY }));
       expect(error).toMatchObject({ kind: 'redirect', status: 302 });
       expect(error.message).not.toContain(other.url);
       expect(other.requests).toHaveLength(0);
@@ -277,7 +317,7 @@ describe('retries', () => {
     upstream.handle((_req, res) =>
       upstream.requests.length < 3 ? sendJson(res, status, { detail: 'busy' }) : sendJson(res, 200, { ok: true }),
     );
-    const res = await t.request({ method: 'GET', path: '/api/organizations/', key: KEY });
+    const res = await t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY });
     expect(res).toMatchObject({ status: 200, body: { ok: true }, attempts: 3 });
     expect(upstream.requests).toHaveLength(3);
   });
@@ -285,13 +325,16 @@ describe('retries', () => {
   it('retries a GET after a dropped connection', async () => {
     const t = connect();
     upstream.handle((_req, res) => (upstream.requests.length === 1 ? dropMidResponse(res) : sendJson(res, 200, { ok: true })));
-    expect(await t.request({ method: 'GET', path: '/api/organizations/', key: KEY })).toMatchObject({ body: { ok: true }, attempts: 2 });
+    expect(await t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY })).toMatchObject({
+      body: { ok: true },
+      attempts: 2,
+    });
   });
 
   it('gives up after getRetries and reports the last answer', async () => {
     const t = connect({ getRetries: 1 });
     upstream.handle((_req, res) => sendJson(res, 502, {}));
-    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY }))).toMatchObject({
+    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY }))).toMatchObject({
       kind: 'http',
       status: 502,
       attempts: 2,
@@ -305,7 +348,7 @@ describe('retries', () => {
       upstream.requests.length === 1 ? sendJson(res, 503, {}, { 'retry-after': '1' }) : sendJson(res, 200, {}),
     );
     let started = Date.now();
-    await t.request({ method: 'GET', path: '/api/organizations/', key: KEY });
+    await t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY });
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);
 
     const inTwoSeconds = new Date(Date.now() + 2000).toUTCString(); // whole seconds: waits 1-2 s
@@ -313,7 +356,7 @@ describe('retries', () => {
       upstream.requests.length === 3 ? sendJson(res, 503, {}, { 'retry-after': inTwoSeconds }) : sendJson(res, 200, {}),
     );
     started = Date.now();
-    await t.request({ method: 'GET', path: '/api/organizations/', key: KEY });
+    await t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY });
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
     expect(upstream.requests).toHaveLength(4);
   });
@@ -321,7 +364,7 @@ describe('retries', () => {
   it('waits at least the backoff when Retry-After names a past date (now), and never sends a retry at once', async () => {
     const t = connect({ retryBaseDelayMs: 100 });
     upstream.handle((_req, res) => sendJson(res, 503, {}, { 'retry-after': 'Sun, 06 Nov 1994 08:49:37 GMT' }));
-    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY }))).toMatchObject({
+    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY }))).toMatchObject({
       status: 503,
       retryAfterSeconds: 0,
       attempts: 3,
@@ -338,14 +381,17 @@ describe('retries', () => {
       upstream.requests.length === 1 ? sendJson(res, 503, {}, { 'retry-after': retryAfter }) : sendJson(res, 200, {}),
     );
     const started = Date.now();
-    expect(await t.request({ method: 'GET', path: '/api/organizations/', key: KEY })).toMatchObject({ status: 200, attempts: 2 });
+    expect(await t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY })).toMatchObject({
+      status: 200,
+      attempts: 2,
+    });
     expect(Date.now() - started).toBeLessThan(500);
   });
 
   it('clamps a Retry-After decades ahead to an hour, which does not fit the budget: gives up at once', async () => {
     const t = connect({ timeoutMs: 5000 });
     upstream.handle((_req, res) => sendJson(res, 503, {}, { 'retry-after': 'Sat, 01 Jan 2080 00:00:00 GMT' }));
-    const error = await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY }));
+    const error = await failure(t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY }));
     expect(error).toMatchObject({ status: 503, retryAfterSeconds: 3600, attempts: 1 });
   });
 
@@ -353,7 +399,7 @@ describe('retries', () => {
     const t = connect({ timeoutMs: 1000 });
     upstream.handle((_req, res) => sendJson(res, 503, {}, { 'retry-after': '30' }));
     const started = Date.now();
-    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY }))).toMatchObject({
+    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY }))).toMatchObject({
       status: 503,
       retryAfterSeconds: 30,
       attempts: 1,
@@ -365,11 +411,27 @@ describe('retries', () => {
     const t = connect();
     upstream.handle((_req, res) => sendJson(res, 503, {}));
     expect(
-      await failure(t.request({ method, path: '/api/organizations/x/', key: KEY, body: method === 'DELETE' ? undefined : {} })),
+      await failure(
+        t.request({
+          method,
+          path: '/api/organizations/x/',
+          route: '/api/organizations/:id/',
+          key: KEY,
+          body: method === 'DELETE' ? undefined : {},
+        }),
+      ),
     ).toMatchObject({ status: 503, attempts: 1 });
     upstream.handle((_req, res) => dropMidResponse(res));
     expect(
-      await failure(t.request({ method, path: '/api/organizations/x/', key: KEY, body: method === 'DELETE' ? undefined : {} })),
+      await failure(
+        t.request({
+          method,
+          path: '/api/organizations/x/',
+          route: '/api/organizations/:id/',
+          key: KEY,
+          body: method === 'DELETE' ? undefined : {},
+        }),
+      ),
     ).toMatchObject({ kind: 'network', attempts: 1 });
     expect(upstream.requests).toHaveLength(2);
   });
@@ -377,7 +439,7 @@ describe('retries', () => {
   it('does not retry a 429, reading retryAfter from the header or else the detail', async () => {
     const t = connect();
     upstream.handle((_req, res) => sendJson(res, 429, { detail: 'slow down' }, { 'retry-after': '7' }));
-    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY }))).toMatchObject({
+    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY }))).toMatchObject({
       status: 429,
       retryAfterSeconds: 7,
       attempts: 1,
@@ -389,7 +451,7 @@ describe('retries', () => {
       attr: null,
     };
     upstream.handle((_req, res) => sendJson(res, 429, throttled));
-    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY }))).toMatchObject({
+    expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY }))).toMatchObject({
       status: 429,
       retryAfterSeconds: 12,
       body: throttled,
@@ -401,7 +463,9 @@ describe('retries', () => {
     const t = connect({ retryBaseDelayMs: 10_000, timeoutMs: 60_000 });
     upstream.handle((_req, res) => sendJson(res, 502, {}));
     const started = Date.now();
-    const error = await failure(t.request({ method: 'GET', path: '/api/organizations/', key: KEY, signal: AbortSignal.timeout(200) }));
+    const error = await failure(
+      t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY, signal: AbortSignal.timeout(200) }),
+    );
     expect(error.kind === 'timeout' || error.status === 502).toBe(true);
     expect(Date.now() - started).toBeLessThan(1000);
   });
