@@ -19,6 +19,8 @@ describe('npm run build && npm run start:prod', () => {
     expect(flags).toContain('--max-semi-space-size=64');
     // The old generation's growth cap (docs/performance.md); a Node whose V8 dropped the flag refuses to start.
     expect(flags).toContain('--heap-growing-percent=100');
+    // No allocation-site pretenuring: it sent request objects straight to the old generation at 50 clients (docs/performance.md).
+    expect(flags).toContain('--no-allocation-site-pretenuring');
     const command = [...flags, 'dist/main.js'];
 
     const main = startMain({ UPSTREAM_URL: api.url }, command);
