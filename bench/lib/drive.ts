@@ -30,7 +30,7 @@ export interface DriveResult {
   latencyMs: { mean: number; p50: number; p90: number; p99: number; max: number };
   /**
    * The same without each connection's first request. A server under load accepts one new
-   * connection per event-loop turn (libuv since 1.45), so the first requests of a round's new
+   * connection per event-loop turn (libuv#3696, in the 1.46 of Node 20), so the first requests of a round's new
    * connections wait in the kernel's accept queue for up to a second: at 50 connections they are
    * the 2-3% of requests that make the p99 (docs/performance-gap.md#the-p99-at-50-clients).
    */
