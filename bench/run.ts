@@ -381,16 +381,16 @@ console.log(
 );
 // Not a target: the p99 without each connection's first request, which waits for the server to
 // accept its connection, one per event-loop turn under load (DriveResult.openConnectionLatencyMs).
-const openConnectionP99 =
-  "p99 on open connections (each connection's first request aside), gw / floor ms and ratio: " +
-  cells
-    .map(
-      (c) =>
-        `${c.connections}c/${c.delayMs}ms ${fixed(median(c.gateway.openConnectionP99))} / ${fixed(median(c.floor.openConnectionP99))} ` +
-        `(${spread(c.ratios.openConnectionP99)}); first requests p50 ${fixed(median(c.gateway.firstRequestP50))} / ${fixed(median(c.floor.firstRequestP50))}`,
-    )
-    .join('; ');
-console.log(`\n${openConnectionP99}`);
+const openConnectionHeaders = ['conns', 'delay ms', 'p99 ms on open connections gw / floor', 'ratio', 'first requests p50 ms gw / floor'];
+const openConnectionRows = cells.map((c) => [
+  `${c.connections}`,
+  `${c.delayMs}`,
+  `${fixed(median(c.gateway.openConnectionP99))} / ${fixed(median(c.floor.openConnectionP99))}`,
+  spread(c.ratios.openConnectionP99),
+  `${fixed(median(c.gateway.firstRequestP50))} / ${fixed(median(c.floor.firstRequestP50))}`,
+]);
+const openConnectionNote = "Not a target: the p99 without each connection's first request, which waits in the accept queue";
+console.log(`\n${table(openConnectionHeaders, openConnectionRows)}\n(${openConnectionNote})`);
 console.log(
   `\ncorrectness: answers equal before ${before.equal} / after ${after.equal}; upstream calls without the key: ${badAuthTotal} of ${callsTotal}; ` +
     `gateway alive ${gatewayAlive}, exit after SIGTERM ${JSON.stringify(gatewayExit)}; gateway VmHWM ${fixed(gatewayPeakSinceStartMb)} MB, floor ${fixed(floorPeakSinceStartMb)} MB`,
@@ -412,7 +412,9 @@ const markdown = [
     targets.map((t) => [t.target, t.measured, t.met === undefined ? 'n/a' : t.met ? 'yes' : '**no**']),
   ),
   '',
-  `${openConnectionP99}.`,
+  markdownTable(openConnectionHeaders, openConnectionRows),
+  '',
+  `${openConnectionNote}.`,
   '',
 ].join('\n');
 
