@@ -7,6 +7,7 @@ import { type CircuitState, type GuardedTransport, WHOLE_UPSTREAM } from '../res
 import type { UpstreamCall } from '../rest/request-transport.ts';
 import { boundedLabel } from './bounded-label.ts';
 import type { OperationSummary } from './request-log.ts';
+import { upstreamCallSeries } from './upstream-call-series.ts';
 
 interface MetricsOptions {
   /** Operation names are cut to this many characters. @default DEFAULTS.MAX_OPERATION_NAME_LENGTH */
@@ -75,18 +76,13 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
     labelNames: ['code'],
     registers,
   });
-  const upstreamCalls = new Counter({
-    name: 'gateway_upstream_requests_total',
-    help: 'Upstream REST calls by method, route template and status (the HTTP status, or the failure kind when there was none).',
-    labelNames: ['method', 'route', 'status'],
-    registers,
-  });
-  const upstreamSeconds = new Histogram({
-    name: 'gateway_upstream_request_duration_seconds',
-    help: 'Duration of upstream REST calls, retries included.',
-    labelNames: ['method', 'route', 'status'],
-    buckets: SECONDS_BUCKETS,
-    registers,
+  const upstreamCalls = upstreamCallSeries(registry, {
+    requests: {
+      name: 'gateway_upstream_requests_total',
+      help: 'Upstream REST calls by method, route template and status (the HTTP status, or the failure kind when there was none).',
+    },
+    duration: { name: 'gateway_upstream_request_duration_seconds', help: 'Duration of upstream REST calls, retries included.' },
+    upperBounds: SECONDS_BUCKETS,
   });
   const retries = new Counter({
     name: 'gateway_upstream_retries_total',
@@ -163,9 +159,7 @@ export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
       if (call.source) return; // answered by the cache or another request's call: src/upstream-economy/metrics.ts counts those
       const method = methodLabel(call.method);
       const route = routeLabel(call.route);
-      const labels = { method, route, status: statusLabel(String(call.status ?? call.outcome)) };
-      upstreamCalls.inc(labels);
-      upstreamSeconds.observe(labels, call.durationMs / 1000);
+      upstreamCalls.observe(method, route, statusLabel(String(call.status ?? call.outcome)), call.durationMs / 1000);
       if (call.attempts > 1) retries.inc({ method, route }, call.attempts - 1);
     },
     trackCircuit(transport) {

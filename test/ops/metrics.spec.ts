@@ -1,8 +1,11 @@
 // Prometheus metrics at /metrics: operations, upstream calls by route template, retries, the circuit
 // breaker's state and the process metrics, each gateway in its own registry.
+import fc from 'fast-check';
+import { Counter, Histogram, Registry } from 'prom-client';
 import { afterAll, describe, expect, it } from 'vitest';
 import { EXAMPLE_QUERY } from '../../src/example-query.ts';
 import type { Gateway } from '../../src/gateway.ts';
+import { upstreamCallSeries } from '../../src/observability/upstream-call-series.ts';
 import { startReferenceApi } from '../../src/reference-api/index.ts';
 import type { UpstreamCall } from '../../src/rest/request-transport.ts';
 import { sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
@@ -50,6 +53,22 @@ describe('/metrics', () => {
     expect(text).toMatch(
       /gateway_upstream_request_duration_seconds_bucket\{le="0.005",method="GET",route="\/api\/organizations\/",status="200"\} \d/,
     );
+    // The duration histogram holds exactly the calls the gateway reported, in cumulative buckets.
+    const listCalls = calls.filter((call) => call.route === '/api/organizations/:organization_id/batch_exports/');
+    const series = 'method="GET",route="/api/organizations/:organization_id/batch_exports/",status="200"';
+    const sampleOf = (line: string) =>
+      Number(
+        text
+          .split('\n')
+          .find((candidate) => candidate.startsWith(`${line} `))
+          ?.slice(line.length + 1),
+      );
+    const bucket = (le: string) => sampleOf(`gateway_upstream_request_duration_seconds_bucket{le="${le}",${series}}`);
+    expect(bucket('+Inf')).toBe(listCalls.length);
+    expect(bucket('0.1')).toBe(listCalls.filter((call) => call.durationMs / 1000 <= 0.1).length);
+    expect(sampleOf(`gateway_upstream_request_duration_seconds_count{${series}}`)).toBe(listCalls.length);
+    const sum = listCalls.reduce((total, call) => total + call.durationMs / 1000, 0);
+    expect(sampleOf(`gateway_upstream_request_duration_seconds_sum{${series}}`)).toBeCloseTo(sum, 9);
     expect(text).toContain('gateway_upstream_circuit_state{route="*"} 0');
     // The process's own metrics ride along.
     expect(text).toContain('process_cpu_user_seconds_total');
@@ -98,6 +117,51 @@ describe('/metrics', () => {
     await run(target, '{ organizations { totalCount } }', 'phx_metrics_test_key');
     expect(await scrape(target)).toContain(
       'gateway_upstream_requests_total{method="GET",route="/api/organizations/",status="circuit-open"} 1',
+    );
+  });
+
+  it("writes upstream calls as prom-client's own counter and histogram would", async () => {
+    const bounds = [0.005, 0.01, 0.1, 1];
+    const labelNames = ['method', 'route', 'status'] as const;
+    const call = fc.record({
+      method: fc.constantFrom('GET', 'POST', 'DELETE'),
+      route: fc.constantFrom('/api/organizations/', '/api/organizations/:organization_id/members/'),
+      status: fc.constantFrom('200', '404', 'timeout'),
+      // On the bounds, between and past them.
+      seconds: fc.oneof(fc.constantFrom(0, ...bounds), fc.double({ min: 0, max: 3, noNaN: true })),
+    });
+    await fc.assert(
+      fc.asyncProperty(fc.array(call, { maxLength: 40 }), async (calls) => {
+        const ours = new Registry();
+        const series = upstreamCallSeries(ours, {
+          requests: { name: 'calls_total', help: 'Calls.' },
+          duration: { name: 'call_seconds', help: 'Call durations.' },
+          upperBounds: bounds,
+        });
+        const theirs = new Registry();
+        const counter = new Counter({ name: 'calls_total', help: 'Calls.', labelNames, registers: [theirs] });
+        const histogram = new Histogram({
+          name: 'call_seconds',
+          help: 'Call durations.',
+          labelNames,
+          buckets: bounds,
+          registers: [theirs],
+        });
+        for (const { method, route, status, seconds } of calls) {
+          series.observe(method, route, status, seconds);
+          counter.inc({ method, route, status });
+          histogram.observe({ method, route, status }, seconds);
+        }
+        expect(await ours.metrics()).toBe(await theirs.metrics());
+        // The names and values configuration-docs.spec.ts reads (prom-client adds empty exemplars).
+        const json = async (registry: Registry) =>
+          (await registry.getMetricsAsJSON()).map(({ name, type, values }) => ({
+            name,
+            type,
+            values: values.map(({ labels, value }) => ({ labels, value })),
+          }));
+        expect(await json(ours)).toEqual(await json(theirs));
+      }),
     );
   });
 
