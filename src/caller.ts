@@ -3,7 +3,7 @@
 // admission's queues). A tag is an HMAC-SHA256 of the key, cut to 128 bits: neither the key nor a
 // plain digest of it (which anyone could compute from a guessed key) is ever stored, logged or
 // measured.
-import { createHmac } from 'node:crypto';
+import { createHmac, hash } from 'node:crypto';
 
 const BEARER = /^Bearer\s+(\S+)\s*$/i;
 
@@ -17,4 +17,15 @@ export const callerKey = (request: Request): string | null => bearerKey(request.
 
 export function callerTag(secret: string, key: string): string {
   return createHmac('sha256', secret).update(key).digest().subarray(0, 16).toString('base64url');
+}
+
+/**
+ * A tag for what only this process holds, and only while a request lasts (admission's queues):
+ * SHA-256 of a secret of the process and the key, cut to 22 characters like callerTag's, in one
+ * native call. Not an HMAC, which costs ~5 µs a request (~1% of a dashboard's CPU in a profile): nothing made
+ * with it is stored, compared across processes or shown, so there is nothing for a length extension
+ * to forge, and the secret still keeps a guessed key from being checked against a tag.
+ */
+export function requestCallerTag(secret: string, key: string): string {
+  return hash('sha256', `${secret}\u0000${key}`, 'base64url').slice(0, 22);
 }

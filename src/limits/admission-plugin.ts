@@ -7,7 +7,7 @@
 import { randomBytes } from 'node:crypto';
 import type { ExecutionResult } from 'graphql';
 import type { Plugin, YogaInitialContext } from 'graphql-yoga';
-import { callerKey, callerTag } from '../caller.ts';
+import { callerKey, requestCallerTag } from '../caller.ts';
 import { gatewayError, unexpectedError } from '../graphql-errors.ts';
 import { startDeadline, unwatchDeadline, watchDeadline } from '../rest/deadline.ts';
 import type { Admission, Grant, Refusal } from './admission.ts';
@@ -96,7 +96,7 @@ function unlessStuck<T>(execution: T | Promise<T>, stuckAt: number, onStuck: () 
 const QUEUE_SECRET = randomBytes(32).toString('base64url');
 function callerQueue(request: Request): string {
   const key = callerKey(request);
-  return key === null ? ANONYMOUS : callerTag(QUEUE_SECRET, key);
+  return key === null ? ANONYMOUS : requestCallerTag(QUEUE_SECRET, key);
 }
 
 function overloaded(retryAfterSeconds: number) {
