@@ -65,8 +65,13 @@ export function upstreamCallSeries(
     return series;
   }
 
-  const counter = exported(requests, 'counter', () => all.map((series) => ({ labels: { ...series.labels }, value: series.count })));
-  const histogram = exported(duration, 'histogram', () =>
+  // Registry.resetMetrics() resets every metric it holds: both forget every series, as prom-client's do.
+  const reset = () => {
+    byMethod.clear();
+    all.length = 0;
+  };
+  const counter = exported(requests, 'counter', reset, () => all.map((series) => ({ labels: { ...series.labels }, value: series.count })));
+  const histogram = exported(duration, 'histogram', reset, () =>
     all.flatMap((series) => {
       const values: ExportedValue[] = [];
       let cumulative = 0;
@@ -103,12 +108,13 @@ export function upstreamCallSeries(
 }
 
 /** The shape prom-client's Registry reads from a metric: its `get()` as prom-client's own metrics answer it. */
-function exported({ name, help }: MetricText, type: 'counter' | 'histogram', values: () => ExportedValue[]) {
+function exported({ name, help }: MetricText, type: 'counter' | 'histogram', reset: () => void, values: () => ExportedValue[]) {
   return {
     name,
     help,
     type,
     aggregator: 'sum' as const,
+    reset,
     async get() {
       return { name, help, type, aggregator: 'sum' as const, values: values() };
     },

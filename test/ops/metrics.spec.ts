@@ -161,6 +161,9 @@ describe('/metrics', () => {
             values: values.map(({ labels, value }) => ({ labels, value })),
           }));
         expect(await json(ours)).toEqual(await json(theirs));
+        ours.resetMetrics();
+        theirs.resetMetrics();
+        expect(await ours.metrics()).toBe(await theirs.metrics());
       }),
     );
   });
