@@ -32,7 +32,7 @@ interface ExportedValue {
   metricName?: string;
 }
 
-export interface UpstreamCallSeries {
+interface UpstreamCallSeries {
   /** One finished call, its labels already bounded. */
   observe(method: string, route: string, status: string, seconds: number): void;
 }
