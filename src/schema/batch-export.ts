@@ -40,11 +40,7 @@ nodeType(BatchExportRef, {
       lastUpdatedAt: ['last_updated_at', 'DateTime', 'When the export was last changed.'],
       schema: ['schema', 'JSON', 'The export schema, when it has one.'],
     }),
-    destination: t.field({
-      type: BatchExportDestinationRef,
-      description: 'Where the data goes.',
-      resolve: (e) => e.destination,
-    }),
+    destination: t.expose('destination', { type: BatchExportDestinationRef, description: 'Where the data goes.' }),
     latestRuns: t.field({
       type: [BatchExportRunRef],
       nullable: false,

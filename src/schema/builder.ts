@@ -64,9 +64,5 @@ export const builder = new SchemaBuilder<{
 export type BuilderTypes = typeof builder extends PothosSchemaTypes.SchemaBuilder<infer T extends SchemaTypes> ? T : never;
 
 builder.globalConnectionField('totalCount', (t) =>
-  t.int({
-    nullable: false,
-    description: 'How many records the whole list holds (the REST `count`).',
-    resolve: (connection) => connection.totalCount,
-  }),
+  t.exposeInt('totalCount', { nullable: false, description: 'How many records the whole list holds (the REST `count`).' }),
 );

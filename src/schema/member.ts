@@ -21,7 +21,7 @@ nodeType(MemberRef, {
       is2faEnabled: ['is_2fa_enabled', 'Boolean', 'Whether the user has two-factor authentication on.'],
       hasSocialAuth: ['has_social_auth', 'Boolean', 'Whether the user logs in through a social provider.'],
     }),
-    user: t.field({ type: UserRef, description: 'The member.', resolve: (m) => m.user }),
+    user: t.expose('user', { type: UserRef, description: 'The member.' }),
   }),
 });
 

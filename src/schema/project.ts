@@ -28,11 +28,7 @@ nodeType(ProjectRef, {
     });
     return {
       databaseId: t.field({ type: 'String', nullable: false, description: 'The REST project id.', resolve: (p) => p.projectId }),
-      name: t.field({
-        type: 'String',
-        description: "The first team's name when reached through `Organization.projects`, else null.",
-        resolve: (p) => p.name,
-      }),
+      name: t.exposeString('name', { description: "The first team's name when reached through `Organization.projects`, else null." }),
       surveysResponsesCount: t.field({
         type: 'JSON',
         description: `Responses per survey: the live service answers a map from survey id to count; passed through as sent. ${SURVEYS_READ}`,

@@ -6,6 +6,7 @@
 // nullable, so an upstream null nulls only that field; lists are non-null, `[]` for an upstream null
 // (contract: Naming). Input fields are all optional, and the REST body holds exactly the fields given.
 import type { FieldMap, InputFieldMap, InputRef } from '@pothos/core';
+import { defaultFieldResolver } from 'graphql';
 import type { RestBody } from '../rest/client.ts';
 import type { BuilderTypes } from './builder.ts';
 
@@ -39,7 +40,12 @@ type ReadFieldBuilder<Rest> =
   | PothosSchemaTypes.ObjectFieldBuilder<BuilderTypes, Rest>
   | PothosSchemaTypes.InterfaceFieldBuilder<BuilderTypes, Rest>;
 
-/** The table's fields on an object or interface type. */
+/**
+ * The table's fields on an object or interface type. A field named as its REST key gets GraphQL's
+ * default resolver, which Pothos leaves out of the schema, so graphql-jit reads the value inline; any
+ * resolver, however small, is called through graphql-jit's deferred path instead (a resolve info, a
+ * response path and three closures per field of every record).
+ */
 export function restFields<Rest>(t: ReadFieldBuilder<Rest>, table: RestFieldTable<Rest>): FieldMap {
   // One call shape serves both builders: the table's types were checked against `Rest` above.
   const builder = t as unknown as { field(options: object): FieldMap[string] };
@@ -47,7 +53,7 @@ export function restFields<Rest>(t: ReadFieldBuilder<Rest>, table: RestFieldTabl
   for (const [name, [rest, type, description]] of Object.entries(table) as [string, RestField<Rest>][]) {
     fields[name] =
       typeof type === 'string'
-        ? builder.field({ type, description, resolve: (record: Rest) => record[rest] })
+        ? builder.field({ type, description, resolve: name === rest ? defaultFieldResolver : (record: Rest) => record[rest] })
         : builder.field({
             type: [...type],
             description,

@@ -2,7 +2,16 @@
 // of every field that calls the upstream).
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { getNullableType, isInputObjectType, isInterfaceType, isListType, isNonNullType, isObjectType, isScalarType } from 'graphql';
+import {
+  type GraphQLObjectType,
+  getNullableType,
+  isInputObjectType,
+  isInterfaceType,
+  isListType,
+  isNonNullType,
+  isObjectType,
+  isScalarType,
+} from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { schema } from '../../src/schema/index.ts';
 import { printPublicSchema } from '../../src/schema/print.ts';
@@ -88,6 +97,37 @@ describe('schema.graphql', () => {
       }
     }
     expect(wrong).toEqual([]);
+  });
+
+  it('leaves a field named as the value it reads without a resolver, so graphql-jit reads it inline', () => {
+    // A resolver, however small, costs a resolve info, a response path and three closures per field of
+    // every record (docs/performance-gap.md: 7-8% of a dashboard's instructions). A Pothos plugin that
+    // wraps every resolver would bring them back; this says so.
+    const inline = [
+      'Organization.name',
+      'Organization.slug',
+      'BatchExport.name',
+      'BatchExport.paused',
+      'BatchExport.interval',
+      'BatchExport.destination',
+      'Domain.domain',
+      'Member.level',
+      'Member.user',
+      'User.email',
+      'User.uuid',
+      'PipelineDestination.name',
+      'Project.name',
+      'OrganizationConnection.totalCount',
+    ];
+    const withResolver = inline.filter((coordinate) => {
+      const [typeName, fieldName] = coordinate.split('.') as [string, string];
+      const type = schema.getType(typeName);
+      if (!isObjectType(type)) return true;
+      return type.getFields()[fieldName]?.resolve !== undefined;
+    });
+    expect(withResolver).toEqual([]);
+    // A field whose REST key differs still reads it through its resolver.
+    expect((schema.getType('Organization') as GraphQLObjectType).getFields().createdAt?.resolve).toBeTypeOf('function');
   });
 
   it('uses the contract scalars', () => {
