@@ -78,6 +78,8 @@ export interface UpstreamStats {
   /** Writes (POST, PATCH, DELETE) received, and how many request ids sent more than one. */
   writes: number;
   requestIdsWithRepeatedWrites: number;
+  /** TCP connections accepted (the control endpoint's own included): a client whose pool keeps its sockets opens few. */
+  connections: number;
   /** Calls per `x-request-id` (only with `?ids=1`); calls without one count under "". */
   perRequestId?: Record<string, number>;
 }
@@ -257,6 +259,9 @@ export async function startFakeUpstream(options: FakeUpstreamOptions) {
     res.writeHead(404).end();
   }
 
+  server.on('connection', () => {
+    stats.connections += 1;
+  });
   await new Promise<void>((resolve) => server.listen(options.port ?? 0, options.host ?? '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   baseUrl = `http://127.0.0.1:${port}`;
@@ -273,7 +278,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions) {
 
 function emptyStats(): UpstreamStats {
   const faults = Object.fromEntries(FAULT_KINDS.map((kind) => [kind, 0])) as Record<FaultKind, number>;
-  return { calls: 0, badAuth: 0, byRoute: {}, byStatus: {}, faults, writes: 0, requestIdsWithRepeatedWrites: 0 };
+  return { calls: 0, badAuth: 0, byRoute: {}, byStatus: {}, faults, writes: 0, requestIdsWithRepeatedWrites: 0, connections: 0 };
 }
 
 interface RawAnswer {

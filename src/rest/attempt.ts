@@ -3,10 +3,11 @@
 // the request on a socket (from then on the request may have reached the upstream), and ends at its
 // deadline whether it is still waiting for a connection, waiting for headers or reading the body. A
 // write, once on a socket, may switch to a deadline of its own: the caller leaving no longer cuts it
-// (a cut write is applied anyway, unseen).
+// (a cut write is applied anyway, unseen). A read its caller left once it was on a socket ends for the
+// caller at once, and its answer is read to the end and dropped, so the socket stays in the pool.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
-import { type CallDeadline, type DeadlineWatch, unwatchDeadline, type Watched, watchDeadline } from './deadline.ts';
+import { type CallDeadline, type DeadlineWatch, deadlineAt, unwatchDeadline, type Watched, watchDeadline } from './deadline.ts';
 
 export interface RawAnswer {
   status: number;
@@ -52,6 +53,9 @@ export class Attempt implements Dispatcher.DispatchHandler, Watched {
   private resolve!: (answer: RawAnswer) => void;
   private reject!: (error: Error) => void;
   private readonly watch: DeadlineWatch;
+  /** Set once the caller left a request already written: what is left of its answer is dropped. */
+  private drain: Drain | undefined;
+  private drainedBytes = 0;
 
   /**
    * `onceSent`: the deadline from the moment the request is written, in place of `deadline` (a
@@ -99,7 +103,12 @@ export class Attempt implements Dispatcher.DispatchHandler, Watched {
   }
 
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    if (this.endedAt) return; // cut already: its bytes were given back
+    if (this.endedAt) {
+      // Ended for its caller: nothing is kept, and a drain stops at the size an answer may have.
+      this.drainedBytes += chunk.length;
+      if (this.drain && this.bytes + this.drainedBytes > this.maxBytes) throw new ResponseTooLargeError(this.status);
+      return;
+    }
     const { buffers } = this;
     if (this.bytes + chunk.length > this.maxBytes || buffers.bytes + chunk.length > buffers.maxBytes) {
       throw new ResponseTooLargeError(this.status);
@@ -110,7 +119,10 @@ export class Attempt implements Dispatcher.DispatchHandler, Watched {
   }
 
   onResponseEnd(): void {
-    if (!this.end()) return;
+    if (!this.end()) {
+      this.drain?.stop(); // read to its end: the socket goes back to the pool
+      return;
+    }
     const { chunks } = this;
     const text = chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks, this.bytes).toString('utf8');
     this.resolve({ status: this.status, headers: this.headers, text });
@@ -118,13 +130,26 @@ export class Attempt implements Dispatcher.DispatchHandler, Watched {
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
     if (this.end()) this.reject(error);
+    else this.drain?.stop();
   }
 
-  /** By the deadline clock: fail now, and if the request is on a socket, destroy it (the pool opens another). */
+  /**
+   * By the deadline clock: fail now. A request on a socket past its time is cut there, which
+   * destroys the socket (the pool opens another). One whose caller left while its time remains is
+   * drained instead: it was sent and counted against the upstream budget already, so cutting it
+   * would save the upstream nothing and cost the next call a new connection (at a TLS upstream, a
+   * handshake too; at a round of abandoned dashboards, hundreds of them).
+   */
   expire(): void {
     if (!this.end()) return;
     const error = new AttemptCancelledError();
-    this.controller?.abort(error);
+    const { controller, deadline } = this;
+    if (controller && deadline.signal?.aborted && deadline.remainingMs() > 0) {
+      this.drain = new Drain(deadline.endsAt, controller);
+      this.chunks.length = 0;
+    } else {
+      controller?.abort(error);
+    }
     this.reject(error);
   }
 
@@ -135,5 +160,32 @@ export class Attempt implements Dispatcher.DispatchHandler, Watched {
     unwatchDeadline(this.watch);
     this.buffers.bytes -= this.bytes;
     return true;
+  }
+}
+
+/**
+ * An abandoned answer being read to its end, on the deadline clock until then: past the attempt's
+ * own time it is cut like any other, so a dripping upstream cannot hold the socket longer.
+ */
+class Drain implements Watched {
+  readonly deadline: CallDeadline;
+  private readonly watch: DeadlineWatch;
+
+  constructor(
+    endsAt: number,
+    private readonly controller: Dispatcher.DispatchController,
+  ) {
+    this.deadline = deadlineAt(endsAt);
+    this.watch = watchDeadline(this);
+  }
+
+  expire(): void {
+    this.stop();
+    this.controller.abort(new AttemptCancelledError());
+  }
+
+  /** Idempotent. */
+  stop(): void {
+    unwatchDeadline(this.watch);
   }
 }

@@ -24,6 +24,11 @@ export function startDeadline(timeoutMs: number, callerSignal?: AbortSignal, dea
   return new Deadline(Math.min(ownEndsAt, deadlineAt), callerSignal, ownEndsAt <= deadlineAt);
 }
 
+/** A deadline at `endsAt` (a `performance.now()` time) that no caller can cut short. */
+export function deadlineAt(endsAt: number): CallDeadline {
+  return new Deadline(endsAt, undefined, true);
+}
+
 /** A class rather than an object of closures: every upstream call starts one. */
 class Deadline implements CallDeadline {
   constructor(

@@ -407,20 +407,21 @@ describe('per-request bounds', () => {
     expect(Date.now() - started).toBeLessThan(200 + 400);
   });
 
-  it('cancels the upstream call in flight when the client goes away (over HTTP)', async () => {
-    const { upstream, gateway } = await setUp({});
-    let upstreamClosed!: () => void;
-    const closed = new Promise<void>((resolve) => (upstreamClosed = resolve));
+  it('ends the request when the client goes away (over HTTP); its read on the wire is drained, not cut, until its own limit', async () => {
+    const { upstream, gateway } = await setUp({ upstreamTimeoutMs: 1500 });
+    let upstreamClosedAt = 0;
     let received!: () => void;
     const arrived = new Promise<void>((resolve) => (received = resolve));
     upstream.handle((_req, res) => {
-      res.on('close', upstreamClosed); // never answered: only the gateway can end it (or its 10 s timeout)
+      // Never answered: only the gateway can end it, at the abort or at UPSTREAM_TIMEOUT_MS.
+      res.on('close', () => (upstreamClosedAt = performance.now()));
       received();
     });
     const server = createGatewayServer(gateway.yoga);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const client = new AbortController();
+      const sentAt = performance.now();
       const call = fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', authorization: 'Bearer phx_resilience_key' },
@@ -428,11 +429,16 @@ describe('per-request bounds', () => {
         signal: client.signal,
       }).catch(() => 'aborted');
       await arrived;
-      const abortedAt = performance.now();
       client.abort();
       expect(await call).toBe('aborted');
-      await closed;
-      expect(performance.now() - abortedAt).toBeLessThan(1000); // not the 10 s upstream timeout
+      // The call was sent: its connection is kept for the answer (so the pool need not open
+      // another), and cut at the call's own limit, not the caller's leaving.
+      await wait(500);
+      expect(upstreamClosedAt).toBe(0);
+      await expect.poll(() => upstreamClosedAt, { timeout: 3000 }).toBeGreaterThan(0);
+      expect(upstreamClosedAt - sentAt).toBeGreaterThanOrEqual(1499);
+      expect(upstreamClosedAt - sentAt).toBeLessThan(1500 + 500);
+      expect(upstream.requests).toHaveLength(1);
     } finally {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

@@ -1,12 +1,13 @@
 // UPSTREAM_TIMEOUT_MS bounds one upstream call end to end (connection wait, headers, the whole body,
 // retries and their waits), a request's deadline cuts it too, and a call past either frees its
 // socket: against the fake upstream over loopback sockets. A write, once sent, is cut by its own
-// timeout only.
+// timeout only; a read whose caller left once it was sent is read to its end and its socket kept.
+import type { Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { DEADLINE_TICK_MS } from '../../src/rest/deadline.ts';
 import { createUpstreamTransport, type UpstreamTransport, type UpstreamTransportOptions } from '../../src/rest/transport.ts';
 import type { UpstreamError } from '../../src/rest/upstream-error.ts';
-import { dripBody, type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
+import { dripBody, type FakeUpstream, type StreamedBody, sendJson, startFakeUpstream, streamBody } from '../support/fake-upstream.ts';
 import { lateness } from '../support/lateness.ts';
 import { upstreamFailure } from '../support/upstream-failure.ts';
 
@@ -78,15 +79,72 @@ describe('a dripping body', () => {
     expectOnTime(afterMs, 400);
   });
 
-  it('ends when the caller goes away (its client disconnected)', async () => {
-    connect({ timeoutMs: 5000 });
-    upstream.handle((_req, res) => void dripBody(res));
+  it("ends when the caller goes away (its client disconnected); what is left of the answer is read until the call's own limit, then cut", async () => {
+    connect({ timeoutMs: 1000 });
+    let dripClosedAt = 0;
+    upstream.handle(
+      (_req, res) =>
+        void dripBody(res).then(() => {
+          dripClosedAt = performance.now();
+        }),
+    );
     const caller = new AbortController();
     const startedAt = performance.now(); // before the abort is scheduled, so the wait is never short of it
     setTimeout(() => caller.abort(), 200);
     const { error, afterMs } = await failure(() => get('/api/drip/', { signal: caller.signal }), startedAt);
     expect(error.kind).toBe('aborted');
     expectOnTime(afterMs, 200);
+    // Still read (not cut at the abort), and cut by the gateway at UPSTREAM_TIMEOUT_MS.
+    expect(dripClosedAt).toBe(0);
+    await expect.poll(() => dripClosedAt, { timeout: 2000 }).toBeGreaterThan(0);
+    expectOnTime(dripClosedAt - startedAt, 1000);
+  });
+});
+
+describe('a read whose caller left once it was sent', () => {
+  it('fails for the caller at once, and its answer is read to the end and dropped: the socket serves the next call', async () => {
+    connect({ timeoutMs: 5000, connections: 1 });
+    const sockets: Socket[] = [];
+    upstream.handle((req, res, raw) => {
+      sockets.push(raw.socket);
+      if (req.path !== '/api/slow/') return sendJson(res, 200, { ok: true });
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('[');
+      setTimeout(() => res.end(']'), 400);
+    });
+    const caller = new AbortController();
+    const startedAt = performance.now();
+    setTimeout(() => caller.abort(), 100);
+    const { error, afterMs } = await failure(() => get('/api/slow/', { signal: caller.signal }), startedAt);
+    expect(error).toMatchObject({ kind: 'aborted', sent: true });
+    expectOnTime(afterMs, 100);
+
+    expect((await get('/api/next/')).body).toEqual({ ok: true });
+    // The next call waited for the answer's end on the pool's only connection, and used it.
+    expect(performance.now() - startedAt).toBeGreaterThanOrEqual(399);
+    expect(upstream.requests.map((r) => r.path)).toEqual(['/api/slow/', '/api/next/']);
+    expect(sockets[1]).toBe(sockets[0]);
+    expect(sockets[0]?.destroyed).toBe(false);
+  });
+
+  it('is cut once more of its answer arrives than an answer may hold', async () => {
+    connect({ timeoutMs: 5000, maxResponseBytes: 1024 * 1024 });
+    let streamed: StreamedBody | undefined;
+    let served: Socket | undefined;
+    upstream.handle((_req, res, raw) => {
+      served = raw.socket;
+      // The answer only after the caller left: 50 MiB, as fast as the gateway reads it.
+      setTimeout(() => {
+        streamed = streamBody(res, 50 * 1024 * 1024);
+      }, 150);
+    });
+    const caller = new AbortController();
+    setTimeout(() => caller.abort(), 50);
+    expect((await failure(() => get('/api/huge/', { signal: caller.signal }))).error.kind).toBe('aborted');
+    await expect.poll(() => served?.destroyed, { timeout: 3000 }).toBe(true);
+    await streamed?.done;
+    // Its cap and the loopback socket buffers, not the 50 MiB.
+    expect(streamed?.bytesWritten).toBeLessThan(25 * 1024 * 1024);
   });
 });
 
