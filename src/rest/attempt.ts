@@ -105,8 +105,9 @@ export class Attempt implements Dispatcher.DispatchHandler, Watched {
   onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
     if (this.endedAt) {
       // Ended for its caller: nothing is kept, and a drain stops at the size an answer may have.
+      if (!this.drain) return;
       this.drainedBytes += chunk.length;
-      if (this.drain && this.bytes + this.drainedBytes > this.maxBytes) throw new ResponseTooLargeError(this.status);
+      if (this.bytes + this.drainedBytes > this.maxBytes) throw new ResponseTooLargeError(this.status);
       return;
     }
     const { buffers } = this;
