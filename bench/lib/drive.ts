@@ -17,6 +17,8 @@ interface DriveOptions {
   checkBodies?: boolean;
   /** autocannon's per-request timeout. @default 10 */
   timeoutSec?: number;
+  /** Told of every answer: when it arrived (epoch ms), how long it took, and whether it was its connection's first. */
+  onAnswer?: (answer: { at: number; latencyMs: number; first: boolean }) => void;
 }
 
 export interface DriveResult {
@@ -101,11 +103,12 @@ export async function drive(options: DriveOptions): Promise<DriveResult> {
   const answeredClients = new WeakSet<object>();
   instance.on('response', (client, _status, _bytes, responseTime) => {
     latencies.push(responseTime);
-    if (answeredClients.has(client)) laterLatencies.push(responseTime);
-    else {
+    const first = !answeredClients.has(client);
+    if (first) {
       answeredClients.add(client);
       firstLatencies.push(responseTime);
-    }
+    } else laterLatencies.push(responseTime);
+    options.onAnswer?.({ at: Date.now(), latencyMs: responseTime, first });
   });
   const result = await finished;
 
