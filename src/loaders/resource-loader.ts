@@ -111,25 +111,35 @@ export class ResourceLoader<Raw, R extends Raw = Raw> {
     return listed;
   }
 
-  private async fetchPage(parentId: string, limit: number, offset: number): Promise<Page<R>> {
-    const pending = this.resource.list(parentId, { limit, offset });
+  /** `.then` rather than an async function: a page in flight holds no suspended frame here. */
+  private fetchPage(parentId: string, limit: number, offset: number): Promise<Page<R>> {
+    let pending: Promise<Page<Raw>>;
+    try {
+      pending = this.resource.list(parentId, { limit, offset });
+    } catch (error) {
+      return Promise.reject(error); // e.g. no key: the page's promise fails, as from an async function
+    }
     const inFlight = this.pagesInFlight.get(parentId) ?? new Set();
     this.pagesInFlight.set(parentId, inFlight.add(pending));
-    try {
-      const page = await pending;
-      this.counts.set(parentId, page.count);
-      // Not primed into `records` (a promise per record, for lookups most queries never make):
-      // loadRecords consults `listed` first.
-      for (const record of page.results) this.resource.tag(record, parentId);
-      // Tagging is in place, so the page now holds tagged records.
-      const tagged = page as Page<R>;
-      const pages = this.unindexed.get(parentId);
-      if (pages) pages.push(tagged.results);
-      else this.unindexed.set(parentId, [tagged.results]);
-      return tagged;
-    } finally {
-      inFlight.delete(pending);
-    }
+    return pending.then(
+      (page) => {
+        inFlight.delete(pending);
+        this.counts.set(parentId, page.count);
+        // Not primed into `records` (a promise per record, for lookups most queries never make):
+        // loadRecords consults `listed` first.
+        for (const record of page.results) this.resource.tag(record, parentId);
+        // Tagging is in place, so the page now holds tagged records.
+        const tagged = page as Page<R>;
+        const pages = this.unindexed.get(parentId);
+        if (pages) pages.push(tagged.results);
+        else this.unindexed.set(parentId, [tagged.results]);
+        return tagged;
+      },
+      (error: unknown) => {
+        inFlight.delete(pending);
+        throw error;
+      },
+    );
   }
 
   /**

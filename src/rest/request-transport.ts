@@ -92,31 +92,50 @@ export function createRequestTransport(base: UpstreamTransport, options: Request
     trace?.end(call);
   };
 
-  const run = async <T>(req: UpstreamRequest): Promise<UpstreamResponse<T>> => {
+  /** `.then` rather than an async function: a call in flight holds no suspended frame here. */
+  const run = <T>(req: UpstreamRequest): Promise<UpstreamResponse<T>> => {
     const startedAt = performance.now();
-    const trace = tracer?.startCall(req.method, req.route);
-    try {
-      const response = await base.request<T>(trace ? { ...req, trace: trace.headers } : req);
-      record(req, startedAt, trace, response.status, response.attempts, 'ok', true, response.source);
-      return response;
-    } catch (error) {
-      const failure = error instanceof UpstreamError ? error : undefined;
-      record(
-        req,
-        startedAt,
-        trace,
-        failure?.status,
-        failure?.attempts ?? 1,
-        failure?.kind ?? 'error',
-        mayHaveReachedUpstream(error),
-        failure?.source,
-      );
-      throw error;
-    } finally {
+    const done = () => {
       inFlight -= 1;
       if (req.method !== 'GET') writesInFlight -= 1;
       release();
+    };
+    let trace: CallTrace | undefined;
+    let sent: Promise<UpstreamResponse<T>>;
+    try {
+      trace = tracer?.startCall(req.method, req.route);
+      sent = base.request<T>(trace ? { ...req, trace: trace.headers } : req);
+    } catch (error) {
+      sent = Promise.reject(error); // as from an async function
     }
+    return sent.then(
+      (response) => {
+        try {
+          record(req, startedAt, trace, response.status, response.attempts, 'ok', true, response.source);
+          return response;
+        } finally {
+          done();
+        }
+      },
+      (error: unknown) => {
+        try {
+          const failure = error instanceof UpstreamError ? error : undefined;
+          record(
+            req,
+            startedAt,
+            trace,
+            failure?.status,
+            failure?.attempts ?? 1,
+            failure?.kind ?? 'error',
+            mayHaveReachedUpstream(error),
+            failure?.source,
+          );
+          throw error;
+        } finally {
+          done();
+        }
+      },
+    );
   };
 
   return {

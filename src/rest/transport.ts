@@ -159,10 +159,9 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
   const dispatcher: Dispatcher = options.dispatcher ?? (ownPool as Pool);
   const redactorFor = upstreamTextRedaction(target.origin);
 
-  async function request<T>(req: UpstreamRequest): Promise<UpstreamResponse<T>> {
-    if (!HEADER_TOKEN.test(req.key)) throw new InvalidKeyError();
-    if (!req.path.startsWith('/api/')) throw new Error('UpstreamRequest.path must be built by paths.ts (/api/...).');
-    const maxAttempts = req.method === 'GET' ? 1 + getRetries : 1;
+  function request<T>(req: UpstreamRequest): Promise<UpstreamResponse<T>> {
+    if (!HEADER_TOKEN.test(req.key)) return Promise.reject(new InvalidKeyError());
+    if (!req.path.startsWith('/api/')) return Promise.reject(new Error('UpstreamRequest.path must be built by paths.ts (/api/...).'));
     const ctx: CallContext = {
       req,
       route: req.route,
@@ -173,32 +172,48 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
       queuedMs: 0,
       wireMs: 0,
     };
-    for (;;) {
-      ctx.attempt += 1;
-      let error: UpstreamError;
-      try {
-        return (await send(ctx)) as UpstreamResponse<T>;
-      } catch (caught) {
-        error = toUpstreamError(caught, ctx);
-      }
-      if (ctx.attempt >= maxAttempts || !isRetryable(error)) throw error;
-      const delay = retryDelayMs(error, ctx.attempt, retryBaseDelayMs);
-      // Waiting past the deadline would only turn this answer into a timeout.
-      if (delay >= ctx.deadline.remainingMs()) throw error;
-      try {
-        await sleep(delay, undefined, ctx.deadline.signal ? { signal: ctx.deadline.signal } : undefined);
-      } catch (caught) {
-        throw toUpstreamError(caught, ctx);
-      }
-    }
+    return nextAttempt(ctx) as Promise<UpstreamResponse<T>>;
   }
 
-  /** One attempt: resolves with a 2xx answer (the call's response), throws UpstreamError for any other answer. */
-  async function send(ctx: CallContext): Promise<UpstreamResponse> {
+  /**
+   * The call's next attempt, and on a retryable failure the one after it. Promise chains rather
+   * than an async loop (as `send`): a call in flight holds no suspended frame here.
+   */
+  function nextAttempt(ctx: CallContext): Promise<UpstreamResponse> {
+    ctx.attempt += 1;
+    let sent: Promise<UpstreamResponse>;
+    try {
+      sent = send(ctx);
+    } catch (caught) {
+      sent = Promise.reject(caught);
+    }
+    return sent.catch((caught: unknown) => retryAfterFailure(ctx, toUpstreamError(caught, ctx)));
+  }
+
+  async function retryAfterFailure(ctx: CallContext, error: UpstreamError): Promise<UpstreamResponse> {
+    const maxAttempts = ctx.req.method === 'GET' ? 1 + getRetries : 1;
+    if (ctx.attempt >= maxAttempts || !isRetryable(error)) throw error;
+    const delay = retryDelayMs(error, ctx.attempt, retryBaseDelayMs);
+    // Waiting past the deadline would only turn this answer into a timeout.
+    if (delay >= ctx.deadline.remainingMs()) throw error;
+    try {
+      await sleep(delay, undefined, ctx.deadline.signal ? { signal: ctx.deadline.signal } : undefined);
+    } catch (caught) {
+      throw toUpstreamError(caught, ctx);
+    }
+    return nextAttempt(ctx);
+  }
+
+  /**
+   * One attempt: resolves with a 2xx answer (the call's response), rejects with UpstreamError for
+   * any other answer. `.then` rather than an async function: a call in flight holds a promise and a
+   * reaction here, not a suspended frame as well (the young collections copy what calls in flight hold).
+   */
+  function send(ctx: CallContext): Promise<UpstreamResponse> {
     const { req, deadline } = ctx;
     // Queued behind the request's other calls until its deadline passed, or the caller left: send nothing.
     const stopped = deadline.abortKind();
-    if (stopped) throw failure(ctx, { kind: stopped });
+    if (stopped) return Promise.reject(failure(ctx, { kind: stopped }));
     // A write once on a socket is seen through to its answer within the call's own timeout: the
     // caller leaving or its request deadline no longer cut it (the upstream would apply it anyway,
     // and nobody would learn the outcome). A read may still be abandoned.
@@ -217,17 +232,29 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
       },
       attempt,
     );
-    let answer: RawAnswer;
-    try {
-      answer = await attempt.answer;
-    } finally {
-      // The deadline the attempt ended under: it says whether a failure was a timeout or an abort.
-      ctx.deadline = attempt.deadline;
-      ctx.sent ||= attempt.sent;
-      ctx.queuedMs += attempt.queuedMs;
-      ctx.wireMs += attempt.wireMs;
-    }
-    const { status, headers, text } = answer;
+    return attempt.answer.then(
+      (answer) => {
+        endAttempt(ctx, attempt);
+        return responseOf(ctx, answer);
+      },
+      (error: unknown) => {
+        endAttempt(ctx, attempt);
+        throw error;
+      },
+    );
+  }
+
+  /** What an ended attempt tells the call: the deadline it ended under (whether a failure was a timeout or an abort), and its times. */
+  function endAttempt(ctx: CallContext, attempt: Attempt): void {
+    ctx.deadline = attempt.deadline;
+    ctx.sent ||= attempt.sent;
+    ctx.queuedMs += attempt.queuedMs;
+    ctx.wireMs += attempt.wireMs;
+  }
+
+  /** The call's response for a 2xx answer; throws UpstreamError for any other. */
+  function responseOf(ctx: CallContext, { status, headers, text }: RawAnswer): UpstreamResponse {
+    const { req } = ctx;
     // Location is never read.
     if (status >= 300 && status < 400) throw failure(ctx, { kind: 'redirect', status });
     if (status >= 200 && status < 300) {

@@ -91,39 +91,49 @@ function pageWindow(connectionKey: string, args: ConnectionArgs) {
   return { start, end: Math.max(start, end), last };
 }
 
-export async function resolveRestConnection<R>(
+/**
+ * The connection of `list` that `args` ask for. Promise chains rather than async functions here and
+ * in fetchRange: every list field of a query is a call in flight, and a suspended frame per layer
+ * per call is what the young collections copy while it waits.
+ */
+export function resolveRestConnection<R>(
   connectionKey: string,
   args: ConnectionArgs,
   info: GraphQLResolveInfo,
   list: ListSource<R>,
 ): Promise<ConnectionResult<R>> {
-  const { start, end, last } = pageWindow(connectionKey, args);
-  const needsRecords = selectsAny(info, RECORD_FIELDS);
-
-  let count: number;
-  let lo: number;
-  let records: R[] = [];
-  if (!needsRecords) {
-    // Only totalCount/pageInfo: a count is enough (from a sibling's page, or the smallest page).
-    count = await list.count();
-    lo = windowStart(start, Math.min(end, count), last);
-  } else if (end !== Number.POSITIVE_INFINITY) {
-    lo = windowStart(start, end, last);
-    ({ count, records } = await fetchRange(list, lo, end - lo));
-  } else {
+  try {
+    const { start, end, last } = pageWindow(connectionKey, args);
+    if (!selectsAny(info, RECORD_FIELDS)) {
+      // Only totalCount/pageInfo: a count is enough (from a sibling's page, or the smallest page).
+      return list.count().then((count) => {
+        const lo = windowStart(start, Math.min(end, count), last);
+        return connectionOf(connectionKey, lo, Math.max(lo, Math.min(end, count)), count, []);
+      });
+    }
+    if (end !== Number.POSITIVE_INFINITY) {
+      const lo = windowStart(start, end, last);
+      return fetchRange(list, lo, end - lo).then(({ count, records }) =>
+        connectionOf(connectionKey, lo, lo + records.length, count, records),
+      );
+    }
     // `last` without an upper bound: the window's place depends on `count`, which the first
     // answer tells. Ask for the first `last` records after `start`; when they reach the end they
     // are the window, else one more call fetches the tail.
     const wanted = last ?? DEFAULT_PAGE_SIZE;
-    ({ count, records } = await fetchRange(list, start, wanted));
-    lo = start;
-    if (count - start > wanted) {
-      lo = count - wanted;
-      ({ count, records } = await fetchRange(list, lo, wanted));
-    }
+    return fetchRange(list, start, wanted).then(({ count, records }) => {
+      if (count - start <= wanted) return connectionOf(connectionKey, start, start + records.length, count, records);
+      const lo = count - wanted;
+      return fetchRange(list, lo, wanted).then((tail) =>
+        connectionOf(connectionKey, lo, lo + tail.records.length, tail.count, tail.records),
+      );
+    });
+  } catch (error) {
+    return Promise.reject(error); // a bad argument fails the field's promise, as from an async function
   }
+}
 
-  const hi = needsRecords ? lo + records.length : Math.max(lo, Math.min(end, count));
+function connectionOf<R>(connectionKey: string, lo: number, hi: number, count: number, records: R[]): ConnectionResult<R> {
   const edges = records.map((node, i) => new Edge(node, connectionKey, lo + i));
   return { edges, totalCount: count, pageInfo: new PageInfo(connectionKey, lo, hi, count) };
 }
@@ -169,25 +179,33 @@ function windowStart(start: number, end: number, last: number | undefined): numb
   return last === undefined ? start : Math.max(start, end - last);
 }
 
+interface Range<R> {
+  count: number;
+  records: R[];
+}
+
+/** Fetches `size` records from `offset`. */
+export function fetchRange<R>(list: ListSource<R>, offset: number, size: number): Promise<Range<R>> {
+  try {
+    // An empty window (`first: 0`) needs only the count, which a sibling page may already have.
+    if (size <= 0) return list.count().then((count) => ({ count, records: [] as R[] }));
+    return list.page(size, offset).then((page) => rangeWith(list, offset, size, [], page));
+  } catch (error) {
+    return Promise.reject(error);
+  }
+}
+
 /**
- * Fetches `size` records from `offset`. An upstream that caps its page size answers with fewer
+ * The records so far and the next page's. An upstream that caps its page size answers with fewer
  * records than asked while `count` says more exist: keep asking from where it stopped.
  */
-export async function fetchRange<R>(list: ListSource<R>, offset: number, size: number) {
-  // An empty window (`first: 0`) needs only the count, which a sibling page may already have.
-  if (size <= 0) return { count: await list.count(), records: [] as R[] };
-  let records: R[] = [];
-  let count = 0;
-  while (records.length < size) {
-    const page = await list.page(size - records.length, offset + records.length);
-    count = page.count;
-    const wanted = size - records.length;
-    const taken = page.results.length <= wanted ? page.results : page.results.slice(0, wanted);
-    // Nearly always the first page is the whole window: use its array as it is.
-    records = records.length === 0 ? taken : records.concat(taken);
-    if (page.results.length === 0 || offset + records.length >= count) break;
-  }
-  return { count, records };
+function rangeWith<R>(list: ListSource<R>, offset: number, size: number, before: R[], page: Page<R>): Range<R> | Promise<Range<R>> {
+  const wanted = size - before.length;
+  const taken = page.results.length <= wanted ? page.results : page.results.slice(0, wanted);
+  // Nearly always the first page is the whole window: use its array as it is.
+  const records = before.length === 0 ? taken : before.concat(taken);
+  if (records.length >= size || page.results.length === 0 || offset + records.length >= page.count) return { count: page.count, records };
+  return list.page(size - records.length, offset + records.length).then((next) => rangeWith(list, offset, size, records, next));
 }
 
 /** The connection's fields that need its records (the others need only the count). */
