@@ -92,14 +92,15 @@ export function createRequestTransport(base: UpstreamTransport, options: Request
     trace?.end(call);
   };
 
+  const ended = (req: UpstreamRequest) => {
+    inFlight -= 1;
+    if (req.method !== 'GET') writesInFlight -= 1;
+    release();
+  };
+
   /** `.then` rather than an async function: a call in flight holds no suspended frame here. */
   const run = <T>(req: UpstreamRequest): Promise<UpstreamResponse<T>> => {
     const startedAt = performance.now();
-    const done = () => {
-      inFlight -= 1;
-      if (req.method !== 'GET') writesInFlight -= 1;
-      release();
-    };
     let trace: CallTrace | undefined;
     let sent: Promise<UpstreamResponse<T>>;
     try {
@@ -114,7 +115,7 @@ export function createRequestTransport(base: UpstreamTransport, options: Request
           record(req, startedAt, trace, response.status, response.attempts, 'ok', true, response.source);
           return response;
         } finally {
-          done();
+          ended(req);
         }
       },
       (error: unknown) => {
@@ -132,7 +133,7 @@ export function createRequestTransport(base: UpstreamTransport, options: Request
           );
           throw error;
         } finally {
-          done();
+          ended(req);
         }
       },
     );
