@@ -7,11 +7,11 @@ import { createGateway } from './gateway.ts';
 import { createGatewayServer } from './http/server.ts';
 import { gracefulShutdown } from './http/shutdown.ts';
 import { createLogger, type Logger } from './observability/logger.ts';
-import { startReferenceApi } from './reference-api/index.ts';
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  const embedded = config.upstreamUrl ? undefined : await startReferenceApi({ port: 0, host: '127.0.0.1' });
+  // Loaded only when it is the upstream: a gateway with UPSTREAM_URL never starts it.
+  const embedded = config.upstreamUrl ? undefined : await startEmbeddedApi();
   const upstreamUrl = config.upstreamUrl ?? (embedded?.url as string);
   const logger = openLogger(config);
   const gateway = createGateway({ ...config, upstreamUrl, demoKey: embedded?.keys.demo, logger });
@@ -41,6 +41,11 @@ async function main(): Promise<void> {
   }
 
   logger.info({ port, upstream: embedded ? 'embedded reference API' : upstreamUrl }, 'gateway listening');
+}
+
+async function startEmbeddedApi() {
+  const { startReferenceApi } = await import('./reference-api/index.ts');
+  return startReferenceApi({ port: 0, host: '127.0.0.1' });
 }
 
 /** An unwritable LOG_FILE is a configuration error, told as one rather than as a stack trace. */

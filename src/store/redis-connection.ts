@@ -1,8 +1,14 @@
 // How the store reaches Redis: one server (CACHE=redis://…) or a Redis Cluster
 // (CACHE=redis-cluster://…), through the same ioredis commands. Nothing waits on a connection: no
 // command is queued while it is down or retried, and it reconnects in the background for ever.
-import { Cluster, type ClusterOptions, Redis, type RedisOptions } from 'ioredis';
+import { createRequire } from 'node:module';
+import type { Cluster, ClusterOptions, Redis, RedisOptions } from 'ioredis';
 import { redisClusterTarget } from '../config.ts';
+
+// Loaded on the first connection, not at start: a gateway without a Redis CACHE never connects, and ioredis
+// is ~40 ms of a start and ~1 MB of heap (docs/performance.md#memory-at-rest). `require`, as the
+// store is built synchronously.
+const load = createRequire(import.meta.url);
 
 export type RedisClient = Redis | Cluster;
 
@@ -17,6 +23,7 @@ interface ConnectionOptions {
 const reconnectDelay = (times: number) => Math.min(100 * times, 2000);
 
 export function connectRedis(url: string, { commandTimeout, connectionName, scripts }: ConnectionOptions): RedisClient {
+  const { Cluster, Redis } = load('ioredis') as typeof import('ioredis');
   const cluster = redisClusterTarget(url);
   const common = { commandTimeout, connectionName, maxRetriesPerRequest: 0, autoResubscribe: false };
   if (!cluster) return new Redis(url, { ...common, enableOfflineQueue: false, retryStrategy: reconnectDelay, scripts });

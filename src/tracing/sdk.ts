@@ -4,19 +4,9 @@
 // reads the standard variables config.ts does not name from the environment itself
 // (docs/tracing.md): the exporter's timeout, compression and certificates, resource attributes,
 // the batch sizes.
+import { createRequire } from 'node:module';
 import type { Tracer } from '@opentelemetry/api';
-import { OTLPTraceExporter as JsonTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
-import { OTLPTraceExporter as ProtobufTraceExporter } from '@opentelemetry/exporter-trace-otlp-proto';
-import { defaultResource, detectResources, envDetector, resourceFromAttributes } from '@opentelemetry/resources';
-import {
-  AlwaysOffSampler,
-  AlwaysOnSampler,
-  BasicTracerProvider,
-  BatchSpanProcessor,
-  ParentBasedSampler,
-  type Sampler,
-  TraceIdRatioBasedSampler,
-} from '@opentelemetry/sdk-trace-base';
+import type { Sampler, SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { DEFAULTS, type SamplerName, type TracingSettings } from '../config.ts';
 import type { Logger } from '../observability/logger.ts';
 import { LoggedExporter } from './logged-exporter.ts';
@@ -29,9 +19,20 @@ interface Sdk {
 
 const SCOPE = 'org-graphql-gateway';
 
+// Loaded when spans are exported, not at start: the SDK, its resources and its two exporters are
+// ~70 ms of a gateway's start and ~2 MB of its heap (docs/performance.md#memory-at-rest), and a
+// gateway without OTEL_EXPORTER_OTLP_ENDPOINT uses none of them. `require`, as createGateway is
+// synchronous; each package's `main` is the CommonJS build an `import` would load too.
+const load = createRequire(import.meta.url);
+const sdkTraceBase = () => load('@opentelemetry/sdk-trace-base') as typeof import('@opentelemetry/sdk-trace-base');
+const resources = () => load('@opentelemetry/resources') as typeof import('@opentelemetry/resources');
+const otlpJson = () => load('@opentelemetry/exporter-trace-otlp-http') as typeof import('@opentelemetry/exporter-trace-otlp-http');
+const otlpProtobuf = () => load('@opentelemetry/exporter-trace-otlp-proto') as typeof import('@opentelemetry/exporter-trace-otlp-proto');
+
 export function startSdk(settings: TracingSettings, logger: Logger): Sdk {
-  const options = { url: settings.endpoint, headers: settings.headers };
-  const exporter = settings.protocol === 'http/json' ? new JsonTraceExporter(options) : new ProtobufTraceExporter(options);
+  const { BasicTracerProvider, BatchSpanProcessor } = sdkTraceBase();
+  const { defaultResource, detectResources, envDetector, resourceFromAttributes } = resources();
+  const exporter = exporterFor(settings);
   // service.name: OTEL_SERVICE_NAME, else OTEL_RESOURCE_ATTRIBUTES' (the env detector reads both), else the gateway's name.
   const resource = defaultResource()
     .merge(resourceFromAttributes({ 'service.name': DEFAULTS.OTEL_SERVICE_NAME }))
@@ -46,8 +47,15 @@ export function startSdk(settings: TracingSettings, logger: Logger): Sdk {
   return { tracer: provider.getTracer(SCOPE), shutdown: () => provider.shutdown() };
 }
 
+/** The OTLP/HTTP exporter of the configured encoding. */
+function exporterFor({ protocol, endpoint, headers }: TracingSettings): SpanExporter {
+  const { OTLPTraceExporter } = protocol === 'http/json' ? otlpJson() : otlpProtobuf();
+  return new OTLPTraceExporter({ url: endpoint, headers });
+}
+
 /** OpenTelemetry's standard samplers by their OTEL_TRACES_SAMPLER names. */
 function sampler(name: SamplerName, ratio: number): Sampler {
+  const { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, TraceIdRatioBasedSampler } = sdkTraceBase();
   const root = name.endsWith('always_off')
     ? new AlwaysOffSampler()
     : name.endsWith('traceidratio')
