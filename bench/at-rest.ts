@@ -58,26 +58,12 @@ function startOnce(): Promise<AtRest> {
 buildGateway();
 const starts: AtRest[] = [];
 for (let i = 0; i < numbers.starts; i += 1) starts.push(await startOnce());
-const of = (pick: (start: AtRest) => number) => starts.map(pick);
+const report = (label: string, pick: (start: AtRest) => number, digits: number) =>
+  console.log(`  ${label}: ${spread(starts.map(pick), digits)}`);
 console.log(
   `${numbers.starts} starts of the compiled gateway${booleans.embedded ? ' with the embedded reference API' : ''}, median (min–max):`,
 );
-console.log(
-  `  start to banner: ${spread(
-    of((s) => s.readyMs),
-    0,
-  )} ms`,
-);
-console.log(
-  `  heap used at rest: ${spread(
-    of((s) => s.heapUsedMb),
-    1,
-  )} MB`,
-);
-console.log(
-  `  RSS at rest: ${spread(
-    of((s) => s.rssMb),
-    1,
-  )} MB`,
-);
+report('start to banner, ms', (start) => start.readyMs, 0);
+report('heap used at rest, MB', (start) => start.heapUsedMb, 1);
+report('RSS at rest, MB', (start) => start.rssMb, 1);
 writeResult('at-rest', fileStamp(), { ...numbers, embedded: booleans.embedded }, { starts });

@@ -14,8 +14,7 @@ const PROBE = `
 import { createRequire } from 'node:module';
 import { loadConfig } from './src/config.ts';
 import { createGateway } from './src/gateway.ts';
-const config = loadConfig();
-createGateway({ ...config, upstreamUrl: config.upstreamUrl });
+createGateway(loadConfig());
 const loaded = Object.keys(createRequire(import.meta.url).cache);
 const packages = ${JSON.stringify(PACKAGES)};
 console.log(JSON.stringify(packages.filter((name) => loaded.some((path) => path.includes('/node_modules/' + name + '/')))));
