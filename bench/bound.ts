@@ -14,7 +14,15 @@ import { join } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { readFlags } from './lib/cli.ts';
 import { drive, postOnce } from './lib/drive.ts';
-import { buildGateway, type Child, cpuSeconds, productionNodeArgs, startGateway, startScript } from './lib/processes.ts';
+import {
+  buildGateway,
+  type Child,
+  cpuSeconds,
+  productionNodeArgs,
+  startCompiledScript,
+  startGateway,
+  startScript,
+} from './lib/processes.ts';
 import { DASHBOARD, graphqlBody } from './lib/queries.ts';
 import { writeResult } from './lib/results.ts';
 import { fileStamp, fixed, median, spread, table } from './lib/stats.ts';
@@ -34,12 +42,12 @@ buildGateway(); // the rest path imports the compiled gateway too
 const upstream = await startScript('bench/fake-upstream.ts', ['--key', key, '--delay-ms', String(numbers['delay-ms'])]);
 const sides = {
   gateway: await startGateway({ upstreamUrl: upstream.url, logFile: join(tmpdir(), `bench-bound-gateway-${stamp}.log`) }),
-  'rest path': await startScript(
+  'rest path': await startCompiledScript(
     'bench/rest-path.ts',
     ['--upstream', upstream.url, '--log', join(tmpdir(), `bench-bound-rest-path-${stamp}.log`)],
     productionNodeArgs(),
   ),
-  floor: await startScript('bench/floor.ts', ['--upstream', upstream.url], productionNodeArgs()),
+  floor: await startCompiledScript('bench/floor.ts', ['--upstream', upstream.url], productionNodeArgs()),
 } satisfies Record<string, Child>;
 type Side = keyof typeof sides;
 const names = Object.keys(sides) as Side[];

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readFlags } from './lib/cli.ts';
 import { drive } from './lib/drive.ts';
-import { productionNodeArgs, startGateway, startScript } from './lib/processes.ts';
+import { productionNodeArgs, startCompiledScript, startGateway, startScript } from './lib/processes.ts';
 import { DASHBOARD, graphqlBody } from './lib/queries.ts';
 import { writeResult } from './lib/results.ts';
 import { fileStamp, fixed, table } from './lib/stats.ts';
@@ -73,7 +73,7 @@ async function measure(side: Side) {
   const logFile = join(tmpdir(), `bench-gc-gateway-${stamp}.log`);
   const child =
     side === 'floor'
-      ? await startScript('bench/floor.ts', ['--upstream', upstream.url], [...productionNodeArgs(), ...gcFlags], (line) =>
+      ? await startCompiledScript('bench/floor.ts', ['--upstream', upstream.url], [...productionNodeArgs(), ...gcFlags], (line) =>
           floorLines.push(line),
         )
       : await startGateway({ upstreamUrl: upstream.url, logFile, nodeArgs: gcFlags });

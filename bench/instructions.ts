@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { readFlags } from './lib/cli.ts';
-import { buildGateway, freePort, productionNodeArgs, REPO_ROOT, startScript } from './lib/processes.ts';
+import { buildGateway, compiledScript, freePort, productionNodeArgs, REPO_ROOT, startScript } from './lib/processes.ts';
 import { DASHBOARD, graphqlBody } from './lib/queries.ts';
 import { writeResult } from './lib/results.ts';
 import { fileStamp, table } from './lib/stats.ts';
@@ -68,9 +68,9 @@ function command(side: Side, port: number): { args: string[]; env: Record<string
   const log = join(tmpdir(), `bench-instructions-${stamp}-${side}-${port}.log`);
   if (side === 'gateway')
     return { args: ['dist/main.js'], env: { HOST: '127.0.0.1', PORT: String(port), UPSTREAM_URL: upstream.url, LOG_FILE: log } };
-  const script = side === 'floor' ? 'bench/floor.ts' : 'bench/rest-path.ts';
+  const script = compiledScript(side === 'floor' ? 'bench/floor.ts' : 'bench/rest-path.ts');
   return {
-    args: ['--import', 'tsx', script, '--upstream', upstream.url, '--port', String(port), ...(side === 'rest' ? ['--log', log] : [])],
+    args: [script, '--upstream', upstream.url, '--port', String(port), ...(side === 'rest' ? ['--log', log] : [])],
     env: {},
   };
 }

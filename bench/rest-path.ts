@@ -8,6 +8,7 @@
 // the loaders' pages and with the gateway's global ids, and must equal the floor's.
 // bench/bound.ts runs it beside the gateway and the floor.
 //   tsx bench/rest-path.ts --upstream http://127.0.0.1:PORT --log FILE [--port 0]
+// (the benchmarks run it compiled: `startCompiledScript` in lib/processes.ts)
 // prints one JSON line {"url": ...} once listening; POST anything to /graphql.
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';

@@ -19,7 +19,17 @@ import { globalId as gatewayGlobalId } from '../src/schema/global-id.ts';
 import { readFlags } from './lib/cli.ts';
 import { type DriveResult, drive, postOnce } from './lib/drive.ts';
 import { environment, loadAverage } from './lib/environment.ts';
-import { type Child, cpuSeconds, productionNodeArgs, REPO_ROOT, RssSampler, startGateway, startScript, tail } from './lib/processes.ts';
+import {
+  type Child,
+  cpuSeconds,
+  productionNodeArgs,
+  REPO_ROOT,
+  RssSampler,
+  startCompiledScript,
+  startGateway,
+  startScript,
+  tail,
+} from './lib/processes.ts';
 import { DASHBOARD, DASHBOARD_CALLS, globalId, graphqlBody, THREE_LEVEL, THREE_LEVEL_CALLS } from './lib/queries.ts';
 import { fileStamp, fixed, markdownTable, max, median, min, spread, table } from './lib/stats.ts';
 import { callsPerAnsweredQuery, upstreamControl } from './lib/upstream-control.ts';
@@ -110,7 +120,7 @@ const control = upstreamControl(upstream.url);
 const gateway = await startGateway({ upstreamUrl: upstream.url, logFile });
 // The floor runs on the same V8 settings as the gateway (start:prod's flags): a ratio compares the
 // code, not a tuned runtime against an untuned one.
-const floor = await startScript('bench/floor.ts', ['--upstream', upstream.url], productionNodeArgs());
+const floor = await startCompiledScript('bench/floor.ts', ['--upstream', upstream.url], productionNodeArgs());
 const samplers = { gateway: new RssSampler(gateway.pid, 250), floor: new RssSampler(floor.pid, 250) };
 let badAuthTotal = 0;
 let callsTotal = 0;

@@ -1,14 +1,23 @@
 // Child processes of a benchmark: the fake upstream, the floor and the gateway each run in their own
-// Node process (so each has its own event loop and its own RSS), started with tsx.
+// Node process (so each has its own event loop and its own RSS). The fake upstream runs with tsx; the
+// gateway (dist/) and the bench's own servers, the floor and the rest path (dist-bench/), run
+// compiled, as production would run them.
 import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
-export const REPO_ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
+/** The repository: the nearest folder up with a package.json (from bench/lib, or from dist-bench/bench/lib when compiled). */
+export const REPO_ROOT = repositoryAbove(dirname(fileURLToPath(import.meta.url)));
+
+function repositoryAbove(dir: string): string {
+  if (existsSync(join(dir, 'package.json'))) return dir;
+  if (dirname(dir) === dir) throw new Error('bench/lib/processes.ts: no package.json above it');
+  return repositoryAbove(dirname(dir));
+}
 
 export interface Exit {
   code: number | null;
@@ -51,17 +60,43 @@ function track(child: ChildProcess, url: string): Child {
 }
 
 /**
- * Runs a bench script (fake-upstream.ts, floor.ts) that prints `{"url": ...}` on stdout once ready.
- * `nodeArgs`: Node/V8 flags before the script (the floor gets the gateway's production flags).
+ * Runs a bench script (fake-upstream.ts) with tsx; it prints `{"url": ...}` on stdout once ready.
+ * `nodeArgs`: Node/V8 flags before the script.
  * `onOutput`: every other stdout line, e.g. V8's `--trace-gc-nvp` lines, which may come before the URL.
  */
-export async function startScript(
+export function startScript(script: string, args: string[], nodeArgs: string[] = [], onOutput?: (line: string) => void): Promise<Child> {
+  return startNode(script, [...nodeArgs, '--import', 'tsx', resolve(REPO_ROOT, script), ...args], onOutput);
+}
+
+/**
+ * Runs one of the bench's own servers (bench/floor.ts, bench/rest-path.ts), which print their URL as
+ * `startScript`'s do, compiled to dist-bench/ and without tsx. Under tsx the floor had ~15-30 MB more
+ * RSS (the loader's own thread and heap) and used 2-4% more CPU per dashboard than compiled
+ * (2026-11-28, alternating rounds at 10 and 50 clients): costs the gateway, run from dist/, does not
+ * have. `nodeArgs`: the gateway's production flags, for the floor.
+ */
+export function startCompiledScript(
   script: string,
   args: string[],
   nodeArgs: string[] = [],
   onOutput?: (line: string) => void,
 ): Promise<Child> {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', resolve(REPO_ROOT, script), ...args], {
+  return startNode(script, [...nodeArgs, compiledScript(script), ...args], onOutput);
+}
+
+/** The compiled file of a bench server (built once per bench run by `tsc -p tsconfig.bench.json`). */
+export function compiledScript(script: string): string {
+  if (!benchServersBuilt) {
+    compile('tsconfig.bench.json');
+    benchServersBuilt = true;
+  }
+  return resolve(REPO_ROOT, 'dist-bench', script.replace(/\.ts$/, '.js'));
+}
+
+let benchServersBuilt = false;
+
+async function startNode(script: string, argv: string[], onOutput?: (line: string) => void): Promise<Child> {
+  const child = spawn(process.execPath, argv, {
     cwd: REPO_ROOT,
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, NODE_ENV: 'production' },
@@ -107,11 +142,16 @@ let built = false;
 /** `npm run build` once per bench run: the gateway runs compiled, as in production. */
 export function buildGateway(): void {
   if (built) return;
-  execFileSync(process.execPath, [resolve(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+  compile('tsconfig.build.json');
+  built = true;
+}
+
+/** `tsc -p <project>` in the repository. */
+function compile(project: string): void {
+  execFileSync(process.execPath, [resolve(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', project], {
     cwd: REPO_ROOT,
     stdio: 'inherit',
   });
-  built = true;
 }
 
 /** The URL of a compiled module of the gateway (`dist/<path>`), for a benchmark that runs it in its own process. */
