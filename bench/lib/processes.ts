@@ -71,9 +71,9 @@ export function startScript(script: string, args: string[], nodeArgs: string[] =
 /**
  * Runs one of the bench's own servers (bench/floor.ts, bench/rest-path.ts), which print their URL as
  * `startScript`'s do, compiled to dist-bench/ and without tsx. Under tsx the floor had ~30 MB more
- * RSS at rest and up to ~20 MB more at peak (the loader's own thread and heap) and used 2-4% more CPU per dashboard than compiled
- * (2026-11-28, alternating rounds at 10 and 50 clients): costs the gateway, run from dist/, does not
- * have. `nodeArgs`: the gateway's production flags, for the floor.
+ * RSS at rest, up to ~20 MB more at peak (the loader's own thread and heap), and used 2-4% more CPU
+ * per dashboard than compiled (2026-11-28, alternating rounds at 10 and 50 clients): costs the
+ * gateway, run from dist/, does not have. `nodeArgs`: the gateway's production flags, for the floor.
  */
 export function startCompiledScript(
   script: string,

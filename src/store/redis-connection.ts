@@ -5,9 +5,9 @@ import { createRequire } from 'node:module';
 import type { Cluster, ClusterOptions, Redis, RedisOptions } from 'ioredis';
 import { redisClusterTarget } from '../config.ts';
 
-// Loaded on the first connection, not at start: a gateway without a Redis CACHE never connects, and ioredis
-// is ~40 ms of a start and ~1 MB of heap (docs/performance.md#memory-at-rest). `require`, as the
-// store is built synchronously.
+// Loaded on the first connection, not at start: a gateway without a Redis CACHE never connects,
+// and ioredis is ~40 ms of a start and ~1 MB of heap (docs/performance.md#memory-at-rest).
+// `require`, as the store is built synchronously.
 const load = createRequire(import.meta.url);
 
 export type RedisClient = Redis | Cluster;
