@@ -1,0 +1,144 @@
+// `npm run bench:native`: where the gateway's and the floor's CPU go per dashboard, sampled by Linux
+// `perf` in the machine code itself. The V8 CPU profiler (`bench:profile`) names JavaScript
+// functions but lumps V8's own work (builtins, JSON.parse, the string table, the collector) into
+// whichever function called it, or into "(program)"; perf names that work and not the JavaScript,
+// which it counts as one bucket (no perf map is written: V8 moves and reuses code, and a map
+// written once names the wrong functions in a long run). Each side runs under start:prod's flags
+// over one fake upstream, is warmed up (long: V8 still compiles after 10 s, docs/performance-gap.md),
+// then perf samples it while the same load goes on. The main thread and V8's helper threads
+// (parallel collection, concurrent compiling) are reported apart. Needs `perf` (Debian: linux-perf)
+// allowed to sample the bench's own processes; not part of `npm test`.
+//   npm run bench:native                                  # 10 clients, 0 ms, 20 s warm-up, 10 s sampled
+//   npm run bench:native -- --connections 50 --delay-ms 5
+import { spawn, spawnSync } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readFlags } from './lib/cli.ts';
+import { drive } from './lib/drive.ts';
+import { productionNodeArgs, startCompiledScript, startGateway, startScript } from './lib/processes.ts';
+import { DASHBOARD, graphqlBody } from './lib/queries.ts';
+import { writeResult } from './lib/results.ts';
+import { fileStamp, fixed, table } from './lib/stats.ts';
+
+const { quick, numbers } = readFlags({
+  connections: { env: 'BENCH_CONNECTIONS', default: 10 },
+  'delay-ms': { env: 'BENCH_DELAY_MS', default: 0 },
+  'warmup-sec': { env: 'BENCH_WARMUP_SEC', default: 20, quick: 3 },
+  duration: { env: 'BENCH_DURATION', default: 10, quick: 3 },
+  hz: { env: 'BENCH_PERF_HZ', default: 1999 },
+});
+
+if (spawnSync('perf', ['--version']).status !== 0) {
+  console.error('bench:native needs Linux perf on the PATH (Debian: apt-get install linux-perf).');
+  process.exit(1);
+}
+
+type Side = 'gateway' | 'floor';
+/** Microseconds of CPU per dashboard, by category. */
+type Breakdown = Record<string, number>;
+
+interface Sampled {
+  dashboardsPerSec: number;
+  mainThread: Breakdown;
+  helperThreadsUs: number;
+}
+
+/** What a sample of V8, Node or the kernel was doing, from its binary and symbol. */
+function categoryOf(dso: string, symbol: string): string {
+  if (dso.includes('kernel')) return 'kernel';
+  if (dso.startsWith('lib')) return 'libc and other libraries';
+  if (dso !== 'node') return 'JavaScript (JIT code, wasm)';
+  if (/JsonParser|JsonParse/.test(symbol)) return 'JSON.parse';
+  if (/JsonStringifier/.test(symbol)) return 'JSON.stringify';
+  if (/StringTable|RawHash|InternalizeString/.test(symbol)) return 'string table (internalising, hashing)';
+  if (/Scaveng|MarkCompact|Marking|Sweeper|Evacuat|Heap::|RecordWrite|RememberedSet|SlotSet/.test(symbol))
+    return 'garbage collection, write barriers';
+  if (symbol.startsWith('Builtins_')) {
+    if (/Promise|Microtask|Await|Async/.test(symbol)) return 'builtins: promises, microtasks';
+    if (/CompileLazy|Call|Construct|Apply|Baseline|JSEntry|CEntry/.test(symbol)) return 'builtins: calls, closures first called';
+    if (/IC|GetProperty|SetProperty|KeyedLoad|KeyedStore|HasProperty/.test(symbol)) return 'builtins: property access';
+    if (/RegExp/.test(symbol)) return 'builtins: regular expressions';
+    return 'builtins: other';
+  }
+  if (/uv_|node::/.test(symbol)) return 'Node and libuv (C++)';
+  return 'V8 and Node, other (C++)';
+}
+
+/** `perf report` of one recording: samples by thread, then by category on the main thread. */
+function breakdownOf(file: string, pid: number, dashboards: number): Omit<Sampled, 'dashboardsPerSec'> {
+  const report = spawnSync(
+    'perf',
+    ['report', '-i', file, '--no-children', '--sort', 'pid,dso,sym', '-n', '--stdio', '-g', 'none', '-t', '|'],
+    {
+      encoding: 'utf8',
+      maxBuffer: 256 * 1024 * 1024,
+    },
+  );
+  if (report.status !== 0) throw new Error(`perf report failed: ${report.stderr}`);
+  const usPerSample = 1e6 / numbers.hz / dashboards;
+  const mainThread: Breakdown = {};
+  let helperThreadsUs = 0;
+  for (const line of report.stdout.split('\n')) {
+    const [, samples, thread, dso, symbol] = line.split('|').map((field) => field.trim());
+    if (!samples || !/^\d+$/.test(samples) || !thread || dso === undefined || symbol === undefined) continue;
+    const us = Number(samples) * usPerSample;
+    if (Number.parseInt(thread, 10) !== pid) {
+      helperThreadsUs += us;
+      continue;
+    }
+    const category = categoryOf(dso, symbol.replace(/^\[.\]\s*/, ''));
+    mainThread[category] = (mainThread[category] ?? 0) + us;
+  }
+  return { mainThread, helperThreadsUs };
+}
+
+const key = `bench-${randomUUID()}`;
+const workDir = mkdtempSync(join(tmpdir(), 'bench-native-'));
+const upstream = await startScript('bench/fake-upstream.ts', ['--key', key, '--delay-ms', String(numbers['delay-ms'])]);
+const body = graphqlBody(DASHBOARD);
+
+async function sample(side: Side): Promise<Sampled> {
+  const server =
+    side === 'gateway'
+      ? await startGateway({ upstreamUrl: upstream.url, logFile: join(workDir, 'gateway.log') })
+      : await startCompiledScript('bench/floor.ts', ['--upstream', upstream.url, '--port', '0'], productionNodeArgs());
+  const load = { url: server.url, connections: numbers.connections, key, body };
+  console.log(
+    `${side}: ${numbers['warmup-sec']} s warm-up, then ${numbers.duration} s sampled (${numbers.connections} clients, ${numbers['delay-ms']} ms upstream)`,
+  );
+  await drive({ ...load, durationSec: numbers['warmup-sec'] });
+  const file = join(workDir, `${side}.data`);
+  const perf = spawn('perf', ['record', '-F', String(numbers.hz), '-o', file, '-p', String(server.pid)], { stdio: 'ignore' });
+  const sampled = await drive({ ...load, durationSec: numbers.duration });
+  perf.kill('SIGINT');
+  await new Promise((resolve) => perf.once('exit', resolve));
+  await server.stop(30_000);
+  return { dashboardsPerSec: sampled.requestsPerSec, ...breakdownOf(file, server.pid, sampled.requests) };
+}
+
+const gateway = await sample('gateway');
+const floor = await sample('floor');
+await upstream.stop();
+rmSync(workDir, { recursive: true, force: true });
+
+const total = (breakdown: Breakdown) => Object.values(breakdown).reduce((sum, us) => sum + us, 0);
+const categories = [...new Set([...Object.keys(gateway.mainThread), ...Object.keys(floor.mainThread)])];
+const usOf = (breakdown: Breakdown, category: string) => breakdown[category] ?? 0;
+categories.sort(
+  (a, b) => usOf(gateway.mainThread, b) - usOf(floor.mainThread, b) - (usOf(gateway.mainThread, a) - usOf(floor.mainThread, a)),
+);
+const row = (label: string, g: number, f: number) => [label, fixed(g, 1), fixed(f, 1), fixed(g - f, 1)];
+console.log(`\nCPU per dashboard, µs (gateway ${fixed(gateway.dashboardsPerSec)} dashboards/s, floor ${fixed(floor.dashboardsPerSec)}):\n`);
+console.log(
+  table(
+    ['main thread', 'gateway', 'floor', 'gateway − floor'],
+    [
+      ...categories.map((category) => row(category, usOf(gateway.mainThread, category), usOf(floor.mainThread, category))),
+      row('main thread, all', total(gateway.mainThread), total(floor.mainThread)),
+      row("V8's helper threads (collection, compiling)", gateway.helperThreadsUs, floor.helperThreadsUs),
+    ],
+  ),
+);
+writeResult('native', `${fileStamp()}${quick ? '-quick' : ''}`, numbers, { gateway, floor });
