@@ -48,7 +48,7 @@ interface Sampled {
 /** What a sample of V8, Node or the kernel was doing, from its binary and symbol. */
 function categoryOf(dso: string, symbol: string): string {
   if (dso.includes('kernel')) return 'kernel';
-  if (dso.startsWith('lib')) return 'libc and other libraries';
+  if (dso.startsWith('lib') || dso === '[vdso]') return 'libc and other libraries';
   if (dso !== 'node') return 'JavaScript (JIT code, wasm)';
   if (/JsonParser|JsonParse/.test(symbol)) return 'JSON.parse';
   if (/JsonStringifier/.test(symbol)) return 'JSON.stringify';
