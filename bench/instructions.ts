@@ -65,7 +65,7 @@ process.on('exit', () => {
 
 /** The command line of one side, listening on `port`. */
 function command(side: Side, port: number): { args: string[]; env: Record<string, string> } {
-  const log = join(tmpdir(), `bench-instructions-${stamp}-${side}-${port}.log`);
+  const log = join(tmpdir(), `bench-instructions-${stamp}-${process.pid}-${side}-${port}.log`);
   if (side === 'gateway')
     return { args: ['dist/main.js'], env: { HOST: '127.0.0.1', PORT: String(port), UPSTREAM_URL: upstream.url, LOG_FILE: log } };
   const script = compiledScript(side === 'floor' ? 'bench/floor.ts' : 'bench/rest-path.ts');
@@ -78,7 +78,8 @@ function command(side: Side, port: number): { args: string[]; env: Record<string
 /** Cachegrind's totals (`Ir`, and with --cache-sim `D1mr` and the rest) for one process serving `dashboards`. */
 async function count(side: Side, dashboards: number): Promise<Record<string, number>> {
   const port = await freePort();
-  const out = join(tmpdir(), `bench-instructions-${stamp}-${side}-${dashboards}.cg`);
+  // The pid too: two runs started in the same second (two worktrees compared) must not share a file.
+  const out = join(tmpdir(), `bench-instructions-${stamp}-${process.pid}-${side}-${dashboards}.cg`);
   const { args, env } = command(side, port);
   const valgrind = ['--tool=cachegrind', `--cache-sim=${booleans['cache-sim'] ? 'yes' : 'no'}`, `--cachegrind-out-file=${out}`];
   // --single-threaded: V8's helper threads (parallel scavenges, concurrent marking and compiling),
