@@ -50,7 +50,7 @@ function categoryOf(dso: string, symbol: string): string {
   if (dso.includes('kernel')) return 'kernel';
   if (dso.startsWith('lib') || dso === '[vdso]') return 'libc and other libraries';
   if (dso !== 'node') return 'JavaScript (JIT code, wasm)';
-  if (/JsonParser|JsonParse/.test(symbol)) return 'JSON.parse';
+  if (/JsonParse/.test(symbol)) return 'JSON.parse';
   if (/JsonStringifier/.test(symbol)) return 'JSON.stringify';
   if (/StringTable|RawHash|InternalizeString/.test(symbol)) return 'string table (internalising, hashing)';
   if (/Scaveng|MarkCompact|Marking|Sweeper|Evacuat|Heap::|RecordWrite|RememberedSet|SlotSet/.test(symbol))
@@ -126,9 +126,8 @@ rmSync(workDir, { recursive: true, force: true });
 const total = (breakdown: Breakdown) => Object.values(breakdown).reduce((sum, us) => sum + us, 0);
 const categories = [...new Set([...Object.keys(gateway.mainThread), ...Object.keys(floor.mainThread)])];
 const usOf = (breakdown: Breakdown, category: string) => breakdown[category] ?? 0;
-categories.sort(
-  (a, b) => usOf(gateway.mainThread, b) - usOf(floor.mainThread, b) - (usOf(gateway.mainThread, a) - usOf(floor.mainThread, a)),
-);
+const gapOf = (category: string) => usOf(gateway.mainThread, category) - usOf(floor.mainThread, category);
+categories.sort((a, b) => gapOf(b) - gapOf(a));
 const row = (label: string, g: number, f: number) => [label, fixed(g, 1), fixed(f, 1), fixed(g - f, 1)];
 console.log(`\nCPU per dashboard, µs (gateway ${fixed(gateway.dashboardsPerSec)} dashboards/s, floor ${fixed(floor.dashboardsPerSec)}):\n`);
 console.log(
