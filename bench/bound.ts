@@ -20,6 +20,7 @@ import {
   cpuSeconds,
   productionNodeArgs,
   startCompiledScript,
+  startFloorProcess,
   startGateway,
   startScript,
 } from './lib/processes.ts';
@@ -47,7 +48,7 @@ const sides = {
     ['--upstream', upstream.url, '--log', join(tmpdir(), `bench-bound-rest-path-${stamp}.log`)],
     productionNodeArgs(),
   ),
-  floor: await startCompiledScript('bench/floor.ts', ['--upstream', upstream.url], productionNodeArgs()),
+  floor: await startFloorProcess(upstream.url),
 } satisfies Record<string, Child>;
 type Side = keyof typeof sides;
 const names = Object.keys(sides) as Side[];

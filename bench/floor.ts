@@ -6,7 +6,7 @@
 // Its pool has no connection limit (undici's default): every call of every dashboard is in flight at
 // once, so at 200 ms per upstream call a dashboard takes two round trips, whatever the load.
 //   tsx bench/floor.ts --upstream http://127.0.0.1:PORT [--port 0] [--connections N (0: no limit)]
-// (the benchmarks run it compiled: `startCompiledScript` in lib/processes.ts)
+// (the benchmarks run it compiled: `startFloorProcess` in lib/processes.ts)
 // prints one JSON line {"url": ...} once listening; POST anything to /graphql.
 import { randomUUID } from 'node:crypto';
 import { createServer, type ServerResponse } from 'node:http';

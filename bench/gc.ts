@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readFlags } from './lib/cli.ts';
 import { drive } from './lib/drive.ts';
-import { productionNodeArgs, startCompiledScript, startGateway, startScript } from './lib/processes.ts';
+import { productionNodeArgs, startFloorProcess, startGateway, startScript } from './lib/processes.ts';
 import { DASHBOARD, graphqlBody } from './lib/queries.ts';
 import { writeResult } from './lib/results.ts';
 import { fileStamp, fixed, table } from './lib/stats.ts';
@@ -73,9 +73,7 @@ async function measure(side: Side) {
   const logFile = join(tmpdir(), `bench-gc-gateway-${stamp}.log`);
   const child =
     side === 'floor'
-      ? await startCompiledScript('bench/floor.ts', ['--upstream', upstream.url], [...productionNodeArgs(), ...gcFlags], (line) =>
-          floorLines.push(line),
-        )
+      ? await startFloorProcess(upstream.url, gcFlags, (line) => floorLines.push(line))
       : await startGateway({ upstreamUrl: upstream.url, logFile, nodeArgs: gcFlags });
   const linesSoFar = () => (side === 'floor' ? floorLines.join('\n') : readFileSync(logFile, 'utf8'));
   await drive({ url: child.url, connections: numbers.connections, durationSec: numbers['warmup-sec'], key, body });

@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readFlags } from './lib/cli.ts';
 import { drive } from './lib/drive.ts';
-import { productionNodeArgs, startCompiledScript, startGateway, startScript } from './lib/processes.ts';
+import { startFloorProcess, startGateway, startScript } from './lib/processes.ts';
 import { DASHBOARD, graphqlBody } from './lib/queries.ts';
 import { writeResult } from './lib/results.ts';
 import { fileStamp, fixed, table } from './lib/stats.ts';
@@ -103,7 +103,7 @@ async function sample(side: Side): Promise<Sampled> {
   const server =
     side === 'gateway'
       ? await startGateway({ upstreamUrl: upstream.url, logFile: join(workDir, 'gateway.log') })
-      : await startCompiledScript('bench/floor.ts', ['--upstream', upstream.url, '--port', '0'], productionNodeArgs());
+      : await startFloorProcess(upstream.url);
   const load = { url: server.url, connections: numbers.connections, key, body };
   console.log(
     `${side}: ${numbers['warmup-sec']} s warm-up, then ${numbers.duration} s sampled (${numbers.connections} clients, ${numbers['delay-ms']} ms upstream)`,

@@ -13,7 +13,7 @@ import { join, relative, resolve } from 'node:path';
 import { startRedisServer } from '../test/support/redis-server.ts';
 import { drive } from './lib/drive.ts';
 import { environment, loadAverage } from './lib/environment.ts';
-import { type Child, productionNodeArgs, REPO_ROOT, startCompiledScript, startGateway, startScript } from './lib/processes.ts';
+import { type Child, REPO_ROOT, startFloorProcess, startGateway, startScript } from './lib/processes.ts';
 import { DASHBOARD, graphqlBody, PAUSE_BATCH_EXPORT, UNPAUSE_BATCH_EXPORT } from './lib/queries.ts';
 import { fileStamp, fixed, markdownTable, median, table } from './lib/stats.ts';
 import { upstreamControl } from './lib/upstream-control.ts';
@@ -342,7 +342,7 @@ async function hitsAgainstFloor(
   logFile: string,
 ) {
   const gateway = await startGateway({ upstreamUrl: upstream.url, logFile, env: { CACHE: 'memory', CACHE_TTL_MS: '3600000' } });
-  const floor = await startCompiledScript('bench/floor.ts', ['--upstream', upstream.url], productionNodeArgs());
+  const floor = await startFloorProcess(upstream.url);
   try {
     return await compareHits(settings, key, gateway, floor, control);
   } finally {

@@ -15,7 +15,7 @@ import { join, relative } from 'node:path';
 import { readFlags } from './lib/cli.ts';
 import { drive } from './lib/drive.ts';
 import { type CpuProfile, frameName, packageOf, selfTimeBy } from './lib/frames.ts';
-import { productionNodeArgs, REPO_ROOT, startCompiledScript, startGateway, startScript } from './lib/processes.ts';
+import { REPO_ROOT, startFloorProcess, startGateway, startScript } from './lib/processes.ts';
 import { DASHBOARD, graphqlBody } from './lib/queries.ts';
 import { writeResult } from './lib/results.ts';
 import { fileStamp, fixed, table } from './lib/stats.ts';
@@ -56,11 +56,7 @@ async function profileOf(side: Side): Promise<Profiled> {
   const server =
     side === 'gateway'
       ? await startGateway({ upstreamUrl: upstream.url, logFile, nodeArgs: profilerArgs })
-      : await startCompiledScript(
-          'bench/floor.ts',
-          ['--upstream', upstream.url, '--port', '0'],
-          [...productionNodeArgs(), ...profilerArgs],
-        );
+      : await startFloorProcess(upstream.url, profilerArgs);
   console.log(
     `profiling the ${side}: ${numbers.connections} connections, ${numbers.duration} s (after ${numbers['warmup-sec']} s warm-up), upstream delay ${numbers['delay-ms']} ms`,
   );

@@ -25,7 +25,7 @@ import {
   productionNodeArgs,
   REPO_ROOT,
   RssSampler,
-  startCompiledScript,
+  startFloorProcess,
   startGateway,
   startScript,
   tail,
@@ -120,7 +120,7 @@ const control = upstreamControl(upstream.url);
 const gateway = await startGateway({ upstreamUrl: upstream.url, logFile });
 // The floor runs on the same V8 settings as the gateway (start:prod's flags): a ratio compares the
 // code, not a tuned runtime against an untuned one.
-const floor = await startCompiledScript('bench/floor.ts', ['--upstream', upstream.url], productionNodeArgs());
+const floor = await startFloorProcess(upstream.url);
 const samplers = { gateway: new RssSampler(gateway.pid, 250), floor: new RssSampler(floor.pid, 250) };
 let badAuthTotal = 0;
 let callsTotal = 0;

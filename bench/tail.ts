@@ -17,7 +17,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readFlags } from './lib/cli.ts';
 import { drive } from './lib/drive.ts';
-import { productionNodeArgs, REPO_ROOT, startCompiledScript, startGateway, startScript } from './lib/processes.ts';
+import { REPO_ROOT, startFloorProcess, startGateway, startScript } from './lib/processes.ts';
 import { DASHBOARD, graphqlBody } from './lib/queries.ts';
 import { writeResult } from './lib/results.ts';
 import { fileStamp, fixed, median, percentile, table } from './lib/stats.ts';
@@ -60,7 +60,7 @@ process.env.BENCH_MAJOR_GCS_FILE = gcFile;
 const preload = ['--import', join(REPO_ROOT, 'bench/lib/major-gcs.mjs')];
 const servers = {
   gateway: await startGateway({ upstreamUrl: upstream.url, logFile: join(workDir, 'gateway.log'), nodeArgs: preload }),
-  floor: await startCompiledScript('bench/floor.ts', ['--upstream', upstream.url, '--port', '0'], [...productionNodeArgs(), ...preload]),
+  floor: await startFloorProcess(upstream.url, preload),
 };
 const body = graphqlBody(DASHBOARD);
 

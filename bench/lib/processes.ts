@@ -6,6 +6,7 @@ import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_pr
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
+import { constants } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { fileURLToPath, pathToFileURL } from 'node:url';
@@ -35,7 +36,18 @@ export interface Child {
   stop(graceMs?: number): Promise<Exit>;
 }
 
+/**
+ * Children still running. A bench that ends before it stops them (an error, Ctrl-C, its output piped
+ * into `head`) kills them as it exits: none may outlive it and load the next run's machine.
+ */
+const running = new Set<ChildProcess>();
+process.on('exit', () => {
+  for (const child of running) child.kill('SIGKILL');
+});
+for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => process.exit(128 + constants.signals[signal]));
+
 function track(child: ChildProcess, url: string): Child {
+  running.add(child);
   const handle: Child = {
     pid: child.pid as number,
     url,
@@ -43,6 +55,7 @@ function track(child: ChildProcess, url: string): Child {
     exit: undefined,
     exited: new Promise<Exit>((resolve) => {
       child.once('exit', (code, signal) => {
+        running.delete(child);
         handle.exit = { code, signal };
         resolve(handle.exit);
       });
@@ -82,6 +95,14 @@ export function startCompiledScript(
   onOutput?: (line: string) => void,
 ): Promise<Child> {
   return startNode(script, [...nodeArgs, compiledScript(script), ...args], onOutput);
+}
+
+/**
+ * The floor (bench/floor.ts) in its own process, under start:prod's flags as the gateway runs;
+ * `nodeArgs` come after them (a profiler, a preload), `onOutput` as `startCompiledScript`'s.
+ */
+export function startFloorProcess(upstreamUrl: string, nodeArgs: string[] = [], onOutput?: (line: string) => void): Promise<Child> {
+  return startCompiledScript('bench/floor.ts', ['--upstream', upstreamUrl], [...productionNodeArgs(), ...nodeArgs], onOutput);
 }
 
 /** The compiled file of a bench server (built once per bench run by `tsc -p tsconfig.bench.json`). */
