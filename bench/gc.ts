@@ -73,7 +73,7 @@ async function measure(side: Side) {
   const logFile = join(tmpdir(), `bench-gc-gateway-${stamp}.log`);
   const child =
     side === 'floor'
-      ? await startFloorProcess(upstream.url, gcFlags, (line) => floorLines.push(line))
+      ? await startFloorProcess(upstream.url, gcFlags, { onOutput: (line) => floorLines.push(line) })
       : await startGateway({ upstreamUrl: upstream.url, logFile, nodeArgs: gcFlags });
   const linesSoFar = () => (side === 'floor' ? floorLines.join('\n') : readFileSync(logFile, 'utf8'));
   await drive({ url: child.url, connections: numbers.connections, durationSec: numbers['warmup-sec'], key, body });

@@ -78,7 +78,14 @@ function track(child: ChildProcess, url: string): Child {
  * `onOutput`: every other stdout line, e.g. V8's `--trace-gc-nvp` lines, which may come before the URL.
  */
 export function startScript(script: string, args: string[], nodeArgs: string[] = [], onOutput?: (line: string) => void): Promise<Child> {
-  return startNode(script, [...nodeArgs, '--import', 'tsx', resolve(REPO_ROOT, script), ...args], onOutput);
+  return startNode(script, [...nodeArgs, '--import', 'tsx', resolve(REPO_ROOT, script), ...args], { onOutput });
+}
+
+interface NodeProcessOptions {
+  /** Every stdout line but the URL's, e.g. V8's `--trace-gc-nvp` lines, which may come before it. */
+  onOutput?: (line: string) => void;
+  /** The process's working directory, where V8 writes files such as `--perf-prof`'s. @default the repository */
+  cwd?: string;
 }
 
 /**
@@ -92,17 +99,17 @@ export function startCompiledScript(
   script: string,
   args: string[],
   nodeArgs: string[] = [],
-  onOutput?: (line: string) => void,
+  options: NodeProcessOptions = {},
 ): Promise<Child> {
-  return startNode(script, [...nodeArgs, compiledScript(script), ...args], onOutput);
+  return startNode(script, [...nodeArgs, compiledScript(script), ...args], options);
 }
 
 /**
  * The floor (bench/floor.ts) in its own process, under start:prod's flags as the gateway runs;
- * `nodeArgs` come after them (a profiler, a preload), `onOutput` as `startCompiledScript`'s.
+ * `nodeArgs` come after them (a profiler, a preload).
  */
-export function startFloorProcess(upstreamUrl: string, nodeArgs: string[] = [], onOutput?: (line: string) => void): Promise<Child> {
-  return startCompiledScript('bench/floor.ts', ['--upstream', upstreamUrl], [...productionNodeArgs(), ...nodeArgs], onOutput);
+export function startFloorProcess(upstreamUrl: string, nodeArgs: string[] = [], options: NodeProcessOptions = {}): Promise<Child> {
+  return startCompiledScript('bench/floor.ts', ['--upstream', upstreamUrl], [...productionNodeArgs(), ...nodeArgs], options);
 }
 
 /** The compiled file of a bench server (built once per bench run by `tsc -p tsconfig.bench.json`). */
@@ -116,9 +123,9 @@ export function compiledScript(script: string): string {
 
 let benchServersBuilt = false;
 
-async function startNode(script: string, argv: string[], onOutput?: (line: string) => void): Promise<Child> {
+async function startNode(script: string, argv: string[], { onOutput, cwd = REPO_ROOT }: NodeProcessOptions): Promise<Child> {
   const child = spawn(process.execPath, argv, {
-    cwd: REPO_ROOT,
+    cwd,
     stdio: ['ignore', 'pipe', 'inherit'],
     env: { ...process.env, NODE_ENV: 'production' },
   });
@@ -156,6 +163,8 @@ interface GatewayProcessOptions {
   nodeArgs?: string[];
   /** Where the gateway's stdout and stderr go (its logs). */
   logFile: string;
+  /** Its working directory, where V8 writes files such as `--perf-prof`'s. @default the repository */
+  cwd?: string;
 }
 
 let built = false;
@@ -209,18 +218,22 @@ export async function startGateway(options: GatewayProcessOptions): Promise<Chil
   // BENCH_GATEWAY_NODE_ARGS: V8/Node flags for the gateway alone, after production's (a later flag
   // wins), e.g. "--max-semi-space-size=16" for V8's default young generation.
   const extraArgs = process.env.BENCH_GATEWAY_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...productionNodeArgs(), ...extraArgs, ...(options.nodeArgs ?? []), 'dist/main.js'], {
-    cwd: REPO_ROOT,
-    stdio: ['ignore', log, log],
-    env: {
-      ...process.env,
-      NODE_ENV: 'production',
-      HOST: '127.0.0.1',
-      PORT: String(port),
-      UPSTREAM_URL: options.upstreamUrl,
-      ...options.env,
+  const child = spawn(
+    process.execPath,
+    [...productionNodeArgs(), ...extraArgs, ...(options.nodeArgs ?? []), join(REPO_ROOT, 'dist/main.js')],
+    {
+      cwd: options.cwd ?? REPO_ROOT,
+      stdio: ['ignore', log, log],
+      env: {
+        ...process.env,
+        NODE_ENV: 'production',
+        HOST: '127.0.0.1',
+        PORT: String(port),
+        UPSTREAM_URL: options.upstreamUrl,
+        ...options.env,
+      },
     },
-  });
+  );
   closeSync(log);
   const handle = track(child, `http://127.0.0.1:${port}/graphql`);
   const deadline = Date.now() + 60_000;
