@@ -1,6 +1,7 @@
 // Global ids are built by hand (one pass, btoa) for speed; they must stay exactly what the relay
 // plugin's encodeGlobalID makes of `<Type>:<encoded parts>`, and decode back to the same parts.
 import { encodeGlobalID } from '@pothos/plugin-relay';
+import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { decodeId, globalId, globalIdOf } from '../../src/schema/global-id.ts';
 
@@ -17,5 +18,17 @@ describe('global ids', () => {
     expect(id).toBe(encodeGlobalID(typename, parts.map((part) => encodeURIComponent(String(part))).join(':')));
     expect(globalId(typename, ...parts)).toBe(id);
     expect(decodeId(id)).toEqual({ typename, parts: parts.map(String) });
+  });
+
+  it('builds, for any part, what encoding every part by encodeURIComponent builds (plain parts are left as they are)', () => {
+    // The parts a global id may carry, and characters around the edges of the plain set [\w.-].
+    const edge = fc.constantFrom(...'aZ09_.-/:%+ ~`@[{\u00e9\u017f\u212a'.split(''));
+    const part = fc.oneof(fc.uuid(), fc.string({ unit: edge, maxLength: 12 }), fc.string({ unit: 'grapheme', maxLength: 8 }), fc.nat());
+    fc.assert(
+      fc.property(fc.array(part, { minLength: 1, maxLength: 3 }), (parts) => {
+        expect(globalIdOf('Member', parts)).toBe(encodeGlobalID('Member', parts.map((p) => encodeURIComponent(String(p))).join(':')));
+      }),
+      { numRuns: 5_000 },
+    );
   });
 });

@@ -1,0 +1,49 @@
+// isUuid scans instead of matching a regular expression (for speed); it must accept exactly what the
+// pattern it replaced accepts, whatever the string.
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { isUuid } from '../../src/wire/uuid.ts';
+
+const PATTERN = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/** Characters around the edges of what is allowed: hex digits of both cases, the dash, their neighbours, non-ASCII. */
+const nearUuidChar = fc.constantFrom(...'0189aAfFgG-_/:@`{ \u00e9\u0130\u212a\ufb00\ud83d'.split(''));
+/** A UUID with one code unit replaced, inserted or removed, or its case changed. */
+const mutatedUuid = fc
+  .tuple(fc.uuid(), fc.nat({ max: 36 }), nearUuidChar, fc.constantFrom('replace', 'insert', 'remove', 'upper'))
+  .map(([uuid, at, char, how]) => {
+    if (how === 'replace') return uuid.slice(0, at) + char + uuid.slice(at + 1);
+    if (how === 'insert') return uuid.slice(0, at) + char + uuid.slice(at);
+    if (how === 'remove') return uuid.slice(0, at) + uuid.slice(at + 1);
+    return uuid.toUpperCase();
+  });
+const anyValue = fc.oneof(
+  fc.uuid(),
+  mutatedUuid,
+  fc.string({ unit: nearUuidChar, minLength: 34, maxLength: 38 }),
+  fc.string({ unit: 'binary', maxLength: 40 }),
+  fc.anything(),
+);
+
+describe('isUuid', () => {
+  it('accepts exactly what the dashed-UUID pattern (either case) accepts', () => {
+    fc.assert(
+      fc.property(anyValue, (value) => {
+        expect(isUuid(value)).toBe(typeof value === 'string' && PATTERN.test(value));
+      }),
+      { numRuns: 20_000 },
+    );
+  });
+
+  it('accepts UUIDs in either case and refuses the usual near misses', () => {
+    expect(isUuid('0f8fad5b-d9cb-469f-a165-70867728950e')).toBe(true);
+    expect(isUuid('0F8FAD5B-D9CB-469F-A165-70867728950E')).toBe(true);
+    expect(isUuid('0f8fad5bd9cb469fa16570867728950e')).toBe(false); // no dashes
+    expect(isUuid('{0f8fad5b-d9cb-469f-a165-70867728950e}')).toBe(false);
+    expect(isUuid('0f8fad5b-d9cb-469f-a165-70867728950g')).toBe(false);
+    expect(isUuid('0f8fad5b-d9cb-469f-a165-70867728950e\n')).toBe(false);
+    expect(isUuid('0f8fad5b-d9cb-469f-a16-570867728950e')).toBe(false); // a dash moved
+    expect(isUuid(null)).toBe(false);
+    expect(isUuid(12345)).toBe(false);
+  });
+});
