@@ -16,10 +16,10 @@ function notHexIn(value: string, from: number, to: number): number {
 /**
  * A dashed UUID, in either case: what /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i
  * matches (a property test holds it to that pattern). A scan rather than that expression: it runs
- * for every record id of every upstream page (~230 per dashboard), where the expression's call and
- * match bookkeeping cost ~36 µs per dashboard and the scan ~6 (`npm run bench:native`,
- * docs/performance-gap.md#the-generated-code-named). Global ids' simpler `^[\w.-]*$` stays a
- * regular expression: as a scan it cost more.
+ * for every record id of every upstream page (~230 per dashboard), and the record checks that call
+ * it took ~26 µs per dashboard with the scan against ~40-45 with the expression, its call and match
+ * bookkeeping (`npm run bench:native`, docs/performance-gap.md#the-generated-code-named). Global
+ * ids' simpler `^[\w.-]*$` stays a regular expression: as a scan it cost more.
  */
 export function isUuid(value: unknown): value is string {
   return (
