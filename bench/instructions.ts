@@ -21,7 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Pool } from 'undici';
 import { readFlags } from './lib/cli.ts';
-import { buildGateway, compiledScript, freePort, productionNodeArgs, REPO_ROOT, startScript } from './lib/processes.ts';
+import { buildGateway, compiledScript, freePort, killOnExit, productionNodeArgs, REPO_ROOT, startScript } from './lib/processes.ts';
 import { DASHBOARD, graphqlBody } from './lib/queries.ts';
 import { writeResult } from './lib/results.ts';
 import { fileStamp, table } from './lib/stats.ts';
@@ -57,11 +57,6 @@ const stamp = fileStamp();
 const body = graphqlBody(QUERIES[queryName]);
 buildGateway();
 const upstream = await startScript('bench/fake-upstream.ts', ['--key', key]);
-// A failed count throws out of the script: no server under valgrind may outlive it.
-const running = new Set<ReturnType<typeof spawn>>();
-process.on('exit', () => {
-  for (const child of running) child.kill('SIGKILL');
-});
 
 /** The command line of one side, listening on `port`. */
 function command(side: Side, port: number): { args: string[]; env: Record<string, string> } {
@@ -91,7 +86,8 @@ async function count(side: Side, dashboards: number): Promise<Record<string, num
     stdio: ['ignore', 'pipe', 'pipe'],
     env: { ...process.env, NODE_ENV: 'production', ...env },
   });
-  running.add(child);
+  // A failed count throws out of the script: no server under valgrind may outlive it.
+  killOnExit(child);
   let stderr = '';
   child.stderr.on('data', (chunk) => {
     stderr = (stderr + chunk).slice(-4000);
@@ -127,7 +123,6 @@ async function count(side: Side, dashboards: number): Promise<Record<string, num
   await pool.close();
   child.kill('SIGTERM');
   await exited;
-  running.delete(child);
   if (failures.length) throw new Error(`${side}: ${failures.length} of ${dashboards} requests failed, e.g. ${failures[0]}`);
   const text = readFileSync(out, 'utf8');
   rmSync(out);

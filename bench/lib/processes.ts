@@ -36,18 +36,30 @@ export interface Child {
   stop(graceMs?: number): Promise<Exit>;
 }
 
-/**
- * Children still running. A bench that ends before it stops them (an error, Ctrl-C, its output piped
- * into `head`) kills them as it exits: none may outlive it and load the next run's machine.
- */
+/** Children still running (see killOnExit). */
 const running = new Set<ChildProcess>();
-process.on('exit', () => {
-  for (const child of running) child.kill('SIGKILL');
-});
-for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) process.once(signal, () => process.exit(128 + constants.signals[signal]));
+let exitHooked = false;
+
+/**
+ * Kills `child` if the bench exits before it does (an error, Ctrl-C, its output piped into `head`):
+ * none may outlive the bench and load the next run's machine. The exit and signal handlers go in
+ * with the first child, so a module that only imports this file (a test) keeps its own.
+ */
+export function killOnExit(child: ChildProcess): void {
+  if (!exitHooked) {
+    exitHooked = true;
+    process.on('exit', () => {
+      for (const stillRunning of running) stillRunning.kill('SIGKILL');
+    });
+    for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const)
+      process.once(signal, () => process.exit(128 + constants.signals[signal]));
+  }
+  running.add(child);
+  child.once('exit', () => running.delete(child));
+}
 
 function track(child: ChildProcess, url: string): Child {
-  running.add(child);
+  killOnExit(child);
   const handle: Child = {
     pid: child.pid as number,
     url,
@@ -55,7 +67,6 @@ function track(child: ChildProcess, url: string): Child {
     exit: undefined,
     exited: new Promise<Exit>((resolve) => {
       child.once('exit', (code, signal) => {
-        running.delete(child);
         handle.exit = { code, signal };
         resolve(handle.exit);
       });
