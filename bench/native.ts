@@ -5,8 +5,9 @@
 // perf names that work too. V8's generated code is named through its jitdump (`--perf-prof`, then
 // `perf inject --jit`), which records every piece of code as it is made, moved or reused, so a long
 // run's samples land on the right function (a perf map written once does not: V8 moves code). That
-// code is sorted by where its source comes from: a package, a folder of the gateway's src/, Node's
-// own JavaScript, graphql-jit's compiled operations; compiled regular expressions by pattern. Each side runs
+// code is sorted by where its source comes from, as bench:profile sorts it: a package, a folder of
+// the compiled gateway (dist/rest is src/rest), Node's own JavaScript, graphql-jit's compiled
+// operations; compiled regular expressions by pattern. Each side runs
 // under start:prod's flags over one fake upstream, is warmed up (long: V8 still compiles after
 // 10 s, docs/performance-gap.md), then perf samples it while the same load goes on. The main thread
 // and V8's helper threads (parallel collection, concurrent compiling) are reported apart. Needs
@@ -20,6 +21,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readFlags } from './lib/cli.ts';
 import { drive } from './lib/drive.ts';
+import { packageOf } from './lib/frames.ts';
 import { startFloorProcess, startGateway, startScript } from './lib/processes.ts';
 import { DASHBOARD, graphqlBody } from './lib/queries.ts';
 import { writeResult } from './lib/results.ts';
@@ -81,21 +83,11 @@ function generatedCodeCategory(symbol: string): string {
   if (symbol.startsWith('Builtin:')) return builtinCategory(symbol.slice('Builtin:'.length));
   if (symbol.startsWith('RegExp:')) return `regular expression ${symbol.slice('RegExp:'.length, 'RegExp:'.length + 40)}`;
   if (/wasm/.test(symbol)) return "JavaScript: wasm (undici's HTTP parser)";
-  const file = /\s(?:file:\/\/)?(\/\S+|node:\S+)/.exec(symbol)?.[1];
+  const url = /\s((?:file:\/\/)?\/\S+|node:\S+)/.exec(symbol)?.[1]?.replace(/:\d+:\d+$/, '');
   // graphql-jit compiles each operation with `new Function`: its code has no file.
-  if (!file) return "JavaScript: graphql-jit's compiled operations, other code without a file";
-  return `JavaScript: ${sourceOf(file)}`;
-}
-
-/** Where a JavaScript file comes from: Node, a package, the floor, or a folder of the gateway's src/. */
-function sourceOf(file: string): string {
-  if (file.startsWith('node:')) return "Node's own";
-  const inPackage = /.*\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(file);
-  if (inPackage) return `${inPackage[1]}`;
-  if (file.includes('/dist-bench/')) return "the floor's own code";
-  const inGateway = /\/dist\/(?:([^/]+)\/)?[^/]+$/.exec(file);
-  if (inGateway) return `src/${inGateway[1] ?? '*.ts'}`;
-  return 'other';
+  if (!url) return "JavaScript: graphql-jit's compiled operations, other code without a file";
+  // Named as bench:profile names a frame's source: a package, Node's core, the repository's top two folders (dist/rest).
+  return `JavaScript: ${packageOf({ url, functionName: '', lineNumber: 0 })}`;
 }
 
 /** `perf report` of one recording: samples by thread, then by category on the main thread. */
@@ -162,10 +154,16 @@ async function sample(side: Side): Promise<Sampled> {
   return { dashboardsPerSec: sampled.requestsPerSec, ...breakdownOf(named, server.pid, sampled.requests) };
 }
 
-const gateway = await sample('gateway');
-const floor = await sample('floor');
-await upstream.stop();
-rmSync(workDir, { recursive: true, force: true });
+// The work folder holds hundreds of MB of perf's data: removed whether the run succeeds or not.
+let gateway: Sampled;
+let floor: Sampled;
+try {
+  gateway = await sample('gateway');
+  floor = await sample('floor');
+} finally {
+  await upstream.stop();
+  rmSync(workDir, { recursive: true, force: true });
+}
 
 const total = (breakdown: Breakdown) => Object.values(breakdown).reduce((sum, us) => sum + us, 0);
 const categories = [...new Set([...Object.keys(gateway.mainThread), ...Object.keys(floor.mainThread)])];
