@@ -1,11 +1,13 @@
-// `npm run bench:bound`: how far any way of executing the dashboard could take the gateway. Three
+// `npm run bench:bound`: how far any way of executing the dashboard could take the gateway. Four
 // servers over one fake upstream, each in its own process under `npm run start:prod`'s flags, driven
-// by autocannon in alternating rounds: the gateway; the same gateway without its GraphQL layer
+// by autocannon in alternating rounds: the gateway; the gateway's execution without Yoga
+// (bench/rest-path.ts --graphql-jit: its context, loaders and REST client under graphql-jit's
+// compiled operation, over a plain HTTP server); the same gateway without its GraphQL layer at all
 // (bench/rest-path.ts: its context, loaders, REST client, transport, circuit breakers, metrics and
 // log line, with the answer assembled by the floor's own code); and the floor (bench/floor.ts). The
 // rest path's dashboards/s over the floor's is the most a faster GraphQL execution (a compiled plan
 // for persisted operations, a leaner Yoga) could reach without also dropping what the gateway does
-// per call.
+// per call; the execution path's, the most a request path around Yoga's pipeline could.
 //   npm run bench:bound                                   # 10 clients, 0 ms upstream, 6 rounds × 5 s per side
 //   npm run bench:bound -- --connections 50 --delay-ms 5 --rounds 8
 import { randomUUID } from 'node:crypto';
@@ -39,10 +41,15 @@ const { numbers } = readFlags({
 const key = `bench-${randomUUID()}`;
 const stamp = fileStamp();
 const body = graphqlBody(DASHBOARD);
-buildGateway(); // the rest path imports the compiled gateway too
+buildGateway(); // the rest and execution paths import the compiled gateway too
 const upstream = await startScript('bench/fake-upstream.ts', ['--key', key, '--delay-ms', String(numbers['delay-ms'])]);
 const sides = {
   gateway: await startGateway({ upstreamUrl: upstream.url, logFile: join(tmpdir(), `bench-bound-gateway-${stamp}.log`) }),
+  'execution path': await startCompiledScript(
+    'bench/rest-path.ts',
+    ['--upstream', upstream.url, '--log', join(tmpdir(), `bench-bound-execution-path-${stamp}.log`), '--graphql-jit'],
+    productionNodeArgs(),
+  ),
   'rest path': await startCompiledScript(
     'bench/rest-path.ts',
     ['--upstream', upstream.url, '--log', join(tmpdir(), `bench-bound-rest-path-${stamp}.log`)],
@@ -53,7 +60,7 @@ const sides = {
 type Side = keyof typeof sides;
 const names = Object.keys(sides) as Side[];
 
-// All three must answer the same JSON, or the comparison is of different work.
+// All four must answer the same JSON, or the comparison is of different work.
 const floorAnswer = await postOnce(sides.floor.url, key, body);
 for (const name of names) {
   const answer = await postOnce(sides[name].url, key, body);

@@ -6,19 +6,32 @@
 // out is everything GraphQL: Yoga and its plugins, parsing and validation, graphql-jit, the
 // resolvers and connections. The answer is assembled by the floor's own code (dashboardAnswer), from
 // the loaders' pages and with the gateway's global ids, and must equal the floor's.
-// bench/bound.ts runs it beside the gateway and the floor.
-//   tsx bench/rest-path.ts --upstream http://127.0.0.1:PORT --log FILE [--port 0]
+// With `--graphql-jit` it answers as the gateway does instead: the request's operation compiled once
+// by graphql-jit over the gateway's schema, with its leaf serializers, and executed with that
+// context (its resolvers, connections and global ids). What that leaves out is Yoga's per-request
+// pipeline (its Fetch-API objects, request parsing, envelop's hooks, result processing) and the
+// gateway's plugins in it: the limits, admission, idempotency, CORS, tracing. Between the two, the
+// gateway's GraphQL layer splits into its execution and the pipeline around it.
+// bench/bound.ts runs both beside the gateway and the floor.
+//   tsx bench/rest-path.ts --upstream http://127.0.0.1:PORT --log FILE [--port 0] [--graphql-jit]
 // (the benchmarks run it compiled: `startCompiledScript` in lib/processes.ts)
 // prints one JSON line {"url": ...} once listening; POST anything to /graphql.
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { parseArgs } from 'node:util';
+import { parse } from 'graphql';
+import { type CompiledQuery, compileQuery, isCompiledQuery } from 'graphql-jit';
 import type { OperationSummary } from '../src/observability/request-log.ts';
 import { type DashboardPages, dashboardAnswer, sendAnswer } from './floor.ts';
 import { distModule } from './lib/processes.ts';
 
 const { values } = parseArgs({
-  options: { upstream: { type: 'string' }, log: { type: 'string' }, port: { type: 'string', default: '0' } },
+  options: {
+    upstream: { type: 'string' },
+    log: { type: 'string' },
+    port: { type: 'string', default: '0' },
+    'graphql-jit': { type: 'boolean', default: false },
+  },
 });
 if (!values.upstream || !values.log) throw new Error('--upstream and --log are required');
 
@@ -27,6 +40,8 @@ const { createContext, requestIdOf } = (await import(distModule('context.js'))) 
 const { createGateway } = (await import(distModule('gateway.js'))) as typeof import('../src/gateway.ts');
 const { createLogger } = (await import(distModule('observability/logger.js'))) as typeof import('../src/observability/logger.ts');
 const { globalIdOf } = (await import(distModule('schema/global-id.js'))) as typeof import('../src/schema/global-id.ts');
+const { leafSerializers } = (await import(distModule('schema/leaf-serializers.js'))) as typeof import('../src/schema/leaf-serializers.ts');
+const { subgraphSchema } = (await import(distModule('schema/subgraph.js'))) as typeof import('../src/schema/subgraph.ts');
 
 const logger = createLogger({ logFile: values.log });
 const gateway = createGateway({ upstreamUrl: values.upstream, logger });
@@ -53,6 +68,20 @@ const pagesOf = (loaders: Loaders): DashboardPages => ({
 /** The gateway's own global-id encoder (the floor restates it). */
 const gatewayIdOf = (typename: string, ...parts: (string | number)[]) => globalIdOf(typename, parts);
 
+const jitOptions = { customSerializers: leafSerializers(subgraphSchema, DEFAULTS.MAX_JSON_DEPTH) };
+const compiled = new Map<string, CompiledQuery>();
+/** The operation compiled once per query text, as the gateway's parse cache and useGraphQlJit keep it. */
+function compiledOperation(query: string): CompiledQuery {
+  let operation = compiled.get(query);
+  if (!operation) {
+    const result = compileQuery(subgraphSchema, parse(query), undefined, jitOptions);
+    if (!isCompiledQuery(result)) throw new Error(`graphql-jit could not compile the operation: ${JSON.stringify(result.errors)}`);
+    operation = result;
+    compiled.set(query, operation);
+  }
+  return operation;
+}
+
 /** What createContext reads of a request: its Authorization header and its abort signal (the client leaving). */
 function requestOf(req: IncomingMessage, signal: AbortSignal): Request {
   return { headers: { get: (name: string) => (req.headers[name] as string | undefined) ?? null }, signal } as unknown as Request;
@@ -62,7 +91,8 @@ const server = createServer(async (req, res) => {
   const receivedAt = performance.now();
   const chunks: Buffer[] = [];
   for await (const chunk of req) chunks.push(chunk as Buffer);
-  JSON.parse(Buffer.concat(chunks).toString('utf8')); // read and parsed, as the gateway must
+  // Read and parsed, as the gateway must.
+  const params = JSON.parse(Buffer.concat(chunks).toString('utf8')) as { query: string; variables?: Record<string, unknown> };
   // As Yoga's node adapter does: the signal aborts only if the client leaves before the answer is
   // sent (aborting on every close would cost each request a DOMException the gateway does not pay).
   const left = new AbortController();
@@ -71,7 +101,11 @@ const server = createServer(async (req, res) => {
   res.once('finish', () => res.off('close', onClose));
   const requestId = requestIdOf((req.headers['x-request-id'] as string | undefined) ?? null);
   const context = createContext(gateway.transport, requestOf(req, left.signal), limits, { requestId, receivedAt });
-  const status = await sendAnswer(res, requestId, () => dashboardAnswer(pagesOf(context.loaders), gatewayIdOf));
+  const status = await sendAnswer(res, requestId, () =>
+    values['graphql-jit']
+      ? Promise.resolve(compiledOperation(params.query).query(undefined, context, params.variables ?? {}))
+      : dashboardAnswer(pagesOf(context.loaders), gatewayIdOf),
+  );
   // The request's metrics and log line, with the fields the gateway's (src/observability/request-log.ts) has.
   const summary: OperationSummary = {
     requestId,
