@@ -43,18 +43,17 @@ const stamp = fileStamp();
 const body = graphqlBody(DASHBOARD);
 buildGateway(); // the rest and execution paths import the compiled gateway too
 const upstream = await startScript('bench/fake-upstream.ts', ['--key', key, '--delay-ms', String(numbers['delay-ms'])]);
+/** bench/rest-path.ts, logging to a file named after `side`; `modeArgs` picks its mode. */
+const startRestPath = (side: string, modeArgs: string[] = []) =>
+  startCompiledScript(
+    'bench/rest-path.ts',
+    ['--upstream', upstream.url, '--log', join(tmpdir(), `bench-bound-${side}-${stamp}.log`), ...modeArgs],
+    productionNodeArgs(),
+  );
 const sides = {
   gateway: await startGateway({ upstreamUrl: upstream.url, logFile: join(tmpdir(), `bench-bound-gateway-${stamp}.log`) }),
-  'execution path': await startCompiledScript(
-    'bench/rest-path.ts',
-    ['--upstream', upstream.url, '--log', join(tmpdir(), `bench-bound-execution-path-${stamp}.log`), '--graphql-jit'],
-    productionNodeArgs(),
-  ),
-  'rest path': await startCompiledScript(
-    'bench/rest-path.ts',
-    ['--upstream', upstream.url, '--log', join(tmpdir(), `bench-bound-rest-path-${stamp}.log`)],
-    productionNodeArgs(),
-  ),
+  'execution path': await startRestPath('execution-path', ['--graphql-jit']),
+  'rest path': await startRestPath('rest-path'),
   floor: await startFloorProcess(upstream.url),
 } satisfies Record<string, Child>;
 type Side = keyof typeof sides;

@@ -9,10 +9,11 @@
 // With `--graphql-jit` it answers as the gateway does instead: the request's operation compiled once
 // by graphql-jit over the gateway's schema, with its leaf serializers, and executed with that
 // context (its resolvers, connections and global ids). It is the top-level graphql-jit, the one
-// src/subscriptions compiles with, which can be a patch release ahead of @envelop/graphql-jit's. What that leaves out is Yoga's per-request
-// pipeline (its Fetch-API objects, request parsing, envelop's hooks, result processing) and the
-// gateway's plugins in it: the limits, admission, idempotency, CORS, tracing. Between the two, the
-// gateway's GraphQL layer splits into its execution and the pipeline around it.
+// src/subscriptions compiles with, which can be a patch release ahead of @envelop/graphql-jit's.
+// What that leaves out is Yoga's per-request pipeline (its Fetch-API objects, request parsing,
+// envelop's hooks, result processing) and the gateway's plugins in it: the limits, admission,
+// idempotency, CORS, tracing. Between the two, the gateway's GraphQL layer splits into its
+// execution and the pipeline around it.
 // bench/bound.ts runs both beside the gateway and the floor.
 //   tsx bench/rest-path.ts --upstream http://127.0.0.1:PORT --log FILE [--port 0] [--graphql-jit]
 // (the benchmarks run it compiled: `startCompiledScript` in lib/processes.ts)
