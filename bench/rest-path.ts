@@ -8,8 +8,7 @@
 // the loaders' pages and with the gateway's global ids, and must equal the floor's.
 // With `--graphql-jit` it answers as the gateway does instead: the request's operation compiled once
 // by graphql-jit over the gateway's schema, with its leaf serializers, and executed with that
-// context (its resolvers, connections and global ids). It is the top-level graphql-jit, the one
-// src/subscriptions compiles with, which can be a patch release ahead of @envelop/graphql-jit's.
+// context (its resolvers, connections and global ids), with the graphql-jit the gateway compiles with.
 // What that leaves out is Yoga's per-request pipeline (its Fetch-API objects, request parsing,
 // envelop's hooks, result processing) and the gateway's plugins in it: the limits, admission,
 // idempotency, CORS, tracing. Between the two, the gateway's GraphQL layer splits into its
@@ -72,7 +71,7 @@ const gatewayIdOf = (typename: string, ...parts: (string | number)[]) => globalI
 
 const jitOptions = { customSerializers: leafSerializers(subgraphSchema, DEFAULTS.MAX_JSON_DEPTH) };
 const compiled = new Map<string, CompiledQuery>();
-/** The operation compiled once per query text, as the gateway's parse cache and useGraphQlJit keep it. */
+/** The operation compiled once per query text, as the gateway's parse cache and src/compiled-operations.ts keep it. */
 function compiledOperation(query: string): CompiledQuery {
   let operation = compiled.get(query);
   if (!operation) {

@@ -1,10 +1,10 @@
 // createGateway(options): the Yoga instance (schema, per-request context, error masking, request
 // ids, health) over one shared upstream transport.
 
-import { useGraphQlJit } from '@envelop/graphql-jit';
 import { type ExecutionResult, GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { BudgetWindow } from './budget-setting.ts';
+import { compiledExecutionPlugin, compiledOperations } from './compiled-operations.ts';
 import { type CacheSettings, DEFAULTS, type IdempotencySettings, type SubscriptionSettings, type TracingSettings } from './config.ts';
 import { type Arrival, createContext, type GatewayContext, type RequestLimits, requestIdOf } from './context.ts';
 import { EXAMPLE_QUERY } from './example-query.ts';
@@ -185,8 +185,9 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   const maxJsonDepth = options.maxJsonDepth ?? DEFAULTS.MAX_JSON_DEPTH;
   // An upstream value a field cannot represent fails that field with UPSTREAM_ERROR (graphql-errors.ts).
-  const jitOptions = { customSerializers: leafSerializers(schema, maxJsonDepth) };
-  const onJitCompileFailure = (result: ExecutionResult) => jitCompileFailure(observability.logger, result);
+  const operations = compiledOperations({ customSerializers: leafSerializers(schema, maxJsonDepth) }, (result) =>
+    jitCompileFailure(observability.logger, result),
+  );
   const graphiql = createLocalGraphiQL({ title: 'Organization GraphQL gateway', defaultQuery: EXAMPLE_QUERY, demoKey: options.demoKey });
 
   const persisted = persistedOperations(options.persistedOperations, economy?.persistedQueries);
@@ -210,7 +211,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     // every request body through a TransformStream and build a second Request.
     maxRequestBodySize: false,
     plugins: [
-      useGraphQlJit(jitOptions, { onError: onJitCompileFailure }),
+      compiledExecutionPlugin(operations),
       arrivalPlugin(arrivals, tracing),
       withoutOriginalErrors(),
       graphiql.plugin,
@@ -251,8 +252,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       }),
       // After every check that can refuse an operation: only one that runs shares its APQ text.
       ...persisted.afterChecks,
-      // After useGraphQlJit: it executes subscriptions its own way (src/subscriptions/plugins.ts).
-      ...subscriptionPlugins(jitOptions, onJitCompileFailure),
+      ...subscriptionPlugins(operations),
     ],
   });
 

@@ -1,8 +1,9 @@
 // The Yoga plugins of subscriptions: how they execute, push only changes, and let no stream outlive
 // a refused answer.
-import { createSourceEventStream, type DocumentNode, type ExecutionArgs, type ExecutionResult, type GraphQLError } from 'graphql';
-import { type CompiledQuery, type CompilerOptions, compileQuery, isCompiledQuery } from 'graphql-jit';
+import { createSourceEventStream, type ExecutionArgs, type ExecutionResult, type GraphQLError } from 'graphql';
+import { isCompiledQuery } from 'graphql-jit';
 import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
+import type { CompiledOperations } from '../compiled-operations.ts';
 import { gatewayError } from '../graphql-errors.ts';
 
 /**
@@ -10,28 +11,10 @@ import { gatewayError } from '../graphql-errors.ts';
  * (with the gateway's leaf serializers: an unrepresentable upstream value stays UPSTREAM_ERROR).
  * graphql-jit 0.8's own `subscribe` looks the field up by its name instead of its alias (an aliased
  * subscription failed) and hands it the operation's variables instead of the field's arguments.
- * Must come after useGraphQlJit's plugin, whose subscribe function it replaces.
  */
-function subscriptionExecutionPlugin(compilerOptions: Partial<CompilerOptions>, onCompileError: (result: ExecutionResult) => void): Plugin {
-  // By document, then operation name: one document may hold several subscriptions.
-  const compiled = new WeakMap<DocumentNode, Map<string, CompiledQuery | ExecutionResult>>();
-  const compile = (args: ExecutionArgs) => {
-    let byName = compiled.get(args.document);
-    if (!byName) {
-      byName = new Map();
-      compiled.set(args.document, byName);
-    }
-    const name = args.operationName ?? '';
-    let query = byName.get(name);
-    if (!query) {
-      query = compileQuery(args.schema, args.document, args.operationName ?? undefined, compilerOptions);
-      if (!isCompiledQuery(query)) onCompileError(query);
-      byName.set(name, query);
-    }
-    return query;
-  };
+function subscriptionExecutionPlugin(operations: CompiledOperations): Plugin {
   const subscribe = async (args: ExecutionArgs) => {
-    const query = compile(args);
+    const query = operations.of(args);
     if (!isCompiledQuery(query)) return query;
     const events = await createSourceEventStream(args);
     if (!isAsyncIterable(events)) return { ...events, errors: events.errors?.map(badVariableCode) };
@@ -119,9 +102,6 @@ function endUnservedStreamsPlugin(): Plugin {
   };
 }
 
-export function subscriptionPlugins(
-  compilerOptions: Partial<CompilerOptions>,
-  onCompileError: (result: ExecutionResult) => void,
-): Plugin[] {
-  return [subscriptionExecutionPlugin(compilerOptions, onCompileError), changesOnlyPlugin(), endUnservedStreamsPlugin()];
+export function subscriptionPlugins(operations: CompiledOperations): Plugin[] {
+  return [subscriptionExecutionPlugin(operations), changesOnlyPlugin(), endUnservedStreamsPlugin()];
 }

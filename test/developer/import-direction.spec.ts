@@ -23,13 +23,15 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   caller: [],
   // Reading an operation's selections (fragments, @skip/@include), as graphql-js would.
   selections: [],
+  // Operations compiled once per document and operation name, and run as compiled.
+  'compiled-operations': [],
   config: ['persisted', 'budget-setting'],
   // The REST client and its transport know nothing of GraphQL.
   rest: ['wire', 'config', 'truncate'],
   'graphql-errors': ['rest'],
   loaders: ['wire', 'rest', 'graphql-errors', 'page-size'],
   // This instance's subscriptions: shared polls, open streams, writes re-polling what they touched.
-  subscriptions: ['caller', 'graphql-errors', 'loaders', 'observability', 'rest'],
+  subscriptions: ['caller', 'compiled-operations', 'graphql-errors', 'loaders', 'observability', 'rest'],
   context: ['caller', 'rest', 'loaders', 'graphql-errors', 'subscriptions', 'tracing'],
   limits: ['caller', 'config', 'graphql-errors', 'page-size', 'rest', 'selections'],
   schema: ['wire', 'rest', 'loaders', 'context', 'graphql-errors', 'limits', 'page-size', 'selections', 'subscriptions'],
@@ -48,6 +50,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   'reference-api': ['wire'],
   gateway: [
     'budget-setting',
+    'compiled-operations',
     'config',
     'context',
     'example-query',
