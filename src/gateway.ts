@@ -12,14 +12,17 @@ import { createLocalGraphiQL } from './graphiql/index.ts';
 import { GRAPHQL_ENDPOINT } from './graphql-endpoint.ts';
 import { toGraphQLError, unexpectedError } from './graphql-errors.ts';
 import { createHttpSurface, type HttpOptions } from './http/index.ts';
-import { createIdempotencyMetrics, idempotencyPlugin } from './idempotency/index.ts';
+import { createIdempotencyMetrics, IDEMPOTENCY_KEY_HEADER, idempotencyPlugin } from './idempotency/index.ts';
+import { fastPathPlugin } from './known-queries/fast-path.ts';
+import { createKnownQueries } from './known-queries/known-queries.ts';
 import { createAdmission } from './limits/admission.ts';
-import { admissionPlugin } from './limits/admission-plugin.ts';
+import { admissionGate } from './limits/admission-plugin.ts';
 import { bodyLimitPlugin } from './limits/body-limit.ts';
 import { fanOutBudgetPlugin } from './limits/fan-out-plugin.ts';
 import { jsonDepthPlugin } from './limits/json-depth.ts';
 import { DEFAULT_QUERY_LIMITS, type QueryLimits, queryLimitPlugins } from './limits/query-limits.ts';
 import type { LabelBounds } from './observability/bounded-label.ts';
+import { DEBUG_HEADER } from './observability/debug-extension.ts';
 import { createObservability, type ObservabilityOptions } from './observability/index.ts';
 import type { Logger } from './observability/logger.ts';
 import { GATEWAY_LABEL_MAX_LENGTH, type GatewayMetrics } from './observability/metrics.ts';
@@ -84,6 +87,8 @@ export interface GatewayOptions extends OperationsOptions {
   persistedOperations?: OperationManifest;
   /** Caches upstream GET answers across requests (CACHE and its settings). @default undefined: nothing is cached */
   cache?: CacheSettings;
+  /** Known queries the fast path keeps (FAST_PATH_MAX_QUERIES); 0 turns it off. @default DEFAULTS.FAST_PATH_MAX_QUERIES */
+  fastPathMaxQueries?: number;
   /** Upstream calls each key may make per window (UPSTREAM_BUDGET). @default undefined: no budget */
   upstreamBudget?: readonly BudgetWindow[];
   /** What idempotent mutations remember, and how long. @default DEFAULTS.IDEMPOTENCY_* */
@@ -182,6 +187,16 @@ export function createGateway(options: GatewayOptions): Gateway {
     observer: observability.metrics.admission,
   });
   observability.metrics.trackAdmission(admission.state);
+  const gate = admissionGate(admission, {
+    estimateOf,
+    deadlineAt: (request) => (arrivals.get(request)?.receivedAt ?? performance.now()) + limits.deadlineMs,
+    stuckAfterMs: (options.upstreamTimeoutMs ?? DEFAULTS.UPSTREAM_TIMEOUT_MS) + STUCK_MARGIN_MS,
+    onStuck: (request) =>
+      observability.logger.error(
+        { requestId: arrivals.get(request)?.requestId },
+        'an execution was still running long after its deadline: answered "Unexpected error.", its admission weight given back',
+      ),
+  });
 
   const maxJsonDepth = options.maxJsonDepth ?? DEFAULTS.MAX_JSON_DEPTH;
   // An upstream value a field cannot represent fails that field with UPSTREAM_ERROR (graphql-errors.ts).
@@ -191,6 +206,15 @@ export function createGateway(options: GatewayOptions): Gateway {
   const graphiql = createLocalGraphiQL({ title: 'Organization GraphQL gateway', defaultQuery: EXAMPLE_QUERY, demoKey: options.demoKey });
 
   const persisted = persistedOperations(options.persistedOperations, economy?.persistedQueries);
+  const contextOf = ({ request }: { request: Request }) =>
+    createContext(economy ? economy.transportFor(request, transport) : transport, request, limits, arrivals.get(request), subscriptions);
+  // Off with a cache or budget (their plugins act on every execution) and with a manifest (its ids
+  // are not query texts): those requests all go through Yoga's pipeline.
+  const fastPathMaxQueries = options.fastPathMaxQueries ?? DEFAULTS.FAST_PATH_MAX_QUERIES;
+  const fastPath =
+    fastPathMaxQueries > 0 && !economy && !options.persistedOperations
+      ? { known: createKnownQueries({ max: fastPathMaxQueries, operations, estimateOf }) }
+      : undefined;
   const yoga = createYoga<Record<string, never>, GatewayContext>({
     schema,
     graphqlEndpoint: GRAPHQL_ENDPOINT,
@@ -199,8 +223,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     landingPage: false,
     logging: observability.yogaLogger,
     cors: http.cors,
-    context: ({ request }) =>
-      createContext(economy ? economy.transportFor(request, transport) : transport, request, limits, arrivals.get(request), subscriptions),
+    context: contextOf,
     maskedErrors: { maskError: callerFacingError },
     renderGraphiQL: graphiql.render,
     graphiql: graphiql.options,
@@ -218,6 +241,20 @@ export function createGateway(options: GatewayOptions): Gateway {
       ...observability.plugins,
       ...http.plugins,
       bodyLimitPlugin(options.maxRequestBytes ?? DEFAULTS.MAX_REQUEST_BYTES),
+      // After every plugin that answers or refuses a request in `onRequest`.
+      ...(fastPath
+        ? [
+            fastPathPlugin({
+              known: fastPath.known,
+              pipelineHeaders: [DEBUG_HEADER, IDEMPOTENCY_KEY_HEADER],
+              contextFor: (initial) => ({ ...initial, ...contextOf(initial) }),
+              requestLog: observability.requestLog,
+              admission: gate,
+              maskError: callerFacingError,
+              registry: observability.metrics.registry,
+            }),
+          ]
+        : []),
       // After every plugin that picks a request parser: it wraps the one picked.
       ...protocolErrorPlugins(),
       ...persisted.plugins,
@@ -240,16 +277,9 @@ export function createGateway(options: GatewayOptions): Gateway {
       ...(economy?.plugins ?? []),
       // Last before execution: a request weighs its estimated upstream calls. After the budget, whose
       // refusal would otherwise end execution before admission's wrapper could release the weight.
-      admissionPlugin(admission, {
-        estimateOf,
-        deadlineAt: (request) => (arrivals.get(request)?.receivedAt ?? performance.now()) + limits.deadlineMs,
-        stuckAfterMs: (options.upstreamTimeoutMs ?? DEFAULTS.UPSTREAM_TIMEOUT_MS) + STUCK_MARGIN_MS,
-        onStuck: (request) =>
-          observability.logger.error(
-            { requestId: arrivals.get(request)?.requestId },
-            'an execution was still running long after its deadline: answered "Unexpected error.", its admission weight given back',
-          ),
-      }),
+      gate.plugin,
+      // After every check that can refuse an execution: only a query that passed them all is known.
+      ...(fastPath ? [fastPath.known.recorder] : []),
       // After every check that can refuse an operation: only one that runs shares its APQ text.
       ...persisted.afterChecks,
       ...subscriptionPlugins(operations),

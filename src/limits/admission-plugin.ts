@@ -26,7 +26,19 @@ interface AdmissionPluginOptions {
 /** Requests without a key share one queue. */
 const ANONYMOUS = 'anonymous';
 
-export function admissionPlugin(admission: Admission, { estimateOf, deadlineAt, stuckAfterMs, onStuck }: AdmissionPluginOptions): Plugin {
+/** Admission's plugin, and the same admission for a request that a path of its own executes (src/known-queries). */
+interface AdmissionGate {
+  plugin: Plugin;
+  /** Whether requests wait for admission: a new one may then be refused before its body is read, which only the plugin does. */
+  queueing(): boolean;
+  /** `execute` once the request is admitted for `estimate` upstream calls, its weight given back when it ends; refused, the OVERLOADED result. */
+  run(request: Request, estimate: number, execute: () => ExecutionResult | Promise<ExecutionResult>): Promise<ExecutionResult>;
+}
+
+export function admissionGate(
+  admission: Admission,
+  { estimateOf, deadlineAt, stuckAfterMs, onStuck }: AdmissionPluginOptions,
+): AdmissionGate {
   const callers = new WeakMap<Request, string>();
   const callerOf = (request: Request) => {
     let caller = callers.get(request);
@@ -36,7 +48,16 @@ export function admissionPlugin(admission: Admission, { estimateOf, deadlineAt, 
     }
     return caller;
   };
-  return {
+  const acquire = (request: Request, estimate: number) =>
+    admission.acquire(callerOf(request), estimate, deadlineAt(request) - performance.now());
+  const admitted = async <T>(request: Request, grant: Grant, execute: () => T | Promise<T>) => {
+    try {
+      return await unlessStuck(execute(), deadlineAt(request) + stuckAfterMs, () => onStuck(request));
+    } finally {
+      grant.release();
+    }
+  };
+  const plugin: Plugin = {
     // Overloaded past what even a one-call request could wait: refused before its body is read.
     onRequestParse({ request }) {
       const refused = admission.refusalBeforeReading(callerOf(request), deadlineAt(request) - performance.now());
@@ -44,23 +65,25 @@ export function admissionPlugin(admission: Admission, { estimateOf, deadlineAt, 
     },
     onExecute({ context, executeFn, setExecuteFn, setResultAndStopExecution }) {
       const { request } = context as YogaInitialContext;
-      const outcome = admission.acquire(callerOf(request), estimateOf(context) ?? 1, deadlineAt(request) - performance.now());
+      const outcome = acquire(request, estimateOf(context) ?? 1);
       const apply = (settled: Grant | Refusal) => {
         if (settled.refused) {
           setResultAndStopExecution({ errors: [overloaded(settled.retryAfterSeconds)] });
           return;
         }
-        const stuckAt = deadlineAt(request) + stuckAfterMs;
-        setExecuteFn(async (executeArgs) => {
-          try {
-            return await unlessStuck(executeFn(executeArgs), stuckAt, () => onStuck(request));
-          } finally {
-            settled.release();
-          }
-        });
+        setExecuteFn((executeArgs) => admitted(request, settled, () => executeFn(executeArgs)));
       };
       if (outcome instanceof Promise) return outcome.then(apply);
       apply(outcome);
+    },
+  };
+  return {
+    plugin,
+    queueing: () => admission.queueing(),
+    async run(request, estimate, execute) {
+      const settled = await acquire(request, estimate);
+      if (settled.refused) return { errors: [overloaded(settled.retryAfterSeconds)] };
+      return admitted(request, settled, execute);
     },
   };
 }

@@ -7,7 +7,7 @@ import type { UpstreamCall } from '../rest/request-transport.ts';
 import { debugExtensionPlugin } from './debug-extension.ts';
 import { defaultLogger, type Logger } from './logger.ts';
 import { createMetrics, type GatewayMetrics } from './metrics.ts';
-import { type OperationSummary, requestLogPlugin } from './request-log.ts';
+import { createRequestLog, type OperationSummary, type RequestLog } from './request-log.ts';
 import { isExpected, yogaLogger } from './yoga-logger.ts';
 
 export interface ObservabilityOptions {
@@ -34,6 +34,8 @@ interface Observability {
   metrics: GatewayMetrics;
   /** For RequestLimits.onCall: every finished upstream call. */
   onUpstreamCall(call: UpstreamCall): void;
+  /** The summary line of each GraphQL request (its plugin is the first of `plugins`). */
+  requestLog: RequestLog;
   plugins: Plugin[];
 }
 
@@ -48,19 +50,18 @@ export function createObservability(options: ObservabilityOptions): Observabilit
   );
 
   const logged = new WeakSet<Error>();
-  const plugins: Plugin[] = [
-    requestLogPlugin({
-      logger,
-      requestIdOf: options.requestIdOf,
-      onSummary: (summary, request) => {
-        metrics.observeOperation(summary);
-        options.onOperation?.(summary, request);
-      },
-      isUnexpected: (error) => !isExpected(error),
-      logged,
-      maxOperationNameLength: options.maxOperationNameLength,
-    }),
-  ];
+  const requestLog = createRequestLog({
+    logger,
+    requestIdOf: options.requestIdOf,
+    onSummary: (summary, request) => {
+      metrics.observeOperation(summary);
+      options.onOperation?.(summary, request);
+    },
+    isUnexpected: (error) => !isExpected(error),
+    logged,
+    maxOperationNameLength: options.maxOperationNameLength,
+  });
+  const plugins: Plugin[] = [requestLog.plugin];
   if (options.metricsEnabled ?? DEFAULTS.METRICS_ENABLED) plugins.push(metricsEndpointPlugin(metrics));
   if (options.debugUpstreamCalls ?? DEFAULTS.DEBUG_UPSTREAM_CALLS) plugins.push(debugExtensionPlugin());
 
@@ -69,6 +70,7 @@ export function createObservability(options: ObservabilityOptions): Observabilit
     yogaLogger: yogaLogger(logger, logged),
     metrics,
     onUpstreamCall: (call) => metrics.observeUpstreamCall(call),
+    requestLog,
     plugins,
   };
 }

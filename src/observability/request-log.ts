@@ -2,7 +2,7 @@
 // to the log line and the metrics; and each unexpected error of an operation, with its request id.
 // The request id is passed along explicitly: an AsyncLocalStorage would turn on Node's promise
 // hooks for every promise of every request.
-import { GraphQLError, getOperationAST } from 'graphql';
+import { type ExecutionResult, GraphQLError, getOperationAST } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { DEFAULTS } from '../config.ts';
 import { GRAPHQL_ENDPOINT } from '../graphql-endpoint.ts';
@@ -55,7 +55,18 @@ interface Pending {
 
 const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 
-export function requestLogPlugin(options: RequestLogOptions): Plugin {
+/** The request log's plugin, and what it notes of a request that a path of its own runs (src/known-queries). */
+export interface RequestLog {
+  plugin: Plugin;
+  /** The operation the request executes, and its context's upstream calls (read when it is answered). */
+  executing(request: Request, operation: { name?: string; type: OperationSummary['operationType'] }, calls?: readonly UpstreamCall[]): void;
+  /** Logs each unexpected error of an executed result, with the request id; before masking, which hides them. */
+  executed(request: Request, result: ExecutionResult): void;
+  /** Notes the codes of the errors the caller is answered with. */
+  answering(request: Request, result: ExecutionResult): void;
+}
+
+export function createRequestLog(options: RequestLogOptions): RequestLog {
   const maxNameLength = options.maxOperationNameLength ?? DEFAULTS.MAX_OPERATION_NAME_LENGTH;
   const operationName = (name: string | undefined) => (name === undefined ? null : truncate(name, maxNameLength));
   const pending = new WeakMap<Request, Pending>();
@@ -64,7 +75,32 @@ export function requestLogPlugin(options: RequestLogOptions): Plugin {
   // which carry arbitrary objects, still go through the redacting logger.
   const summaryLog = options.logger.child({}, { redact: [] });
 
-  return {
+  const executing: RequestLog['executing'] = (request, operation, calls) => {
+    const entry = pending.get(request);
+    if (!entry) return;
+    entry.operation = operationName(operation.name);
+    entry.operationType = operation.type;
+    if (calls) entry.calls = calls;
+  };
+  const executed: RequestLog['executed'] = (request, result) => {
+    const requestId = pending.get(request)?.requestId;
+    if (requestId === undefined) return;
+    for (const error of result.errors ?? []) {
+      const original = error.originalError;
+      if (!original || original instanceof GraphQLError || !options.isUnexpected(original)) continue;
+      options.logged.add(original);
+      options.logger.error(
+        { requestId, err: original, path: error.path?.join('.') },
+        'unexpected error (the caller saw "Unexpected error.")',
+      );
+    }
+  };
+  const answering: RequestLog['answering'] = (request, result) => {
+    const entry = pending.get(request);
+    for (const error of result.errors ?? []) entry?.errorCodes.add(errorCode(error));
+  };
+
+  const plugin: Plugin = {
     onRequest({ request, url }) {
       const requestId = options.requestIdOf(request) ?? '';
       if (!isGraphQLPath(url.pathname, GRAPHQL_ENDPOINT) || request.method === 'OPTIONS') return;
@@ -86,35 +122,21 @@ export function requestLogPlugin(options: RequestLogOptions): Plugin {
     },
     onExecute({ args }) {
       const context = args.contextValue as { request?: Request; upstreamCalls?: readonly UpstreamCall[] };
-      const entry = context.request && pending.get(context.request);
-      if (!entry) return;
+      const request = context.request;
+      if (!request || !pending.has(request)) return;
       const operation = getOperationAST(args.document, args.operationName);
-      entry.operation = operationName(operation?.name?.value);
-      entry.operationType = operation?.operation ?? null;
-      if (context.upstreamCalls) entry.calls = context.upstreamCalls;
+      executing(request, { name: operation?.name?.value, type: operation?.operation ?? null }, context.upstreamCalls);
       return {
         // Before Yoga masks them (its masking plugin runs after ours): the original errors are here.
         onExecuteDone({ result }) {
-          if (isAsyncIterable(result)) return;
-          for (const error of result.errors ?? []) {
-            const original = error.originalError;
-            if (!original || original instanceof GraphQLError || !options.isUnexpected(original)) continue;
-            options.logged.add(original);
-            options.logger.error(
-              { requestId: entry.requestId, err: original, path: error.path?.join('.') },
-              'unexpected error (the caller saw "Unexpected error.")',
-            );
-          }
+          if (!isAsyncIterable(result)) executed(request, result);
         },
       };
     },
     onResultProcess({ request, result }) {
-      const entry = pending.get(request);
-      if (!entry) return;
       const results = Array.isArray(result) ? result : [result];
       for (const single of results) {
-        if (!single || Symbol.asyncIterator in single) continue;
-        for (const error of single.errors ?? []) entry.errorCodes.add(errorCode(error));
+        if (single && !(Symbol.asyncIterator in single)) answering(request, single);
       }
     },
     onResponse({ request, response }) {
@@ -137,6 +159,7 @@ export function requestLogPlugin(options: RequestLogOptions): Plugin {
       options.onSummary?.(summary, request);
     },
   };
+  return { plugin, executing, executed, answering };
 }
 
 function tally(

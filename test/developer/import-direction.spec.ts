@@ -46,6 +46,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   tracing: ['config', 'graphql-endpoint', 'rest', 'observability', 'truncate'],
   // Idempotent mutations: remembered in the store, under the callers' tags.
   idempotency: ['caller', 'config', 'context', 'graphql-errors', 'store'],
+  // Queries run before, answered again without Yoga's pipeline: what they share with it is handed in.
+  'known-queries': ['compiled-operations'],
   // The reference implementation shares the wire types with the client, and nothing else.
   'reference-api': ['wire'],
   gateway: [
@@ -59,6 +61,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     'graphql-errors',
     'http',
     'idempotency',
+    'known-queries',
     'limits',
     'observability',
     'persisted',

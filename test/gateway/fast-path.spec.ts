@@ -1,0 +1,165 @@
+// The fast path for known queries (src/known-queries) answers exactly as Yoga's pipeline does. Two
+// gateways over HTTP on one reference API, one with the fast path and one without
+// (FAST_PATH_MAX_QUERIES=0), are sent the same requests: status, headers, body, request log line
+// and upstream calls must match, and the metric says which requests the fast path answered.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway.ts';
+import { startReferenceApi } from '../../src/reference-api/index.ts';
+import { captureLogger } from '../ops/support.ts';
+import { type ServedGateway, serveOverHttp } from '../support/http-server.ts';
+import { metricValue } from '../support/metrics.ts';
+
+type Api = Awaited<ReturnType<typeof startReferenceApi>>;
+let api: Api;
+
+interface Side {
+  gateway: Gateway;
+  served: ServedGateway;
+  log: ReturnType<typeof captureLogger>;
+}
+let fast: Side;
+let pipeline: Side;
+
+async function side(options: Partial<GatewayOptions>): Promise<Side> {
+  const log = captureLogger('info');
+  // A fan-out budget a query of 100 organizations' members is over (the dashboard's estimate is 5).
+  const gateway = createGateway({ upstreamUrl: api.url, logger: log.logger, maxUpstreamCalls: 50, ...options });
+  return { gateway, served: await serveOverHttp(gateway), log };
+}
+
+beforeAll(async () => {
+  api = await startReferenceApi();
+  fast = await side({});
+  pipeline = await side({ fastPathMaxQueries: 0 });
+});
+afterAll(async () => {
+  for (const { gateway, served } of [fast, pipeline]) {
+    await served.close();
+    await gateway.close();
+  }
+  await api.close();
+});
+
+const DASHBOARD = `query Dashboard {
+  organizations(first: 2) {
+    totalCount
+    nodes { id name domains(first: 3) { nodes { domain } } members(first: 2) { nodes { level user { email } } } }
+  }
+}`;
+
+interface Sent {
+  body: unknown;
+  headers?: Record<string, string>;
+}
+
+let sentCount = 0;
+/** One request to one side: its answer and the upstream calls it made, its log line's fields that do not vary by run. */
+async function send({ gateway, served, log }: Side, { body, headers = {} }: Sent) {
+  api.clearRequests();
+  const linesBefore = log.lines.length;
+  const response = await fetch(served.url, {
+    method: 'POST',
+    headers: {
+      'content-type': 'application/json',
+      authorization: `Bearer ${api.keys.demo}`,
+      'x-request-id': `r${++sentCount}`,
+      ...headers,
+    },
+    body: typeof body === 'string' ? body : JSON.stringify(body),
+  });
+  const received = await response.text();
+  expect(response.headers.get('content-length')).toBe(String(Buffer.byteLength(received)));
+  // What varies by run: the date, the request id (checked below) and each upstream call's duration (x-debug-upstream).
+  const text = received.replace(/"durationMs":[\d.]+/g, '"durationMs":0');
+  const varying = ['date', 'x-request-id', 'content-length'];
+  const answeredHeaders = Object.fromEntries([...response.headers].filter(([name]) => !varying.includes(name)));
+  const calls = api.requests.map(({ method, path, query, headers: sentHeaders }) => ({
+    method,
+    path,
+    query,
+    authorization: sentHeaders.authorization,
+  }));
+  const line = log.lines.slice(linesBefore).find((entry) => entry.msg === 'graphql request');
+  expect(line?.requestId).toBe(`r${sentCount}`);
+  const summary = { ...line, time: undefined, pid: undefined, requestId: undefined, durationMs: undefined };
+  return {
+    status: response.status,
+    headers: answeredHeaders,
+    text,
+    calls,
+    summary,
+    fastPath: await metricValue(gateway, 'gateway_fast_path_requests_total'),
+  };
+}
+
+/** Sends the request to both sides, `times` times each, and expects the same answers; returns how many the fast path answered. */
+async function expectSameAnswers(request: Sent, times = 3): Promise<number> {
+  const before = await metricValue(fast.gateway, 'gateway_fast_path_requests_total');
+  for (let i = 0; i < times; i++) {
+    const viaFastSide = await send(fast, request);
+    const viaPipeline = await send(pipeline, request);
+    expect({ ...viaFastSide, fastPath: undefined }).toEqual({ ...viaPipeline, fastPath: undefined });
+    expect(viaPipeline.fastPath).toBe(0);
+  }
+  return (await metricValue(fast.gateway, 'gateway_fast_path_requests_total')) - before;
+}
+
+describe('a known query, sent again', () => {
+  it('is answered by the fast path from its second time on, exactly as by the pipeline', async () => {
+    expect(await expectSameAnswers({ body: { query: DASHBOARD } })).toBe(2);
+  });
+
+  it.each([
+    ['no Accept header', {}],
+    ['Accept: application/json', { accept: 'application/json' }],
+    ['Accept: application/graphql-response+json', { accept: 'application/graphql-response+json' }],
+    ['Accept: */*', { accept: '*/*' }],
+    ['a CORS request', { origin: 'https://app.example' }],
+    ['no key (every field UNAUTHENTICATED)', { authorization: '' }],
+    ['Content-Type with a charset', { 'content-type': 'application/json; charset=utf-8' }],
+  ])('with %s', async (_, headers) => {
+    expect(await expectSameAnswers({ body: { query: DASHBOARD }, headers })).toBe(3);
+  });
+
+  it('with an operation name, empty variables and a null operation name alike', async () => {
+    expect(await expectSameAnswers({ body: { query: DASHBOARD, operationName: 'Dashboard', variables: {} } })).toBe(2);
+    expect(await expectSameAnswers({ body: { query: DASHBOARD, operationName: null, variables: null } })).toBe(3);
+  });
+
+  it('with errors in its data: a record that is not there', async () => {
+    const query = '{ organization(databaseId: "00000000-0000-4000-8000-000000000000") { name } organizations(first: 1) { totalCount } }';
+    expect(await expectSameAnswers({ body: { query } })).toBe(2);
+  });
+
+  it('picks the named operation of a document with several', async () => {
+    const query = `${DASHBOARD}\nquery Count { organizations(first: 1) { totalCount } }`;
+    expect(await expectSameAnswers({ body: { query, operationName: 'Count' } })).toBe(2);
+    expect(await expectSameAnswers({ body: { query, operationName: 'Dashboard' } })).toBe(2);
+  });
+});
+
+describe('requests the fast path leaves to the pipeline', () => {
+  it.each([
+    ['variables', { query: 'query ($n: Int!) { organizations(first: $n) { totalCount } }', variables: { n: 1 } }, {}],
+    ['a mutation', { query: 'mutation { createOrganization(input: { name: "" }) { organization { name } } }' }, {}],
+    ['extensions', { query: DASHBOARD, extensions: {} }, {}],
+    ['an unknown parameter', { query: DASHBOARD, unknown: 1 }, {}],
+    ['an operation name that is not a name', { query: DASHBOARD, operationName: 'Dash board' }, {}],
+    ['x-debug-upstream', { query: DASHBOARD }, { 'x-debug-upstream': '1' }],
+    ['Idempotency-Key', { query: DASHBOARD }, { 'idempotency-key': 'k-1' }],
+    ['an Accept Yoga negotiates', { query: DASHBOARD }, { accept: 'application/json, text/plain;q=0.9' }],
+    ['a query that fails validation', { query: '{ organizations(first: 1) { nope } }' }, {}],
+    [
+      'a query over the fan-out budget',
+      { query: '{ organizations(first: 100) { nodes { members(first: 100) { nodes { level } } } } }' },
+      {},
+    ],
+  ])('%s', async (_, body, headers) => {
+    expect(await expectSameAnswers({ body, headers })).toBe(0);
+  });
+
+  it('a body that is not JSON, or not an object', async () => {
+    expect(await expectSameAnswers({ body: `{"query": ${JSON.stringify(DASHBOARD)}` })).toBe(0);
+    expect(await expectSameAnswers({ body: [{ query: DASHBOARD }] })).toBe(0);
+  });
+});
