@@ -37,7 +37,7 @@ const key = 'phx_bench_alloc_key';
 const stamp = fileStamp();
 const upstream = await startScript('bench/fake-upstream.ts', ['--key', key]);
 const gateway = createGateway({ upstreamUrl: upstream.url, logger: createLogger({ logFile: join(tmpdir(), `bench-alloc-${stamp}.log`) }) });
-const server = createServer(gateway.yoga);
+const server = createServer(gateway.listener);
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
 

@@ -1,5 +1,6 @@
 // `npm run bench:instructions`: machine instructions per dashboard, counted by valgrind's cachegrind,
-// for the gateway, the rest path (bench/rest-path.ts) and the floor. CPU time on this shared machine
+// for the gateway, its execution without Yoga (bench/rest-path.ts --graphql-jit), the rest path
+// (bench/rest-path.ts) and the floor. CPU time on this shared machine
 // swings 2 × within the hour; over repeated runs the gateway's count stayed within 2.5%, the
 // floor's within 0.1% and the rest path's within 6%, so two commits run hours apart can be compared
 // (repeat a run before trusting a difference of a few percent). It is not CPU time: what the count
@@ -9,7 +10,7 @@
 // process, `--connections` at a time; the difference of the two totals over the difference of the
 // counts leaves out start-up and warm-up. The gateway's settings come from the environment, as for
 // `npm start`. Needs valgrind (`apt-get install valgrind`); not part of `npm test`.
-//   npm run bench:instructions                            # all three sides, 1500 then 4500 dashboards: ~11 min
+//   npm run bench:instructions                            # all four sides, 1500 then 4500 dashboards: ~15 min
 //   npm run bench:instructions -- --sides gateway         # one side: ~4 min
 //   LOG_LEVEL=warn npm run bench:instructions -- --sides gateway
 //   npm run bench:instructions -- --cache-sim             # also simulated cache misses (slower)
@@ -26,7 +27,7 @@ import { DASHBOARD, graphqlBody } from './lib/queries.ts';
 import { writeResult } from './lib/results.ts';
 import { fileStamp, table } from './lib/stats.ts';
 
-const SIDES = ['gateway', 'rest', 'floor'] as const;
+const SIDES = ['gateway', 'execution', 'rest', 'floor'] as const;
 type Side = (typeof SIDES)[number];
 
 const { numbers, booleans, strings } = readFlags(
@@ -65,7 +66,15 @@ function command(side: Side, port: number): { args: string[]; env: Record<string
     return { args: ['dist/main.js'], env: { HOST: '127.0.0.1', PORT: String(port), UPSTREAM_URL: upstream.url, LOG_FILE: log } };
   const script = compiledScript(side === 'floor' ? 'bench/floor.ts' : 'bench/rest-path.ts');
   return {
-    args: [script, '--upstream', upstream.url, '--port', String(port), ...(side === 'rest' ? ['--log', log] : [])],
+    args: [
+      script,
+      '--upstream',
+      upstream.url,
+      '--port',
+      String(port),
+      ...(side === 'floor' ? [] : ['--log', log]),
+      ...(side === 'execution' ? ['--graphql-jit'] : []),
+    ],
     env: {},
   };
 }

@@ -98,7 +98,7 @@ const logger = createLogger({ logFile });
 const gatewayFor = (transport?: UpstreamTransport): Gateway => createGateway({ upstreamUrl: upstream.url, transport, logger });
 const gateway = gatewayFor();
 const memory = gatewayFor(memoryTransport(createUpstreamTransport({ baseUrl: upstream.url })));
-const servers = [createGatewayServer(gateway.yoga), createGatewayServer(memory.yoga)];
+const servers = [createGatewayServer(gateway.listener), createGatewayServer(memory.listener)];
 const [gatewayUrl, memoryUrl] = await Promise.all(servers.map(listen));
 const floor = await startFloor({ upstreamUrl: upstream.url });
 

@@ -1,6 +1,7 @@
 // createGateway(options): the Yoga instance (schema, per-request context, error masking, request
 // ids, health) over one shared upstream transport.
 
+import type { RequestListener } from 'node:http';
 import { type ExecutionResult, GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { BudgetWindow } from './budget-setting.ts';
@@ -13,7 +14,7 @@ import { GRAPHQL_ENDPOINT } from './graphql-endpoint.ts';
 import { toGraphQLError, unexpectedError } from './graphql-errors.ts';
 import { createHttpSurface, type HttpOptions } from './http/index.ts';
 import { createIdempotencyMetrics, IDEMPOTENCY_KEY_HEADER, idempotencyPlugin } from './idempotency/index.ts';
-import { fastPathPlugin } from './known-queries/fast-path.ts';
+import { fastPathListener } from './known-queries/fast-path.ts';
 import { createKnownQueries } from './known-queries/known-queries.ts';
 import { createAdmission } from './limits/admission.ts';
 import { admissionGate } from './limits/admission-plugin.ts';
@@ -38,7 +39,7 @@ import { createSubscriptionHub } from './subscriptions/hub.ts';
 import { createSubscriptionMetrics } from './subscriptions/metrics.ts';
 import { subscriptionPlugins } from './subscriptions/plugins.ts';
 import type { PollRunner } from './subscriptions/watched.ts';
-import { createTracing, type Tracing } from './tracing/index.ts';
+import { createTracing } from './tracing/index.ts';
 import { createUpstreamEconomy } from './upstream-economy/index.ts';
 
 /** Logging, metrics, readiness, CORS and CSRF settings: see src/observability and src/http. */
@@ -107,6 +108,8 @@ export interface GatewayOptions extends OperationsOptions {
 const ADMITTED_CALLS_PER_CONNECTION = 2;
 
 export interface Gateway {
+  /** The Node request listener to serve: the fast path for known queries, then Yoga for every other request. */
+  listener: RequestListener;
   yoga: YogaServerInstance<Record<string, never>, GatewayContext>;
   /** The upstream transport behind its circuit breakers (their states feed readiness, metrics and logs). */
   transport: GuardedTransport;
@@ -134,7 +137,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       }),
     options.circuitBreaker,
   );
-  const arrivals = new WeakMap<Request, Arrival>();
+  const arrivals = new WeakMap<object, Arrival>();
   const observability = createObservability({
     ...options,
     transport,
@@ -142,6 +145,13 @@ export function createGateway(options: GatewayOptions): Gateway {
     onOperation: (summary, request) => arrivals.get(request)?.trace?.end(summary),
   });
   const tracing = createTracing({ settings: options.tracing, upstreamUrl: options.upstreamUrl, logger: observability.logger });
+  /** Notes a request's arrival (see arrivalPlugin); returns its id. */
+  const arrive = (request: Request) => {
+    const receivedAt = performance.now();
+    const requestId = requestIdOf(request.headers.get('x-request-id'));
+    arrivals.set(request, { requestId, receivedAt, trace: tracing.startRequest(request, receivedAt) });
+    return requestId;
+  };
   const idempotency: IdempotencySettings = {
     ttlMs: DEFAULTS.IDEMPOTENCY_TTL_MS,
     maxResponseBytes: DEFAULTS.IDEMPOTENCY_MAX_RESPONSE_BYTES,
@@ -235,26 +245,12 @@ export function createGateway(options: GatewayOptions): Gateway {
     maxRequestBodySize: false,
     plugins: [
       compiledExecutionPlugin(operations),
-      arrivalPlugin(arrivals, tracing),
+      arrivalPlugin(arrivals, arrive),
       withoutOriginalErrors(),
       graphiql.plugin,
       ...observability.plugins,
       ...http.plugins,
       bodyLimitPlugin(options.maxRequestBytes ?? DEFAULTS.MAX_REQUEST_BYTES),
-      // After every plugin that answers or refuses a request in `onRequest`.
-      ...(fastPath
-        ? [
-            fastPathPlugin({
-              known: fastPath.known,
-              pipelineHeaders: [DEBUG_HEADER, IDEMPOTENCY_KEY_HEADER],
-              contextFor: (initial) => ({ ...initial, ...contextOf(initial) }),
-              requestLog: observability.requestLog,
-              admission: gate,
-              maskError: callerFacingError,
-              registry: observability.metrics.registry,
-            }),
-          ]
-        : []),
       // After every plugin that picks a request parser: it wraps the one picked.
       ...protocolErrorPlugins(),
       ...persisted.plugins,
@@ -286,7 +282,28 @@ export function createGateway(options: GatewayOptions): Gateway {
     ],
   });
 
+  const listener = fastPath
+    ? fastPathListener(
+        {
+          known: fastPath.known,
+          endpoint: GRAPHQL_ENDPOINT,
+          maxRequestBytes: options.maxRequestBytes ?? DEFAULTS.MAX_REQUEST_BYTES,
+          pipelineHeaders: ['origin', DEBUG_HEADER, IDEMPOTENCY_KEY_HEADER],
+          open: () => !admission.queueing() && !http.shuttingDown(),
+          arrive,
+          contextFor: (initial) => ({ ...initial, ...contextOf(initial) }),
+          requestLog: observability.requestLog,
+          admission: gate,
+          maskError: callerFacingError,
+          registry: observability.metrics.registry,
+          onBug: (error) => observability.logger.error({ err: error }, 'the fast path failed a request: answered "Unexpected error."'),
+        },
+        yoga,
+      )
+    : yoga;
+
   return {
+    listener,
     yoga,
     transport,
     logger: observability.logger,
@@ -395,12 +412,10 @@ function withoutOriginalErrors(): Plugin {
  * its id and its trace. An incoming `x-request-id` (or a new one) goes upstream with every call and
  * back in the response; an incoming `traceparent` is continued (src/tracing).
  */
-function arrivalPlugin(arrivals: WeakMap<Request, Arrival>, tracing: Tracing): Plugin {
+function arrivalPlugin(arrivals: WeakMap<object, Arrival>, arrive: (request: Request) => string): Plugin {
   return {
     onRequest({ request }) {
-      const receivedAt = performance.now();
-      const requestId = requestIdOf(request.headers.get('x-request-id'));
-      arrivals.set(request, { requestId, receivedAt, trace: tracing.startRequest(request, receivedAt) });
+      arrive(request);
     },
     onResponse({ request, response }) {
       const id = arrivals.get(request)?.requestId;

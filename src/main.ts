@@ -15,7 +15,7 @@ async function main(): Promise<void> {
   const upstreamUrl = config.upstreamUrl ?? (embedded?.url as string);
   const logger = openLogger(config);
   const gateway = createGateway({ ...config, upstreamUrl, demoKey: embedded?.keys.demo, logger });
-  const server = createGatewayServer(gateway.yoga, config.server);
+  const server = createGatewayServer(gateway.listener, config.server);
   await listen(server, config.port, config.host);
   // Before the banner: whoever waits for "ready" may send SIGTERM at once.
   const shutdown = gracefulShutdown({

@@ -25,6 +25,7 @@ interface HttpSurface {
   plugins: Plugin[];
   /** Readiness answers 503 and every response closes its connection from now on. */
   beginShutdown(): void;
+  shuttingDown(): boolean;
   close(): Promise<void>;
 }
 
@@ -59,6 +60,7 @@ export function createHttpSurface(options: HttpOptions, graphqlEndpoint: string)
     cors: corsOptions(options.corsOrigins),
     plugins: [readiness.plugin, closeWhenShuttingDown, graphqlPathOnly(graphqlEndpoint), ...csrfPlugins(options.csrfPrevention)],
     beginShutdown: () => readiness.beginShutdown(),
+    shuttingDown: () => readiness.shuttingDown,
     close: () => readiness.close(),
   };
 }

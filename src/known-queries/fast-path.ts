@@ -1,62 +1,74 @@
-// A known query (./known-queries.ts) sent again as a plain JSON POST is executed here, as soon as
-// its body is read: Yoga's request parsing, its parse and validation cache and the hooks of every
-// plugin before and after execution are skipped, because for such a request they would all decide
-// what they decided the first time. What still depends on the request is done as Yoga's path does
-// it, with the same functions: its arrival (id, deadline, trace), context, admission, the errors
-// masked and logged, and the answer made by Yoga's own result processor. Yoga's `onResponse` hooks
-// still run on the answer (the request id header, CORS, the request log line and metrics,
-// `Connection: close` once shutting down). Any other request goes on through Yoga's pipeline, with
-// the body already read kept in its Request. docs/performance.md#the-fast-path-for-known-queries.
+// The gateway's Node request listener: a known query (./known-queries.ts) sent again as a plain JSON
+// POST is executed here, as soon as its body is read, and every other request goes on to Yoga.
+// For such a request Yoga's pipeline (its Fetch-API objects, request parsing, parse and validation
+// cache, and the hooks of every plugin) would decide all it decided the first time. What depends on
+// the request is done with the functions the pipeline uses: its arrival (id, deadline, trace), the
+// request log line and metrics, admission, the context, the errors masked, and the status, headers
+// and body from Yoga's own result processor. A request that asks for something only a plugin does
+// (CORS, debugging, an idempotency key, a shutting-down connection) goes to Yoga, with the body
+// already read handed over. docs/performance.md#the-fast-path-for-known-queries.
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { type ExecutionResult, GraphQLError } from 'graphql';
-import { type Plugin, processRegularResult, type YogaInitialContext } from 'graphql-yoga';
+import { processRegularResult, type YogaInitialContext } from 'graphql-yoga';
 import { Counter, type Registry } from 'prom-client';
 import { runCompiled } from '../compiled-operations.ts';
-import type { KnownQueries, KnownQuery } from './known-queries.ts';
-import { isOperationName } from './known-queries.ts';
+import { isOperationName, type KnownQueries, type KnownQuery } from './known-queries.ts';
 
 interface FastPathOptions {
   known: KnownQueries;
-  /** Headers that ask something of a plugin the fast path skips (`x-debug-upstream`, `idempotency-key`): such requests go through Yoga. */
+  /** Where GraphQL is served: only this exact path is taken. */
+  endpoint: string;
+  /** Larger bodies go to Yoga, which refuses them (MAX_REQUEST_BYTES). */
+  maxRequestBytes: number;
+  /** Headers that ask something of a plugin the fast path skips (`origin`, `x-debug-upstream`, `idempotency-key`). */
   pipelineHeaders: readonly string[];
+  /** False while a request could be refused before its body is read (admission queues) or answered otherwise (shutting down). */
+  open(): boolean;
+  /** Notes the request's arrival as the arrival plugin does; returns its id. */
+  arrive(request: Request): string;
   /** The request's context, as Yoga's `context` option makes it. */
-  contextFor(initial: YogaInitialContext): object;
-  /** What the request log notes of an execution (src/observability/request-log.ts). */
+  contextFor(initial: YogaInitialContext): { upstreamCalls: readonly unknown[] };
+  /** The request log's steps (src/observability/request-log.ts). */
   requestLog: {
-    executing(request: Request, operation: { name?: string; type: 'query' }, calls?: readonly unknown[]): void;
-    executed(request: Request, result: ExecutionResult): void;
-    answering(request: Request, result: ExecutionResult): void;
+    begin(request: object, requestId: string): void;
+    executing(request: object, operation: { name?: string; type: 'query' }, calls?: readonly unknown[]): void;
+    executed(request: object, result: ExecutionResult): void;
+    answering(request: object, result: ExecutionResult): void;
+    end(request: object, status: number): void;
   };
   /** Admission control (src/limits/admission-plugin.ts). */
   admission: {
-    queueing(): boolean;
     run(request: Request, estimate: number, execute: () => ExecutionResult | Promise<ExecutionResult>): Promise<ExecutionResult>;
   };
   /** Yoga's `maskedErrors.maskError`: what the caller is told of each error. */
   maskError(error: unknown): Error;
   /** Where `gateway_fast_path_requests_total` is registered. */
   registry: Registry;
+  /** Told of an error the fast path did not expect (a bug): the caller is answered 500 "Unexpected error.". */
+  onBug(error: unknown): void;
 }
 
-type FetchAPI = Parameters<typeof processRegularResult>[1];
-
-/** The media types of a JSON answer, by the `Accept` headers that ask for them; any other `Accept` is negotiated by Yoga. */
-const MEDIA_TYPE_BY_ACCEPT = new Map<string | null, string>([
-  [null, 'application/json'],
+/** The media types of a JSON answer, by the `Accept` headers that ask for them; Yoga negotiates any other. */
+const MEDIA_TYPE_BY_ACCEPT = new Map<string | undefined, string>([
+  [undefined, 'application/json'],
   ['*/*', 'application/json'],
   ['application/json', 'application/json'],
   ['application/graphql-response+json', 'application/graphql-response+json'],
 ]);
 
-/** Placed after every plugin that can answer or refuse a request in `onRequest` (the body limit last). */
-export function fastPathPlugin(options: FastPathOptions): Plugin {
+export function fastPathListener(options: FastPathOptions, pipeline: RequestListener): RequestListener {
   const { known, requestLog } = options;
   const answered = new Counter({
     name: 'gateway_fast_path_requests_total',
     help: 'GraphQL requests answered by the fast path for known queries (the rest go through the whole pipeline).',
     registers: [options.registry],
   });
-  const answer = async (request: Request, query: KnownQuery, params: Params, mediaType: string, fetchAPI: FetchAPI) => {
-    const context = options.contextFor({ request, params } as YogaInitialContext) as { upstreamCalls?: readonly unknown[] };
+
+  const answer = async (req: IncomingMessage, res: ServerResponse, query: KnownQuery, params: Params, mediaType: string) => {
+    const request = requestOf(req, res);
+    const requestId = options.arrive(request);
+    requestLog.begin(request, requestId);
+    const context = options.contextFor({ request, params } as YogaInitialContext);
     requestLog.executing(request, { name: query.operationName, type: 'query' }, context.upstreamCalls);
     let result: ExecutionResult;
     try {
@@ -70,37 +82,102 @@ export function fastPathPlugin(options: FastPathOptions): Plugin {
     requestLog.executed(request, result);
     const masked = result.errors ? { ...result, errors: result.errors.map((error) => options.maskError(error) as GraphQLError) } : result;
     requestLog.answering(request, masked);
+    const { status, headers, body } = yogaAnswer(masked, mediaType);
+    requestLog.end(request, status);
     answered.inc();
-    return processRegularResult(masked, fetchAPI, mediaType);
+    res.writeHead(status, { ...headers, 'content-length': Buffer.byteLength(body), 'x-request-id': requestId });
+    res.end(body);
   };
 
-  return {
-    onRequest({ request, endResponse, fetchAPI }) {
-      const mediaType = fastPathMediaType(request, options.pipelineHeaders);
-      if (!mediaType || options.admission.queueing()) return;
-      return request.json().then(
-        async (body: unknown) => {
+  return (req, res) => {
+    const mediaType = fastPathMediaType(req, options);
+    if (!mediaType || !options.open()) return pipeline(req, res);
+    readBody(req)
+      .then(
+        (bytes) => {
+          const body = parsedJson(bytes);
           const params = knownQueryParams(body);
           const query = params && known.get(params.query, params.operationName ?? undefined);
-          if (params && query) endResponse(await answer(request, query, params, mediaType, fetchAPI));
+          if (params && query) return answer(req, res, query, params, mediaType);
+          // Yoga's Node adapter takes a body already read from `req.body`: a parsed object goes to its
+          // JSON parser as it is; anything else (not JSON, not an object) as the bytes, parsed again.
+          (req as { body?: unknown }).body = isNonEmptyObject(body) ? body : bytes;
+          return pipeline(req, res);
         },
-        // Not JSON: Yoga's request parser reads it again and refuses it as it always has.
-        () => undefined,
-      );
-    },
+        // The client went away while sending it: nobody to answer.
+        () => req.destroy(),
+      )
+      .catch((error: unknown) => {
+        options.onBug(error);
+        if (res.headersSent) return res.destroy();
+        const { status, headers, body } = yogaAnswer({ errors: [options.maskError(error) as GraphQLError] }, mediaType);
+        res.writeHead(status, { ...headers, 'content-length': Buffer.byteLength(body) });
+        res.end(body);
+      });
   };
 }
 
 /** The media type of the answer, when the request's headers leave nothing to a plugin the fast path skips. */
-function fastPathMediaType(request: Request, pipelineHeaders: readonly string[]): string | undefined {
-  if (request.method !== 'POST') return undefined;
-  const { headers } = request;
-  const contentType = headers.get('content-type');
+function fastPathMediaType(req: IncomingMessage, { endpoint, maxRequestBytes, pipelineHeaders }: FastPathOptions): string | undefined {
+  if (req.method !== 'POST' || req.url !== endpoint) return undefined;
+  const { headers } = req;
+  const contentType = headers['content-type'];
   if (contentType !== 'application/json' && !contentType?.startsWith('application/json;')) return undefined;
-  // A chunked body is counted by the body limit's request parser; one with a length was checked in `onRequest`.
-  if (headers.get('content-length') === null) return undefined;
-  if (pipelineHeaders.some((name) => headers.has(name))) return undefined;
-  return MEDIA_TYPE_BY_ACCEPT.get(headers.get('accept'));
+  // A chunked body is counted by the body limit's request parser, and an empty one is Yoga's to refuse.
+  const length = Number(headers['content-length']);
+  if (!(length > 0 && length <= maxRequestBytes)) return undefined;
+  if (pipelineHeaders.some((name) => headers[name] !== undefined)) return undefined;
+  return MEDIA_TYPE_BY_ACCEPT.get(headers.accept);
+}
+
+/** The body, as many bytes as its Content-Length (Node's parser holds it to that). */
+function readBody(req: IncomingMessage): Promise<Buffer> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    req.on('data', (chunk: Buffer) => chunks.push(chunk));
+    req.once('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
+    req.once('error', reject);
+  });
+}
+
+function parsedJson(bytes: Buffer): unknown {
+  try {
+    return JSON.parse(bytes.toString('utf8'));
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * What the context, admission and the request log read of a request (its headers, method and the
+ * signal of the caller leaving), without building a Fetch-API Request. The signal aborts as Yoga's
+ * Node adapter aborts its own: when the response closes before it was sent.
+ */
+function requestOf(req: IncomingMessage, res: ServerResponse): Request {
+  const caller = new AbortController();
+  const left = () => caller.abort();
+  res.once('close', left);
+  res.once('finish', () => res.off('close', left));
+  const headers = {
+    get: (name: string) => {
+      const value = req.headers[name.toLowerCase()];
+      return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+    },
+    has: (name: string) => req.headers[name.toLowerCase()] !== undefined,
+  };
+  return { method: req.method, headers, signal: caller.signal } as unknown as Request;
+}
+
+/** The status, headers and body Yoga's result processor makes of a result: its own code, without its Response. */
+function yogaAnswer(result: ExecutionResult, mediaType: string): { status: number; headers: Record<string, string>; body: string } {
+  let made: { status: number; headers: Record<string, string>; body: string } | undefined;
+  class Made {
+    constructor(body: string, init: { status: number; headers: Record<string, string> }) {
+      made = { status: init.status, headers: init.headers, body };
+    }
+  }
+  processRegularResult(result, { Response: Made } as unknown as Parameters<typeof processRegularResult>[1], mediaType);
+  return made as NonNullable<typeof made>;
 }
 
 interface Params {
@@ -111,7 +188,7 @@ interface Params {
 
 /** The body's parameters when they hold a query and nothing a plugin would look at: no variables, no extensions. */
 function knownQueryParams(body: unknown): Params | undefined {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) return undefined;
+  if (!isNonEmptyObject(body)) return undefined;
   for (const [key, value] of Object.entries(body)) {
     if (
       key === 'query'
@@ -124,9 +201,11 @@ function knownQueryParams(body: unknown): Params | undefined {
     )
       return undefined;
   }
-  return 'query' in body ? (body as Params) : undefined;
+  return 'query' in body ? (body as unknown as Params) : undefined;
 }
 
+const isNonEmptyObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length > 0;
 const validName = (value: unknown) => value === null || (typeof value === 'string' && isOperationName(value));
 const emptyObject = (value: unknown) =>
   value === null || (typeof value === 'object' && !Array.isArray(value) && Object.keys(value as object).length === 0);

@@ -24,7 +24,7 @@ export interface ObservabilityOptions {
   transport: Pick<GuardedTransport, 'state' | 'onStateChange'>;
   requestIdOf(request: Request): string | undefined;
   /** Told of every finished GraphQL request, after the metrics (tracing ends the request's span). */
-  onOperation?(summary: OperationSummary, request: Request): void;
+  onOperation?(summary: OperationSummary, request: object): void;
 }
 
 interface Observability {

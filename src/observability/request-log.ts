@@ -35,7 +35,7 @@ interface RequestLogOptions {
   /** The id arrivalPlugin (src/gateway.ts) gave this request (it is the first to see a request). */
   requestIdOf(request: Request): string | undefined;
   /** Told of every finished GraphQL request after it is logged (metrics, the request's span). */
-  onSummary?(summary: OperationSummary, request: Request): void;
+  onSummary?(summary: OperationSummary, request: object): void;
   /** Whether an error is a bug (the caller sees "Unexpected error."), as opposed to a contract code. */
   isUnexpected(error: Error): boolean;
   /** Original errors logged here, so Yoga's own masking log does not report them again. */
@@ -55,26 +55,43 @@ interface Pending {
 
 const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 
-/** The request log's plugin, and what it notes of a request that a path of its own runs (src/known-queries). */
+/**
+ * The request log's plugin, and the same steps for a request that a path of its own serves (the
+ * fast path, src/known-queries), keyed by whatever stands for that request there.
+ */
 export interface RequestLog {
   plugin: Plugin;
+  /** A GraphQL request arrived: its duration counts from now. */
+  begin(request: object, requestId: string): void;
   /** The operation the request executes, and its context's upstream calls (read when it is answered). */
-  executing(request: Request, operation: { name?: string; type: OperationSummary['operationType'] }, calls?: readonly UpstreamCall[]): void;
+  executing(request: object, operation: { name?: string; type: OperationSummary['operationType'] }, calls?: readonly UpstreamCall[]): void;
   /** Logs each unexpected error of an executed result, with the request id; before masking, which hides them. */
-  executed(request: Request, result: ExecutionResult): void;
+  executed(request: object, result: ExecutionResult): void;
   /** Notes the codes of the errors the caller is answered with. */
-  answering(request: Request, result: ExecutionResult): void;
+  answering(request: object, result: ExecutionResult): void;
+  /** It is answered with `status`: its summary line, then `onSummary`. */
+  end(request: object, status: number): void;
 }
 
 export function createRequestLog(options: RequestLogOptions): RequestLog {
   const maxNameLength = options.maxOperationNameLength ?? DEFAULTS.MAX_OPERATION_NAME_LENGTH;
   const operationName = (name: string | undefined) => (name === undefined ? null : truncate(name, maxNameLength));
-  const pending = new WeakMap<Request, Pending>();
+  const pending = new WeakMap<object, Pending>();
   // The summary line holds only the named fields above (ids, numbers, codes), so it skips pino's
   // redaction, which allocates on every line as it walks its wildcard paths. Error lines,
   // which carry arbitrary objects, still go through the redacting logger.
   const summaryLog = options.logger.child({}, { redact: [] });
 
+  const begin: RequestLog['begin'] = (request, requestId) => {
+    pending.set(request, {
+      startedAt: performance.now(),
+      requestId,
+      operation: null,
+      operationType: null,
+      calls: [],
+      errorCodes: new Set(),
+    });
+  };
   const executing: RequestLog['executing'] = (request, operation, calls) => {
     const entry = pending.get(request);
     if (!entry) return;
@@ -100,18 +117,28 @@ export function createRequestLog(options: RequestLogOptions): RequestLog {
     for (const error of result.errors ?? []) entry?.errorCodes.add(errorCode(error));
   };
 
+  const end: RequestLog['end'] = (request, status) => {
+    const entry = pending.get(request);
+    if (!entry) return;
+    pending.delete(request);
+    const errorCodes = [...entry.errorCodes].sort();
+    const summary: OperationSummary = {
+      requestId: entry.requestId,
+      operation: entry.operation,
+      operationType: entry.operationType,
+      status,
+      durationMs: Math.round((performance.now() - entry.startedAt) * 10) / 10,
+      ...tally(entry.calls),
+      outcome: errorCodes.length === 0 && status < 400 ? 'ok' : 'error',
+      errorCodes,
+    };
+    summaryLog.info(summary, 'graphql request');
+    options.onSummary?.(summary, request);
+  };
+
   const plugin: Plugin = {
     onRequest({ request, url }) {
-      const requestId = options.requestIdOf(request) ?? '';
-      if (!isGraphQLPath(url.pathname, GRAPHQL_ENDPOINT) || request.method === 'OPTIONS') return;
-      pending.set(request, {
-        startedAt: performance.now(),
-        requestId,
-        operation: null,
-        operationType: null,
-        calls: [],
-        errorCodes: new Set(),
-      });
+      if (isGraphQLPath(url.pathname, GRAPHQL_ENDPOINT) && request.method !== 'OPTIONS') begin(request, options.requestIdOf(request) ?? '');
     },
     onParams({ request, params }) {
       const entry = pending.get(request);
@@ -140,26 +167,12 @@ export function createRequestLog(options: RequestLogOptions): RequestLog {
       }
     },
     onResponse({ request, response }) {
-      const entry = pending.get(request);
-      if (!entry) return;
-      pending.delete(request);
-      if (response.headers.get('content-type')?.startsWith('text/html')) return; // GraphiQL, not an operation
-      const errorCodes = [...entry.errorCodes].sort();
-      const summary: OperationSummary = {
-        requestId: entry.requestId,
-        operation: entry.operation,
-        operationType: entry.operationType,
-        status: response.status,
-        durationMs: Math.round((performance.now() - entry.startedAt) * 10) / 10,
-        ...tally(entry.calls),
-        outcome: errorCodes.length === 0 && response.status < 400 ? 'ok' : 'error',
-        errorCodes,
-      };
-      summaryLog.info(summary, 'graphql request');
-      options.onSummary?.(summary, request);
+      // GraphiQL's page is not an operation.
+      if (response.headers.get('content-type')?.startsWith('text/html')) pending.delete(request);
+      else end(request, response.status);
     },
   };
-  return { plugin, executing, executed, answering };
+  return { plugin, begin, executing, executed, answering, end };
 }
 
 function tally(

@@ -13,7 +13,7 @@ import { incomingSpanContext, traceHeaders } from './trace-context.ts';
 
 export type { RequestTrace } from './request-trace.ts';
 
-export interface Tracing {
+interface Tracing {
   /** At a request's arrival: its trace, or undefined when there is none (no valid `traceparent`, nothing exported). */
   startRequest(request: Request, receivedAt: number): RequestTrace | undefined;
   /** Exports the spans still queued; gives up (and says so) after `withinMs`. */

@@ -67,7 +67,7 @@ describe('examples/client.ts', () => {
 });
 
 async function listen(h: Harness): Promise<string> {
-  const server: Server = createServer(h.gateway.yoga);
+  const server: Server = createServer(h.gateway.listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   cleanups.push(async () => {
     server.closeAllConnections();

@@ -66,7 +66,7 @@ const planOf = (databaseId: string) => `plan-${databaseId.slice(0, 8)}`;
 beforeAll(async () => {
   api = await startReferenceApi();
   gateway = createGateway({ upstreamUrl: api.url, subscriptions: { pollMs: 250 } });
-  organizationsSubgraph = await listen(gateway.yoga);
+  organizationsSubgraph = await listen(gateway.listener);
 
   const billingYoga = createYoga({
     logging: false,

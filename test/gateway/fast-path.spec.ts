@@ -50,14 +50,16 @@ const DASHBOARD = `query Dashboard {
 interface Sent {
   body: unknown;
   headers?: Record<string, string>;
+  /** After `/graphql`. */
+  path?: string;
 }
 
 let sentCount = 0;
 /** One request to one side: its answer and the upstream calls it made, its log line's fields that do not vary by run. */
-async function send({ gateway, served, log }: Side, { body, headers = {} }: Sent) {
+async function send({ gateway, served, log }: Side, { body, headers = {}, path = '' }: Sent) {
   api.clearRequests();
   const linesBefore = log.lines.length;
-  const response = await fetch(served.url, {
+  const response = await fetch(`${served.url}${path}`, {
     method: 'POST',
     headers: {
       'content-type': 'application/json',
@@ -114,8 +116,8 @@ describe('a known query, sent again', () => {
     ['Accept: application/json', { accept: 'application/json' }],
     ['Accept: application/graphql-response+json', { accept: 'application/graphql-response+json' }],
     ['Accept: */*', { accept: '*/*' }],
-    ['a CORS request', { origin: 'https://app.example' }],
     ['no key (every field UNAUTHENTICATED)', { authorization: '' }],
+    ['a trace to continue', { traceparent: '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01' }],
     ['Content-Type with a charset', { 'content-type': 'application/json; charset=utf-8' }],
   ])('with %s', async (_, headers) => {
     expect(await expectSameAnswers({ body: { query: DASHBOARD }, headers })).toBe(3);
@@ -145,6 +147,7 @@ describe('requests the fast path leaves to the pipeline', () => {
     ['extensions', { query: DASHBOARD, extensions: {} }, {}],
     ['an unknown parameter', { query: DASHBOARD, unknown: 1 }, {}],
     ['an operation name that is not a name', { query: DASHBOARD, operationName: 'Dash board' }, {}],
+    ['a CORS request', { query: DASHBOARD }, { origin: 'https://app.example' }],
     ['x-debug-upstream', { query: DASHBOARD }, { 'x-debug-upstream': '1' }],
     ['Idempotency-Key', { query: DASHBOARD }, { 'idempotency-key': 'k-1' }],
     ['an Accept Yoga negotiates', { query: DASHBOARD }, { accept: 'application/json, text/plain;q=0.9' }],
@@ -158,8 +161,31 @@ describe('requests the fast path leaves to the pipeline', () => {
     expect(await expectSameAnswers({ body, headers })).toBe(0);
   });
 
+  it('another URL Yoga serves GraphQL at', async () => {
+    expect(await expectSameAnswers({ body: { query: DASHBOARD }, path: '/' })).toBe(0);
+    expect(await expectSameAnswers({ body: { query: DASHBOARD }, path: '?x=1' })).toBe(0);
+  });
+
   it('a body that is not JSON, or not an object', async () => {
     expect(await expectSameAnswers({ body: `{"query": ${JSON.stringify(DASHBOARD)}` })).toBe(0);
     expect(await expectSameAnswers({ body: [{ query: DASHBOARD }] })).toBe(0);
+    for (const body of ['null', '{}', '[]', '"query"', '1']) expect(await expectSameAnswers({ body })).toBe(0);
+  });
+});
+
+describe('once shutting down', () => {
+  it('leaves every request to the pipeline, whose answers close their connections', async () => {
+    const shutting = await side({});
+    try {
+      const request = { body: { query: DASHBOARD } };
+      await send(shutting, request);
+      expect((await send(shutting, request)).fastPath).toBe(1);
+      shutting.gateway.beginShutdown();
+      const answer = await send(shutting, request);
+      expect(answer).toMatchObject({ status: 200, headers: { connection: 'close' }, fastPath: 1 });
+    } finally {
+      await shutting.served.close();
+      await shutting.gateway.close();
+    }
   });
 });

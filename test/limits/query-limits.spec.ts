@@ -177,7 +177,7 @@ describe('malformed requests', () => {
 
   // Over a real socket (Yoga's own body-size check is off: ours and Node's HTTP parser cover it).
   describe('over HTTP', () => {
-    const server = createServer((req, res) => void h.gateway.yoga(req, res));
+    const server = createServer((req, res) => void h.gateway.listener(req, res));
     beforeAll(() => new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve)));
     afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 

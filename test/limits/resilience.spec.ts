@@ -334,7 +334,7 @@ describe('a timeout counts only when the call ran out its own UPSTREAM_TIMEOUT_M
 
   async function serve(options: Partial<GatewayOptions>) {
     const { upstream, gateway } = await setUp({ circuitBreaker: BREAKER, ...options });
-    const server = createGatewayServer(gateway.yoga);
+    const server = createGatewayServer(gateway.listener);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
     const post = async (key: string, signal?: AbortSignal) => {
@@ -417,7 +417,7 @@ describe('per-request bounds', () => {
       res.on('close', () => (upstreamClosedAt = performance.now()));
       received();
     });
-    const server = createGatewayServer(gateway.yoga);
+    const server = createGatewayServer(gateway.listener);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const client = new AbortController();

@@ -38,7 +38,7 @@ afterEach(async () => {
 async function serve(options: Partial<GatewayOptions>) {
   const fake = await startFakeUpstream();
   const created = createGateway({ upstreamUrl: fake.url, upstreamGetRetries: 0, ...options });
-  const listening = createGatewayServer(created.yoga);
+  const listening = createGatewayServer(created.listener);
   await new Promise<void>((resolve) => listening.listen(0, '127.0.0.1', resolve));
   [upstream, gateway, server] = [fake, created, listening];
   const url = `http://127.0.0.1:${(listening.address() as AddressInfo).port}/graphql`;

@@ -17,7 +17,7 @@ const running: { gateway: Gateway; server: Server }[] = [];
 async function serve(options: Partial<GatewayOptions>): Promise<string> {
   // The default logger: these requests land in the suite's log file, which is checked for keys.
   const gateway = createGateway({ upstreamUrl: api.url, ...options });
-  const server = createServer(gateway.yoga);
+  const server = createServer(gateway.listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   running.push({ gateway, server });
   return `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;

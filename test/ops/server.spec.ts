@@ -34,7 +34,7 @@ async function serveGateway(settings: Partial<ServerSettings>): Promise<number> 
   upstream = await startFakeUpstream();
   upstream.handle((_req, res) => sendJson(res, 200, { count: 0, next: null, previous: null, results: [] }));
   gateway = createGateway({ upstreamUrl: upstream.url });
-  return serve(gateway.yoga, settings);
+  return serve(gateway.listener, settings);
 }
 
 async function serve(handler: RequestListener, settings: Partial<ServerSettings>): Promise<number> {

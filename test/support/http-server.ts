@@ -11,7 +11,7 @@ export interface ServedGateway {
 }
 
 export async function serveOverHttp(gateway: Gateway): Promise<ServedGateway> {
-  const server = createServer(gateway.yoga);
+  const server = createServer(gateway.listener);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`,
