@@ -1,6 +1,7 @@
-// `npm run bench:bound`: how far any way of executing the dashboard could take the gateway. Four
+// `npm run bench:bound`: how far any way of executing the dashboard could take the gateway. Five
 // servers over one fake upstream, each in its own process under `npm run start:prod`'s flags, driven
-// by autocannon in alternating rounds: the gateway; the gateway's execution without Yoga
+// by autocannon in alternating rounds: the gateway; the gateway with every request through Yoga's
+// pipeline (FAST_PATH_MAX_QUERIES=0: no fast path for known queries); the gateway's execution without Yoga
 // (bench/rest-path.ts --graphql-jit: its context, loaders and REST client under graphql-jit's
 // compiled operation, over a plain HTTP server); the same gateway without its GraphQL layer at all
 // (bench/rest-path.ts: its context, loaders, REST client, transport, circuit breakers, metrics and
@@ -52,6 +53,11 @@ const startRestPath = (side: string, modeArgs: string[] = []) =>
   );
 const sides = {
   gateway: await startGateway({ upstreamUrl: upstream.url, logFile: join(tmpdir(), `bench-bound-gateway-${stamp}.log`) }),
+  'pipeline only': await startGateway({
+    upstreamUrl: upstream.url,
+    logFile: join(tmpdir(), `bench-bound-pipeline-${stamp}.log`),
+    env: { FAST_PATH_MAX_QUERIES: '0' },
+  }),
   'execution path': await startRestPath('execution-path', ['--graphql-jit']),
   'rest path': await startRestPath('rest-path'),
   floor: await startFloorProcess(upstream.url),
@@ -59,7 +65,7 @@ const sides = {
 type Side = keyof typeof sides;
 const names = Object.keys(sides) as Side[];
 
-// All four must answer the same JSON, or the comparison is of different work.
+// All of them must answer the same JSON, or the comparison is of different work.
 const floorAnswer = await postOnce(sides.floor.url, key, body);
 for (const name of names) {
   const answer = await postOnce(sides[name].url, key, body);
@@ -73,10 +79,9 @@ console.log(
 );
 for (const name of names)
   await drive({ url: sides[name].url, connections: numbers.connections, durationSec: numbers['warmup-sec'], key, body });
-const perRound = Object.fromEntries(names.map((name) => [name, { qps: [] as number[], cpuMs: [] as number[] }])) as Record<
-  Side,
-  { qps: number[]; cpuMs: number[] }
->;
+const perRound = Object.fromEntries(
+  names.map((name) => [name, { qps: [] as number[], cpuMs: [] as number[], p99Ms: [] as number[] }]),
+) as Record<Side, { qps: number[]; cpuMs: number[]; p99Ms: number[] }>;
 for (let round = 0; round < numbers.rounds; round++) {
   // Rotating order, so that a slow stretch of a shared machine does not always fall on one side.
   for (const name of [...names.slice(round % names.length), ...names.slice(0, round % names.length)]) {
@@ -93,6 +98,7 @@ for (let round = 0; round < numbers.rounds; round++) {
     if (load.non2xx + load.errors + load.timeouts + load.bodyless + load.withErrors > 0)
       throw new Error(`${name}: not every answer was a full dashboard`);
     perRound[name].qps.push(load.completePerSec);
+    perRound[name].p99Ms.push(load.openConnectionLatencyMs.p99);
     perRound[name].cpuMs.push((((after ?? Number.NaN) - (before ?? Number.NaN)) * 1000) / Math.max(1, load.requests));
   }
   process.stdout.write('.');
@@ -101,16 +107,19 @@ for (const name of names) await sides[name].stop();
 await upstream.stop();
 
 // Ratios to the floor paired per round (the rounds of one rotation ran minutes apart at most).
-const toFloor = (name: Side, pick: 'qps' | 'cpuMs') => perRound[name][pick].map((value, i) => value / (perRound.floor[pick][i] as number));
+const toFloor = (name: Side, pick: 'qps' | 'cpuMs' | 'p99Ms') =>
+  perRound[name][pick].map((value, i) => value / (perRound.floor[pick][i] as number));
 console.log(
   `\n\n${table(
-    ['side', 'dashboards/s', '÷ floor', 'CPU ms per dashboard', '÷ floor'],
+    ['side', 'dashboards/s', '÷ floor', 'CPU ms per dashboard', '÷ floor', 'p99 ms, open connections', '÷ floor'],
     names.map((name) => [
       name,
       spread(perRound[name].qps, 0),
       spread(toFloor(name, 'qps')),
       fixed(median(perRound[name].cpuMs), 2),
       spread(toFloor(name, 'cpuMs')),
+      fixed(median(perRound[name].p99Ms), 1),
+      spread(toFloor(name, 'p99Ms')),
     ]),
   )}`,
 );

@@ -168,16 +168,19 @@ function requestOf(req: IncomingMessage, res: ServerResponse): Request {
   return { method: req.method, headers, signal: caller.signal } as unknown as Request;
 }
 
+/** What Yoga's result processor is given as its `Response`: it keeps what it is made with. One class: a class per answer would be a new hidden class each time. */
+class AnswerParts {
+  constructor(
+    readonly body: string,
+    readonly init: { status: number; headers: Record<string, string> },
+  ) {}
+}
+const PARTS_API = { Response: AnswerParts } as unknown as Parameters<typeof processRegularResult>[1];
+
 /** The status, headers and body Yoga's result processor makes of a result: its own code, without its Response. */
 function yogaAnswer(result: ExecutionResult, mediaType: string): { status: number; headers: Record<string, string>; body: string } {
-  let made: { status: number; headers: Record<string, string>; body: string } | undefined;
-  class Made {
-    constructor(body: string, init: { status: number; headers: Record<string, string> }) {
-      made = { status: init.status, headers: init.headers, body };
-    }
-  }
-  processRegularResult(result, { Response: Made } as unknown as Parameters<typeof processRegularResult>[1], mediaType);
-  return made as NonNullable<typeof made>;
+  const { body, init } = processRegularResult(result, PARTS_API, mediaType) as unknown as AnswerParts;
+  return { status: init.status, headers: init.headers, body };
 }
 
 interface Params {

@@ -32,19 +32,42 @@ interface KnownQueriesOptions {
 }
 
 export function createKnownQueries({ max, operations, estimateOf }: KnownQueriesOptions): KnownQueries {
-  // A Map keeps insertion order: re-inserting on each hit makes its first key the least recently used.
-  const known = new Map<string, KnownQuery>();
-  const keyOf = (query: string, operationName: string | undefined) => `${operationName ?? ''} ${query}`;
-  const remember = (key: string, query: KnownQuery) => {
-    known.delete(key);
-    known.set(key, query);
-    if (known.size > max) known.delete(known.keys().next().value as string);
+  // By query text, then requested operation name ('' for none). A hit only stamps its entry: a
+  // request's own strings are never stored, so they die young instead of being promoted with the
+  // map (re-inserting each hit, as a Map-ordered LRU does, cost a full collection every ~0.7 s).
+  const known = new Map<string, Map<string, Entry>>();
+  let size = 0;
+  let clock = 0;
+  const forget = (query: string, name: string) => {
+    const byName = known.get(query);
+    if (byName?.delete(name)) size -= 1;
+    if (byName?.size === 0) known.delete(query);
+  };
+  const leastRecentlyUsed = () => {
+    let oldest: { query: string; name: string; usedAt: number } | undefined;
+    for (const [query, byName] of known)
+      for (const [name, entry] of byName) if (!oldest || entry.usedAt < oldest.usedAt) oldest = { query, name, usedAt: entry.usedAt };
+    return oldest;
+  };
+  const remember = (query: string, name: string, entry: KnownQuery) => {
+    forget(query, name);
+    // Only a query not known yet is inserted, and the map holds few: a scan for the oldest is cheap.
+    if (size >= max) {
+      const oldest = leastRecentlyUsed();
+      if (oldest) forget(oldest.query, oldest.name);
+    }
+    let byName = known.get(query);
+    if (!byName) {
+      byName = new Map();
+      known.set(query, byName);
+    }
+    byName.set(name, { ...entry, usedAt: ++clock });
+    size += 1;
   };
   return {
     get(query, operationName) {
-      const key = keyOf(query, operationName);
-      const hit = known.get(key);
-      if (hit) remember(key, hit);
+      const hit = known.get(query)?.get(operationName ?? '');
+      if (hit) hit.usedAt = ++clock;
       return hit;
     },
     recorder: {
@@ -53,6 +76,8 @@ export function createKnownQueries({ max, operations, estimateOf }: KnownQueries
         if (typeof params?.query !== 'string' || !withoutVariables(args)) return;
         const operationName = params.operationName ?? undefined;
         if (operationName !== undefined && !isOperationName(operationName)) return;
+        // Known already (a request the fast path could not take, e.g. with an Origin): nothing to do.
+        if (known.get(params.query)?.has(operationName ?? '')) return;
         const operation = operations.of(args);
         const estimate = estimateOf(context);
         if (!isCompiledQuery(operation) || estimate === undefined) return;
@@ -61,10 +86,15 @@ export function createKnownQueries({ max, operations, estimateOf }: KnownQueries
             node.kind === 'OperationDefinition' && (operationName === undefined || node.name?.value === operationName),
         );
         if (definition?.kind !== 'OperationDefinition' || definition.operation !== 'query') return;
-        remember(keyOf(params.query, operationName), { operation, operationName: definition.name?.value, estimate });
+        remember(params.query, operationName ?? '', { operation, operationName: definition.name?.value, estimate });
       },
     },
   };
+}
+
+interface Entry extends KnownQuery {
+  /** When it was last asked for, on a counter of lookups. */
+  usedAt: number;
 }
 
 /** No variables declared and none sent: the document alone decides every check. */
@@ -76,5 +106,5 @@ function withoutVariables(args: ExecutionArgs): boolean {
 
 const OPERATION_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 
-/** Only a GraphQL name can name an operation; the key puts a space after it. */
+/** Only a GraphQL name can name an operation (what a request may send to take the fast path). */
 export const isOperationName = (name: string) => OPERATION_NAME.test(name);

@@ -189,3 +189,26 @@ describe('once shutting down', () => {
     }
   });
 });
+
+describe('FAST_PATH_MAX_QUERIES', () => {
+  it('keeps that many known queries, the least recently used dropped first', async () => {
+    const small = await side({ fastPathMaxQueries: 2 });
+    const query = (first: number) => ({ body: { query: `{ organizations(first: ${first}) { totalCount } }` } });
+    const fastPathAnswered = async (first: number) => (await send(small, query(first))).fastPath;
+    try {
+      await send(small, query(1));
+      await send(small, query(2));
+      expect(await fastPathAnswered(1)).toBe(1); // known: 1 and 2; 1 used last
+      await send(small, query(3)); // known: 1 and 3 (2 dropped)
+      expect(await fastPathAnswered(3)).toBe(2);
+      expect(await fastPathAnswered(1)).toBe(3);
+      expect(await fastPathAnswered(2)).toBe(3); // through the pipeline, known again: 3 dropped (1 was used after it)
+      expect(await fastPathAnswered(2)).toBe(4);
+      expect(await fastPathAnswered(1)).toBe(5);
+      expect(await fastPathAnswered(3)).toBe(5); // through the pipeline: 2 dropped
+    } finally {
+      await small.served.close();
+      await small.gateway.close();
+    }
+  });
+});
