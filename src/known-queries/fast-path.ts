@@ -22,8 +22,10 @@ interface FastPathOptions {
   maxRequestBytes: number;
   /** Headers that ask something of a plugin the fast path skips (`origin`, `x-debug-upstream`, `idempotency-key`). */
   pipelineHeaders: readonly string[];
-  /** False while a request could be refused before its body is read (admission queues) or answered otherwise (shutting down). */
+  /** False while a request could be refused before its body is read: while requests queue for admission. */
   open(): boolean;
+  /** Once true, no request takes the fast path and every answer closes its connection, as the pipeline's do. */
+  shuttingDown(): boolean;
   /** Notes the request's arrival as the arrival plugin does; returns its id. */
   arrive(request: Request): string;
   /** The request's context, as Yoga's `context` option makes it. */
@@ -85,13 +87,19 @@ export function fastPathListener(options: FastPathOptions, pipeline: RequestList
     const { status, headers, body } = yogaAnswer(masked, mediaType);
     requestLog.end(request, status);
     answered.inc();
-    res.writeHead(status, { ...headers, 'content-length': Buffer.byteLength(body), 'x-request-id': requestId });
+    res.writeHead(status, {
+      ...headers,
+      'content-length': Buffer.byteLength(body),
+      'x-request-id': requestId,
+      // Shutdown began while it ran: as src/http closes the pipeline's connections.
+      ...(options.shuttingDown() ? { connection: 'close' } : {}),
+    });
     res.end(body);
   };
 
   return (req, res) => {
     const mediaType = fastPathMediaType(req, options);
-    if (!mediaType || !options.open()) return pipeline(req, res);
+    if (!mediaType || !options.open() || options.shuttingDown()) return pipeline(req, res);
     readBody(req)
       .then(
         (bytes) => {

@@ -2,10 +2,12 @@
 // gateways over HTTP on one reference API, one with the fast path and one without
 // (FAST_PATH_MAX_QUERIES=0), are sent the same requests: status, headers, body, request log line
 // and upstream calls must match, and the metric says which requests the fast path answered.
+import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway.ts';
 import { startReferenceApi } from '../../src/reference-api/index.ts';
 import { captureLogger } from '../ops/support.ts';
+import { sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 import { type ServedGateway, serveOverHttp } from '../support/http-server.ts';
 import { metricValue } from '../support/metrics.ts';
 
@@ -209,6 +211,42 @@ describe('FAST_PATH_MAX_QUERIES', () => {
     } finally {
       await small.served.close();
       await small.gateway.close();
+    }
+  });
+});
+
+describe('shutdown beginning while the fast path runs a query', () => {
+  it('closes the connection of its answer, as the pipeline does', async () => {
+    const upstream = await startFakeUpstream();
+    const held: ServerResponse[] = [];
+    let holding = false;
+    upstream.handle((_req, res) => (holding ? held.push(res) : sendJson(res, 200, { count: 0, next: null, previous: null, results: [] })));
+    const gateway = createGateway({ upstreamUrl: upstream.url });
+    const served = await serveOverHttp(gateway);
+    const post = () =>
+      fetch(served.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer phx_shutdown' },
+        body: JSON.stringify({ query: '{ organizations(first: 1) { totalCount } }' }),
+      });
+    try {
+      await (await post()).text();
+      holding = true;
+      const answer = post();
+      while (held.length === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+      gateway.beginShutdown();
+      for (const res of held) sendJson(res, 200, { count: 0, next: null, previous: null, results: [] });
+      const response = await answer;
+      expect({ status: response.status, connection: response.headers.get('connection'), body: await response.json() }).toEqual({
+        status: 200,
+        connection: 'close',
+        body: { data: { organizations: { totalCount: 0 } } },
+      });
+      expect(await metricValue(gateway, 'gateway_fast_path_requests_total')).toBe(1);
+    } finally {
+      await served.close();
+      await gateway.close();
+      await upstream.close();
     }
   });
 });
