@@ -1,5 +1,6 @@
 // createGateway(options): the Yoga instance (schema, per-request context, error masking, request
-// ids, health) over one shared upstream transport.
+// ids, health) over one shared upstream transport, and the Node listener that serves it behind the
+// fast path for known queries (src/known-queries).
 
 import type { RequestListener } from 'node:http';
 import { type ExecutionResult, GraphQLError } from 'graphql';
