@@ -12,7 +12,8 @@ import { type ExecutionResult, GraphQLError } from 'graphql';
 import { processRegularResult, type YogaInitialContext } from 'graphql-yoga';
 import { Counter, type Registry } from 'prom-client';
 import { runCompiled } from '../compiled-operations.ts';
-import { isOperationName, type KnownQueries, type KnownQuery } from './known-queries.ts';
+import { isOperationName } from '../operation-name.ts';
+import type { KnownQueries, KnownQuery } from './known-queries.ts';
 
 interface FastPathOptions {
   known: KnownQueries;
@@ -84,17 +85,11 @@ export function fastPathListener(options: FastPathOptions, pipeline: RequestList
     requestLog.executed(request, result);
     const masked = result.errors ? { ...result, errors: result.errors.map((error) => options.maskError(error) as GraphQLError) } : result;
     requestLog.answering(request, masked);
-    const { status, headers, body } = yogaAnswer(masked, mediaType);
-    requestLog.end(request, status);
+    const made = yogaAnswer(masked, mediaType);
+    requestLog.end(request, made.status);
     answered.inc();
-    res.writeHead(status, {
-      ...headers,
-      'content-length': Buffer.byteLength(body),
-      'x-request-id': requestId,
-      // Shutdown began while it ran: as src/http closes the pipeline's connections.
-      ...(options.shuttingDown() ? { connection: 'close' } : {}),
-    });
-    res.end(body);
+    // Shutdown began while it ran: as src/http closes the pipeline's connections.
+    send(res, made, { 'x-request-id': requestId, ...(options.shuttingDown() ? { connection: 'close' } : {}) });
   };
 
   return (req, res) => {
@@ -118,9 +113,7 @@ export function fastPathListener(options: FastPathOptions, pipeline: RequestList
       .catch((error: unknown) => {
         options.onBug(error);
         if (res.headersSent) return res.destroy();
-        const { status, headers, body } = yogaAnswer({ errors: [options.maskError(error) as GraphQLError] }, mediaType);
-        res.writeHead(status, { ...headers, 'content-length': Buffer.byteLength(body) });
-        res.end(body);
+        send(res, yogaAnswer({ errors: [options.maskError(error) as GraphQLError] }, mediaType));
       });
   };
 }
@@ -185,10 +178,21 @@ class AnswerParts {
 }
 const PARTS_API = { Response: AnswerParts } as unknown as Parameters<typeof processRegularResult>[1];
 
+interface Answer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
 /** The status, headers and body Yoga's result processor makes of a result: its own code, without its Response. */
-function yogaAnswer(result: ExecutionResult, mediaType: string): { status: number; headers: Record<string, string>; body: string } {
+function yogaAnswer(result: ExecutionResult, mediaType: string): Answer {
   const { body, init } = processRegularResult(result, PARTS_API, mediaType) as unknown as AnswerParts;
   return { status: init.status, headers: init.headers, body };
+}
+
+function send(res: ServerResponse, { status, headers, body }: Answer, moreHeaders: Record<string, string> = {}): void {
+  res.writeHead(status, { ...headers, 'content-length': Buffer.byteLength(body), ...moreHeaders });
+  res.end(body);
 }
 
 interface Params {

@@ -7,6 +7,7 @@ import type { DefinitionNode, ExecutionArgs } from 'graphql';
 import { type CompiledQuery, isCompiledQuery } from 'graphql-jit';
 import type { Plugin, YogaInitialContext } from 'graphql-yoga';
 import type { CompiledOperations } from '../compiled-operations.ts';
+import { isOperationName } from '../operation-name.ts';
 
 export interface KnownQuery {
   operation: CompiledQuery;
@@ -49,8 +50,8 @@ export function createKnownQueries({ max, operations, estimateOf }: KnownQueries
       for (const [name, entry] of byName) if (!oldest || entry.usedAt < oldest.usedAt) oldest = { query, name, usedAt: entry.usedAt };
     return oldest;
   };
+  /** A query not known yet (the recorder checks): inserted, the least recently used dropped if full. */
   const remember = (query: string, name: string, entry: KnownQuery) => {
-    forget(query, name);
     // Only a query not known yet is inserted, and the map holds few: a scan for the oldest is cheap.
     if (size >= max) {
       const oldest = leastRecentlyUsed();
@@ -103,8 +104,3 @@ function withoutVariables(args: ExecutionArgs): boolean {
   if (sent && Object.keys(sent).length > 0) return false;
   return args.document.definitions.every((node) => node.kind !== 'OperationDefinition' || !node.variableDefinitions?.length);
 }
-
-const OPERATION_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
-
-/** Only a GraphQL name can name an operation (what a request may send to take the fast path). */
-export const isOperationName = (name: string) => OPERATION_NAME.test(name);

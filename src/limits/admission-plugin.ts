@@ -29,8 +29,6 @@ const ANONYMOUS = 'anonymous';
 /** Admission's plugin, and the same admission for a request that a path of its own executes (src/known-queries). */
 interface AdmissionGate {
   plugin: Plugin;
-  /** Whether requests wait for admission: a new one may then be refused before its body is read, which only the plugin does. */
-  queueing(): boolean;
   /** `execute` once the request is admitted for `estimate` upstream calls, its weight given back when it ends; refused, the OVERLOADED result. */
   run(request: Request, estimate: number, execute: () => ExecutionResult | Promise<ExecutionResult>): Promise<ExecutionResult>;
 }
@@ -79,7 +77,6 @@ export function admissionGate(
   };
   return {
     plugin,
-    queueing: () => admission.queueing(),
     async run(request, estimate, execute) {
       const settled = await acquire(request, estimate);
       if (settled.refused) return { errors: [overloaded(settled.retryAfterSeconds)] };

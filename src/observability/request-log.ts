@@ -6,6 +6,7 @@ import { type ExecutionResult, GraphQLError, getOperationAST } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { DEFAULTS } from '../config.ts';
 import { GRAPHQL_ENDPOINT } from '../graphql-endpoint.ts';
+import { isOperationName } from '../operation-name.ts';
 import type { UpstreamCall } from '../rest/request-transport.ts';
 import { truncate } from '../truncate.ts';
 import type { Logger } from './logger.ts';
@@ -52,8 +53,6 @@ interface Pending {
   calls: readonly UpstreamCall[];
   errorCodes: Set<string>;
 }
-
-const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 
 /**
  * The request log's plugin, and the same steps for a request that a path of its own serves (the
@@ -144,7 +143,7 @@ export function createRequestLog(options: RequestLogOptions): RequestLog {
       const entry = pending.get(request);
       if (!entry) return;
       // The name the client asked for, until execution knows the real one (kept only if it is a name).
-      if (typeof params.operationName === 'string' && GRAPHQL_NAME.test(params.operationName))
+      if (typeof params.operationName === 'string' && isOperationName(params.operationName))
         entry.operation = operationName(params.operationName);
     },
     onExecute({ args }) {
