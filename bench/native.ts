@@ -14,6 +14,10 @@
 // `perf` (Debian: linux-perf) allowed to sample the bench's own processes; not part of `npm test`.
 //   npm run bench:native                                  # 10 clients, 0 ms, 20 s warm-up, 10 s sampled
 //   npm run bench:native -- --connections 50 --delay-ms 5
+//   npm run bench:native -- --against execution           # the gateway beside its execution without Yoga
+// `--against execution` samples bench/rest-path.ts --graphql-jit (the gateway's execution without
+// Yoga's pipeline, as bench:bound runs it) in the floor's place: what the gateway's request path
+// around the execution costs, category by category.
 import { spawn, spawnSync } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
@@ -22,25 +26,33 @@ import { join } from 'node:path';
 import { readFlags } from './lib/cli.ts';
 import { drive } from './lib/drive.ts';
 import { packageOf } from './lib/frames.ts';
-import { startFloorProcess, startGateway, startScript } from './lib/processes.ts';
+import { buildGateway, productionNodeArgs, startCompiledScript, startFloorProcess, startGateway, startScript } from './lib/processes.ts';
 import { DASHBOARD, graphqlBody } from './lib/queries.ts';
 import { writeResult } from './lib/results.ts';
 import { fileStamp, fixed, table } from './lib/stats.ts';
 
-const { quick, numbers } = readFlags({
-  connections: { env: 'BENCH_CONNECTIONS', default: 10 },
-  'delay-ms': { env: 'BENCH_DELAY_MS', default: 0 },
-  'warmup-sec': { env: 'BENCH_WARMUP_SEC', default: 20, quick: 3 },
-  duration: { env: 'BENCH_DURATION', default: 10, quick: 3 },
-  hz: { env: 'BENCH_PERF_HZ', default: 1999 },
-});
+const { quick, numbers, strings } = readFlags(
+  {
+    connections: { env: 'BENCH_CONNECTIONS', default: 10 },
+    'delay-ms': { env: 'BENCH_DELAY_MS', default: 0 },
+    'warmup-sec': { env: 'BENCH_WARMUP_SEC', default: 20, quick: 3 },
+    duration: { env: 'BENCH_DURATION', default: 10, quick: 3 },
+    hz: { env: 'BENCH_PERF_HZ', default: 1999 },
+  },
+  {},
+  [],
+  ['against'],
+);
+const AGAINST = ['floor', 'execution'] as const;
+const against = (strings.against ?? 'floor') as (typeof AGAINST)[number];
+if (!AGAINST.includes(against)) throw new Error(`--against takes ${AGAINST.join(' or ')} (got "${strings.against}").`);
 
 if (spawnSync('perf', ['--version']).status !== 0) {
   console.error('bench:native needs Linux perf on the PATH (Debian: apt-get install linux-perf).');
   process.exit(1);
 }
 
-type Side = 'gateway' | 'floor';
+type Side = 'gateway' | (typeof AGAINST)[number];
 /** Microseconds of CPU per dashboard, by category. */
 type Breakdown = Record<string, number>;
 
@@ -116,6 +128,7 @@ function breakdownOf(file: string, pid: number, dashboards: number): Omit<Sample
 }
 
 const key = `bench-${randomUUID()}`;
+if (against === 'execution') buildGateway(); // bench/rest-path.ts imports the compiled gateway
 const workDir = mkdtempSync(join(tmpdir(), 'bench-native-'));
 // perf's build-id cache, which `perf inject` fills with every piece of generated code (hundreds of
 // MB): kept in the work folder, removed at the end, rather than in ~/.debug.
@@ -132,7 +145,14 @@ async function sample(side: Side): Promise<Sampled> {
   const server =
     side === 'gateway'
       ? await startGateway({ upstreamUrl: upstream.url, logFile: join(workDir, 'gateway.log'), nodeArgs: jitdump, cwd })
-      : await startFloorProcess(upstream.url, jitdump, { cwd });
+      : side === 'execution'
+        ? await startCompiledScript(
+            'bench/rest-path.ts',
+            ['--upstream', upstream.url, '--log', join(workDir, 'execution.log'), '--graphql-jit'],
+            [...productionNodeArgs(), ...jitdump],
+            { cwd },
+          )
+        : await startFloorProcess(upstream.url, jitdump, { cwd });
   const load = { url: server.url, connections: numbers.connections, key, body };
   console.log(
     `${side}: ${numbers['warmup-sec']} s warm-up, then ${numbers.duration} s sampled (${numbers.connections} clients, ${numbers['delay-ms']} ms upstream)`,
@@ -156,39 +176,41 @@ async function sample(side: Side): Promise<Sampled> {
 
 // The work folder holds hundreds of MB of perf's data: removed whether the run succeeds or not.
 let gateway: Sampled;
-let floor: Sampled;
+let other: Sampled;
 try {
   gateway = await sample('gateway');
-  floor = await sample('floor');
+  other = await sample(against);
 } finally {
   await upstream.stop();
   rmSync(workDir, { recursive: true, force: true });
 }
 
 const total = (breakdown: Breakdown) => Object.values(breakdown).reduce((sum, us) => sum + us, 0);
-const categories = [...new Set([...Object.keys(gateway.mainThread), ...Object.keys(floor.mainThread)])];
+const categories = [...new Set([...Object.keys(gateway.mainThread), ...Object.keys(other.mainThread)])];
 const usOf = (breakdown: Breakdown, category: string) => breakdown[category] ?? 0;
-const gapOf = (category: string) => usOf(gateway.mainThread, category) - usOf(floor.mainThread, category);
+const gapOf = (category: string) => usOf(gateway.mainThread, category) - usOf(other.mainThread, category);
 categories.sort((a, b) => gapOf(b) - gapOf(a));
 /** Categories this small on both sides and in their difference are summed into one row (the result file keeps each). */
 const SMALL_US = 3;
 const isSmall = (category: string) =>
-  Math.max(usOf(gateway.mainThread, category), usOf(floor.mainThread, category), Math.abs(gapOf(category))) < SMALL_US;
+  Math.max(usOf(gateway.mainThread, category), usOf(other.mainThread, category), Math.abs(gapOf(category))) < SMALL_US;
 const small = categories.filter(isSmall);
 const sumOf = (breakdown: Breakdown) => small.reduce((sum, category) => sum + usOf(breakdown, category), 0);
 const row = (label: string, g: number, f: number) => [label, fixed(g, 1), fixed(f, 1), fixed(g - f, 1)];
-console.log(`\nCPU per dashboard, µs (gateway ${fixed(gateway.dashboardsPerSec)} dashboards/s, floor ${fixed(floor.dashboardsPerSec)}):\n`);
+console.log(
+  `\nCPU per dashboard, µs (gateway ${fixed(gateway.dashboardsPerSec)} dashboards/s, ${against} ${fixed(other.dashboardsPerSec)}):\n`,
+);
 console.log(
   table(
-    ['main thread', 'gateway', 'floor', 'gateway − floor'],
+    ['main thread', 'gateway', against, `gateway − ${against}`],
     [
       ...categories
         .filter((category) => !isSmall(category))
-        .map((category) => row(category, usOf(gateway.mainThread, category), usOf(floor.mainThread, category))),
-      row(`${small.length} more, each under ${SMALL_US} µs`, sumOf(gateway.mainThread), sumOf(floor.mainThread)),
-      row('main thread, all', total(gateway.mainThread), total(floor.mainThread)),
-      row("V8's helper threads (collection, compiling)", gateway.helperThreadsUs, floor.helperThreadsUs),
+        .map((category) => row(category, usOf(gateway.mainThread, category), usOf(other.mainThread, category))),
+      row(`${small.length} more, each under ${SMALL_US} µs`, sumOf(gateway.mainThread), sumOf(other.mainThread)),
+      row('main thread, all', total(gateway.mainThread), total(other.mainThread)),
+      row("V8's helper threads (collection, compiling)", gateway.helperThreadsUs, other.helperThreadsUs),
     ],
   ),
 );
-writeResult('native', `${fileStamp()}${quick ? '-quick' : ''}`, numbers, { gateway, floor });
+writeResult('native', `${fileStamp()}${quick ? '-quick' : ''}`, { ...numbers, against }, { gateway, [against]: other });
