@@ -15,6 +15,7 @@
 //   LOG_LEVEL=warn npm run bench:instructions -- --sides gateway
 //   npm run bench:instructions -- --cache-sim             # also simulated cache misses (slower)
 //   npm run bench:instructions -- --query typename        # `{ __typename }`: a request's fixed cost
+//   npm run bench:instructions -- --sides gateway --origin https://app.example   # as a browser sends it (CORS)
 import { spawn } from 'node:child_process';
 import { randomUUID } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
@@ -40,8 +41,10 @@ const { numbers, booleans, strings } = readFlags(
   },
   {},
   ['cache-sim'],
-  ['sides', 'query'],
+  ['sides', 'query', 'origin'],
 );
+// `--origin`: each request carries this `Origin`, as a page's request from another origin does.
+const originHeader: Record<string, string> = strings.origin ? { origin: strings.origin } : {};
 // `--query typename` sends `{ __typename }` instead: a request's fixed cost in the gateway (the floor
 // and the rest path answer every request with the dashboard, so they are left out).
 const QUERIES = { dashboard: DASHBOARD, typename: '{ __typename }' } as const;
@@ -121,7 +124,7 @@ async function count(side: Side, dashboards: number): Promise<Record<string, num
         const response = await pool.request({
           path: '/graphql',
           method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, ...originHeader },
           body,
         });
         const text = await response.body.text();
@@ -185,7 +188,7 @@ console.log(
 writeResult(
   'instructions',
   stamp,
-  { ...numbers, sides, query: queryName, cacheSim: booleans['cache-sim'] },
+  { ...numbers, sides, query: queryName, cacheSim: booleans['cache-sim'], origin: strings.origin },
   { totals: Object.fromEntries(totals), perDashboard },
 );
 process.exit(0);

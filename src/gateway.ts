@@ -3,6 +3,7 @@
 // fast path for known queries (src/known-queries).
 
 import type { RequestListener } from 'node:http';
+import { getCORSHeadersByRequestAndOptions } from '@whatwg-node/server';
 import { type ExecutionResult, GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { BudgetWindow } from './budget-setting.ts';
@@ -289,7 +290,9 @@ export function createGateway(options: GatewayOptions): Gateway {
           known: fastPath.known,
           endpoint: GRAPHQL_ENDPOINT,
           maxRequestBytes: options.maxRequestBytes ?? DEFAULTS.MAX_REQUEST_BYTES,
-          pipelineHeaders: ['origin', DEBUG_HEADER, IDEMPOTENCY_KEY_HEADER],
+          pipelineHeaders: [DEBUG_HEADER, IDEMPOTENCY_KEY_HEADER],
+          // As Yoga's CORS plugin (useCORS) adds them to every answer, from the same options.
+          corsHeaders: (request) => getCORSHeadersByRequestAndOptions(request as Request, http.cors),
           open: () => !admission.queueing(),
           shuttingDown: http.shuttingDown,
           arrive,

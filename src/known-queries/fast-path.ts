@@ -4,9 +4,10 @@
 // cache, and the hooks of every plugin) would decide all it decided the first time. What depends on
 // the request is done with the functions the pipeline uses: its arrival (id, deadline, trace), the
 // request log line and metrics, admission, the context, the errors masked, and the status, headers
-// and body from Yoga's own result processor. A request that asks for something only a plugin does
-// (CORS, debugging, an idempotency key, a shutting-down connection) goes to Yoga, with the body
-// already read handed over. docs/performance.md#the-fast-path-for-known-queries.
+// and body from Yoga's own result processor, with the CORS headers its CORS plugin would add. A
+// request that asks for something only a plugin does (debugging, an idempotency key, a shutting-down
+// connection) goes to Yoga, with the body already read handed over.
+// docs/performance.md#the-fast-path-for-known-queries.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { type ExecutionResult, GraphQLError } from 'graphql';
 import { processRegularResult, type YogaInitialContext } from 'graphql-yoga';
@@ -21,8 +22,10 @@ interface FastPathOptions {
   endpoint: string;
   /** Larger bodies go to Yoga, which refuses them (MAX_REQUEST_BYTES). */
   maxRequestBytes: number;
-  /** Headers that ask something of a plugin the fast path skips (`origin`, `x-debug-upstream`, `idempotency-key`). */
+  /** Headers that ask something of a plugin the fast path skips (`x-debug-upstream`, `idempotency-key`). */
   pipelineHeaders: readonly string[];
+  /** The CORS headers Yoga's CORS plugin adds to an answer to this request; null without an `Origin`. */
+  corsHeaders(request: Pick<Request, 'headers'>): Record<string, string> | null;
   /** False while a request could be refused before its body is read: while requests queue for admission. */
   open(): boolean;
   /** Once true, no request takes the fast path and every answer closes its connection, as the pipeline's do. */
@@ -88,8 +91,19 @@ export function fastPathListener(options: FastPathOptions, pipeline: RequestList
     const made = yogaAnswer(masked, mediaType);
     requestLog.end(request, made.status);
     answered.inc();
-    // Shutdown began while it ran: as src/http closes the pipeline's connections.
-    send(res, made, { 'x-request-id': requestId, ...(options.shuttingDown() ? { connection: 'close' } : {}) });
+    send(res, made, {
+      ...corsHeadersOf(request),
+      'x-request-id': requestId,
+      // Shutdown began while it ran: as src/http closes the pipeline's connections.
+      ...(options.shuttingDown() ? { connection: 'close' } : {}),
+    });
+  };
+  /** Named in lower case, as Yoga's Node adapter writes every header. */
+  const corsHeadersOf = (request: Pick<Request, 'headers'>) => {
+    const headers = options.corsHeaders(request);
+    const named: Record<string, string> = {};
+    if (headers) for (const name in headers) named[name.toLowerCase()] = headers[name] as string;
+    return named;
   };
 
   return (req, res) => {
@@ -113,7 +127,11 @@ export function fastPathListener(options: FastPathOptions, pipeline: RequestList
       .catch((error: unknown) => {
         options.onBug(error);
         if (res.headersSent) return res.destroy();
-        send(res, yogaAnswer({ errors: [options.maskError(error) as GraphQLError] }, mediaType));
+        send(
+          res,
+          yogaAnswer({ errors: [options.maskError(error) as GraphQLError] }, mediaType),
+          corsHeadersOf({ headers: headersOf(req) }),
+        );
       });
   };
 }
@@ -159,14 +177,18 @@ function requestOf(req: IncomingMessage, res: ServerResponse): Request {
   const left = () => caller.abort();
   res.once('close', left);
   res.once('finish', () => res.off('close', left));
-  const headers = {
+  return { method: req.method, headers: headersOf(req), signal: caller.signal } as unknown as Request;
+}
+
+/** What the fast path's readers use of a Fetch-API `Headers`: `get` and `has`, over Node's parsed headers. */
+function headersOf(req: IncomingMessage): Headers {
+  return {
     get: (name: string) => {
       const value = req.headers[name.toLowerCase()];
       return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
     },
     has: (name: string) => req.headers[name.toLowerCase()] !== undefined,
-  };
-  return { method: req.method, headers, signal: caller.signal } as unknown as Request;
+  } as Headers;
 }
 
 /** What Yoga's result processor is given as its `Response`: it keeps what it is made with. One class: a class per answer would be a new hidden class each time. */

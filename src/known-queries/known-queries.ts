@@ -77,7 +77,7 @@ export function createKnownQueries({ max, operations, estimateOf }: KnownQueries
         if (typeof params?.query !== 'string' || !withoutVariables(args)) return;
         const operationName = params.operationName ?? undefined;
         if (operationName !== undefined && !isOperationName(operationName)) return;
-        // Known already (a request the fast path could not take, e.g. with an Origin): nothing to do.
+        // Known already (a request the fast path could not take, e.g. with x-debug-upstream): nothing to do.
         if (known.get(params.query)?.has(operationName ?? '')) return;
         const operation = operations.of(args);
         const estimate = estimateOf(context);

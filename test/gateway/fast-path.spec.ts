@@ -96,16 +96,19 @@ async function send({ gateway, served, log }: Side, { body, headers = {}, path =
   };
 }
 
-/** Sends the request to both sides, `times` times each, and expects the same answers; returns how many the fast path answered. */
-async function expectSameAnswers(request: Sent, times = 3): Promise<number> {
-  const before = await metricValue(fast.gateway, 'gateway_fast_path_requests_total');
+/**
+ * Sends the request to both sides, `times` times each, and expects the same answers; returns how
+ * many the fast path answered. `sides`: another pair, configured alike but for the fast path.
+ */
+async function expectSameAnswers(request: Sent, times = 3, sides = { fast, pipeline }): Promise<number> {
+  const before = await metricValue(sides.fast.gateway, 'gateway_fast_path_requests_total');
   for (let i = 0; i < times; i++) {
-    const viaFastSide = await send(fast, request);
-    const viaPipeline = await send(pipeline, request);
+    const viaFastSide = await send(sides.fast, request);
+    const viaPipeline = await send(sides.pipeline, request);
     expect({ ...viaFastSide, fastPath: undefined }).toEqual({ ...viaPipeline, fastPath: undefined });
     expect(viaPipeline.fastPath).toBe(0);
   }
-  return (await metricValue(fast.gateway, 'gateway_fast_path_requests_total')) - before;
+  return (await metricValue(sides.fast.gateway, 'gateway_fast_path_requests_total')) - before;
 }
 
 describe('a known query, sent again', () => {
@@ -123,6 +126,36 @@ describe('a known query, sent again', () => {
     ['Content-Type with a charset', { 'content-type': 'application/json; charset=utf-8' }],
   ])('with %s', async (_, headers) => {
     expect(await expectSameAnswers({ body: { query: DASHBOARD }, headers })).toBe(3);
+  });
+
+  it('from a browser (CORS, any origin allowed): with the CORS headers the pipeline adds', async () => {
+    const origin = 'https://app.example';
+    expect(await expectSameAnswers({ body: { query: DASHBOARD }, headers: { origin } })).toBe(3);
+    const answer = await send(fast, { body: { query: DASHBOARD }, headers: { origin } });
+    expect(answer.headers).toMatchObject({
+      'access-control-allow-origin': origin,
+      'access-control-expose-headers': 'x-request-id, retry-after, idempotent-replayed',
+      vary: 'Origin',
+    });
+    // A non-preflight request that carries a preflight's header is answered as Yoga answers it too.
+    const asked = { origin, 'access-control-request-headers': 'authorization, content-type' };
+    expect(await expectSameAnswers({ body: { query: DASHBOARD }, headers: asked })).toBe(3);
+  });
+
+  it('from a browser, with CORS_ORIGINS a list: a listed origin, one not listed', async () => {
+    const corsOrigins = ['https://app.example', 'https://admin.example'];
+    const listed = { fast: await side({ corsOrigins }), pipeline: await side({ corsOrigins, fastPathMaxQueries: 0 }) };
+    try {
+      expect(await expectSameAnswers({ body: { query: DASHBOARD }, headers: { origin: 'https://admin.example' } }, 3, listed)).toBe(2);
+      expect(await expectSameAnswers({ body: { query: DASHBOARD }, headers: { origin: 'https://evil.example' } }, 3, listed)).toBe(3);
+      const refused = await send(listed.fast, { body: { query: DASHBOARD }, headers: { origin: 'https://evil.example' } });
+      expect(refused.headers['access-control-allow-origin']).toBe('null');
+    } finally {
+      for (const { gateway, served } of [listed.fast, listed.pipeline]) {
+        await served.close();
+        await gateway.close();
+      }
+    }
   });
 
   it('with an operation name, empty variables and a null operation name alike', async () => {
@@ -149,7 +182,6 @@ describe('requests the fast path leaves to the pipeline', () => {
     ['extensions', { query: DASHBOARD, extensions: {} }, {}],
     ['an unknown parameter', { query: DASHBOARD, unknown: 1 }, {}],
     ['an operation name that is not a name', { query: DASHBOARD, operationName: 'Dash board' }, {}],
-    ['a CORS request', { query: DASHBOARD }, { origin: 'https://app.example' }],
     ['x-debug-upstream', { query: DASHBOARD }, { 'x-debug-upstream': '1' }],
     ['Idempotency-Key', { query: DASHBOARD }, { 'idempotency-key': 'k-1' }],
     ['an Accept Yoga negotiates', { query: DASHBOARD }, { accept: 'application/json, text/plain;q=0.9' }],
