@@ -16,8 +16,9 @@
 //   npm run bench:instructions -- --cache-sim             # also simulated cache misses (slower)
 //   npm run bench:instructions -- --query typename        # `{ __typename }`: a request's fixed cost
 //   npm run bench:instructions -- --sides gateway --origin https://app.example   # as a browser sends it (CORS)
+//   npm run bench:instructions -- --sides gateway --apq   # by its APQ hash alone, registered once first
 import { spawn } from 'node:child_process';
-import { randomUUID } from 'node:crypto';
+import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -40,7 +41,7 @@ const { numbers, booleans, strings } = readFlags(
     connections: { env: 'BENCH_CONNECTIONS', default: 10 },
   },
   {},
-  ['cache-sim'],
+  ['cache-sim', 'apq'],
   ['sides', 'query', 'origin'],
 );
 // `--origin`: each request carries this `Origin`, as a page's request from another origin does.
@@ -59,6 +60,12 @@ if (numbers.last <= numbers.first) throw new Error('--last must be larger than -
 const key = `bench-${randomUUID()}`;
 const stamp = fileStamp();
 const body = graphqlBody(QUERIES[queryName]);
+// `--apq`: each process is sent the query once with its hash (an automatic persisted query's
+// registration, on both counts alike), then only the hash, as Apollo Client's persisted-query link sends it.
+const apqExtensions = { persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(QUERIES[queryName]).digest('hex') } };
+const registration = JSON.stringify({ query: QUERIES[queryName], extensions: apqExtensions });
+const countedBody = booleans.apq ? JSON.stringify({ extensions: apqExtensions }) : body;
+if (booleans.apq && sides.some((side) => side !== 'gateway')) throw new Error('--apq measures the gateway only.');
 buildGateway();
 const upstream = await startScript('bench/fake-upstream.ts', ['--key', key]);
 
@@ -116,20 +123,22 @@ async function count(side: Side, dashboards: number): Promise<Record<string, num
     void exited.then((code) => reject(new Error(`${side} under valgrind exited (${code}) before it was ready:\n${stderr}`)));
   });
   const pool = new Pool(`http://127.0.0.1:${port}`, { connections: numbers.connections });
-  let sent = 0;
   const failures: string[] = [];
+  const post = async (sentBody: string) => {
+    const response = await pool.request({
+      path: '/graphql',
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, ...originHeader },
+      body: sentBody,
+    });
+    const text = await response.body.text();
+    if (response.statusCode !== 200 || text.includes('"errors"')) failures.push(`${response.statusCode} ${text.slice(0, 300)}`);
+  };
+  if (booleans.apq) await post(registration);
+  let sent = 0;
   await Promise.all(
     Array.from({ length: numbers.connections }, async () => {
-      while (sent++ < dashboards) {
-        const response = await pool.request({
-          path: '/graphql',
-          method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, ...originHeader },
-          body,
-        });
-        const text = await response.body.text();
-        if (response.statusCode !== 200 || text.includes('"errors"')) failures.push(`${response.statusCode} ${text.slice(0, 300)}`);
-      }
+      while (sent++ < dashboards) await post(countedBody);
     }),
   );
   await pool.close();
@@ -188,7 +197,7 @@ console.log(
 writeResult(
   'instructions',
   stamp,
-  { ...numbers, sides, query: queryName, cacheSim: booleans['cache-sim'], origin: strings.origin },
+  { ...numbers, sides, query: queryName, cacheSim: booleans['cache-sim'], origin: strings.origin, apq: booleans.apq },
   { totals: Object.fromEntries(totals), perDashboard },
 );
 process.exit(0);

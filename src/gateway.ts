@@ -220,13 +220,11 @@ export function createGateway(options: GatewayOptions): Gateway {
   const persisted = persistedOperations(options.persistedOperations, economy?.persistedQueries);
   const contextOf = ({ request }: { request: Request }) =>
     createContext(economy ? economy.transportFor(request, transport) : transport, request, limits, arrivals.get(request), subscriptions);
-  // Off with a cache or budget (their plugins act on every execution) and with a manifest (its ids
-  // are not query texts): those requests all go through Yoga's pipeline.
+  // Off with a cache or budget (their plugins act on every execution): those requests all go
+  // through Yoga's pipeline.
   const fastPathMaxQueries = options.fastPathMaxQueries ?? DEFAULTS.FAST_PATH_MAX_QUERIES;
   const fastPath =
-    fastPathMaxQueries > 0 && !economy && !options.persistedOperations
-      ? { known: createKnownQueries({ max: fastPathMaxQueries, operations, estimateOf }) }
-      : undefined;
+    fastPathMaxQueries > 0 && !economy ? { known: createKnownQueries({ max: fastPathMaxQueries, operations, estimateOf }) } : undefined;
   const yoga = createYoga<Record<string, never>, GatewayContext>({
     schema,
     graphqlEndpoint: GRAPHQL_ENDPOINT,
@@ -293,6 +291,8 @@ export function createGateway(options: GatewayOptions): Gateway {
           pipelineHeaders: [DEBUG_HEADER, IDEMPOTENCY_KEY_HEADER],
           // As Yoga's CORS plugin (useCORS) adds them to every answer, from the same options.
           corsHeaders: (request) => getCORSHeadersByRequestAndOptions(request as Request, http.cors),
+          persistedText: persisted.textOf,
+          acceptsQueryText: !options.persistedOperations,
           open: () => !admission.queueing(),
           shuttingDown: http.shuttingDown,
           arrive,

@@ -26,6 +26,10 @@ interface FastPathOptions {
   pipelineHeaders: readonly string[];
   /** The CORS headers Yoga's CORS plugin adds to an answer to this request; null without an `Origin`. */
   corsHeaders(request: Pick<Request, 'headers'>): Record<string, string> | null;
+  /** The text a persisted operation's id stands for, when known without a store round trip (src/persisted). */
+  persistedText(id: string): string | undefined;
+  /** False when only persisted operations run (PERSISTED_OPERATIONS): a query sent as text goes to Yoga, which refuses it. */
+  acceptsQueryText: boolean;
   /** False while a request could be refused before its body is read: while requests queue for admission. */
   open(): boolean;
   /** Once true, no request takes the fast path and every answer closes its connection, as the pipeline's do. */
@@ -106,6 +110,12 @@ export function fastPathListener(options: FastPathOptions, pipeline: RequestList
     return named;
   };
 
+  /** The text the request runs: its own, or the one its persisted operation's id stands for. */
+  const queryTextOf = ({ query, extensions }: Params) => {
+    if (extensions) return options.persistedText(extensions.persistedQuery.sha256Hash);
+    return options.acceptsQueryText ? query : undefined;
+  };
+
   return (req, res) => {
     const mediaType = fastPathMediaType(req, options);
     if (!mediaType || !options.open() || options.shuttingDown()) return pipeline(req, res);
@@ -114,8 +124,10 @@ export function fastPathListener(options: FastPathOptions, pipeline: RequestList
         (bytes) => {
           const body = parsedJson(bytes);
           const params = knownQueryParams(body);
-          const query = params && known.get(params.query, params.operationName ?? undefined);
-          if (params && query) return answer(req, res, query, params, mediaType);
+          const text = params && queryTextOf(params);
+          const query = text !== undefined && known.get(text, params?.operationName ?? undefined);
+          // As the persisted-operation plugins hand the pipeline the text an id stands for.
+          if (params && query) return answer(req, res, query, { ...params, query: text }, mediaType);
           // Yoga's Node adapter takes a body already read from `req.body`: a parsed object goes to its
           // JSON parser as it is; anything else (not JSON, not an object) as the bytes, parsed again.
           (req as { body?: unknown }).body = isNonEmptyObject(body) ? body : bytes;
@@ -218,12 +230,17 @@ function send(res: ServerResponse, { status, headers, body }: Answer, moreHeader
 }
 
 interface Params {
-  query: string;
+  query?: string;
   operationName?: string | null;
   variables?: Record<string, never> | null;
+  /** A persisted operation's id, sent instead of the query. */
+  extensions?: { persistedQuery: { version: 1; sha256Hash: string } };
 }
 
-/** The body's parameters when they hold a query and nothing a plugin would look at: no variables, no extensions. */
+/**
+ * The body's parameters when they ask for a query, as text or by a persisted operation's id, and
+ * hold nothing else a plugin would look at: no variables, no other extensions.
+ */
 function knownQueryParams(body: unknown): Params | undefined {
   if (!isNonEmptyObject(body)) return undefined;
   for (const [key, value] of Object.entries(body)) {
@@ -234,11 +251,26 @@ function knownQueryParams(body: unknown): Params | undefined {
           ? !validName(value)
           : key === 'variables'
             ? !emptyObject(value)
-            : true
+            : key === 'extensions'
+              ? !isPersistedQueryId(value)
+              : true
     )
       return undefined;
   }
-  return 'query' in body ? (body as unknown as Params) : undefined;
+  // One or the other: a text with an id registers it (APQ), or is refused (a manifest): the plugin's to do.
+  return 'query' in body !== 'extensions' in body ? (body as Params) : undefined;
+}
+
+/** `{ persistedQuery: { version: 1, sha256Hash } }` and nothing more: the id both persisted-operation plugins read. */
+function isPersistedQueryId(extensions: unknown): boolean {
+  if (!isNonEmptyObject(extensions) || Object.keys(extensions).length !== 1) return false;
+  const { persistedQuery } = extensions;
+  return (
+    isNonEmptyObject(persistedQuery) &&
+    Object.keys(persistedQuery).length === 2 &&
+    persistedQuery.version === 1 &&
+    typeof persistedQuery.sha256Hash === 'string'
+  );
 }
 
 const isNonEmptyObject = (value: unknown): value is Record<string, unknown> =>

@@ -2,6 +2,7 @@
 // gateways over HTTP on one reference API, one with the fast path and one without
 // (FAST_PATH_MAX_QUERIES=0), are sent the same requests: status, headers, body, request log line
 // and upstream calls must match, and the metric says which requests the fast path answered.
+import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway.ts';
@@ -221,6 +222,75 @@ describe('once shutting down', () => {
       await shutting.served.close();
       await shutting.gateway.close();
     }
+  });
+});
+
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+const byId = (id: string, version = 1) => ({ extensions: { persistedQuery: { version, sha256Hash: id } } });
+
+/** Two more gateways, alike but for the fast path; closed after `run`. */
+async function withSides(options: Partial<GatewayOptions>, run: (sides: { fast: Side; pipeline: Side }) => Promise<void>) {
+  const sides = { fast: await side(options), pipeline: await side({ ...options, fastPathMaxQueries: 0 }) };
+  try {
+    await run(sides);
+  } finally {
+    for (const { gateway, served } of [sides.fast, sides.pipeline]) {
+      await served.close();
+      await gateway.close();
+    }
+  }
+}
+
+describe('automatic persisted queries (APQ, the default)', () => {
+  const query = 'query Registered { organizations(first: 1) { totalCount nodes { name } } }';
+
+  it('a query registered with its hash is answered by the fast path when sent by its hash alone', async () => {
+    // The registration (text and hash) is the APQ plugin's: it checks the hash and stores the text.
+    expect(await expectSameAnswers({ body: { query, ...byId(sha256(query)) } }, 1)).toBe(0);
+    expect(await expectSameAnswers({ body: byId(sha256(query)) })).toBe(3);
+    // Known by text and operation name: with its name, once more through the pipeline first.
+    expect(await expectSameAnswers({ body: { ...byId(sha256(query)), operationName: 'Registered', variables: {} } })).toBe(2);
+  });
+
+  it.each([
+    ['a hash never registered (PersistedQueryNotFound)', byId(sha256('{ organizations(first: 3) { totalCount } }'))],
+    ['another version of the protocol', byId(sha256(query), 2)],
+    ['the text again with its hash (a registration)', { query, ...byId(sha256(query)) }],
+    ['the text with a hash that is not its own (PersistedQueryMismatch)', { query, ...byId(sha256('other')) }],
+    ['more beside the id', { extensions: { persistedQuery: { version: 1, sha256Hash: sha256(query) }, other: 1 } }],
+  ])('leaves to the pipeline %s', async (_, body) => {
+    expect(await expectSameAnswers({ body })).toBe(0);
+  });
+});
+
+describe("PERSISTED_OPERATIONS: only a manifest's operations run", () => {
+  const manifest = new Map([
+    [sha256(DASHBOARD), DASHBOARD],
+    [
+      sha256('query One($n: Int!) { organizations(first: $n) { totalCount } }'),
+      'query One($n: Int!) { organizations(first: $n) { totalCount } }',
+    ],
+  ]);
+
+  it('a listed operation sent by its id is answered by the fast path from its second time on', async () => {
+    await withSides({ persistedOperations: manifest }, async (sides) => {
+      expect(await expectSameAnswers({ body: byId(sha256(DASHBOARD)) }, 3, sides)).toBe(2);
+      expect(await expectSameAnswers({ body: byId(`sha256:${sha256(DASHBOARD)}`) }, 3, sides)).toBe(3);
+    });
+  });
+
+  it('refuses the text of a listed, known operation as the pipeline does, and an id not listed', async () => {
+    await withSides({ persistedOperations: manifest }, async (sides) => {
+      expect(await expectSameAnswers({ body: byId(sha256(DASHBOARD)) }, 2, sides)).toBe(1);
+      expect(await expectSameAnswers({ body: { query: DASHBOARD } }, 3, sides)).toBe(0);
+      const refused = await send(sides.fast, { body: { query: DASHBOARD } });
+      expect(refused.status).toBe(400);
+      expect(refused.text).toContain('PERSISTED_QUERY_ONLY');
+      expect(await expectSameAnswers({ body: byId(sha256('{ __typename }')) }, 3, sides)).toBe(0);
+      // An operation with variables is never known: always the pipeline's.
+      const withVariables = [...manifest.keys()][1] as string;
+      expect(await expectSameAnswers({ body: { ...byId(withVariables), variables: { n: 1 } } }, 3, sides)).toBe(0);
+    });
   });
 });
 
