@@ -17,6 +17,7 @@
 //   npm run bench:instructions -- --query typename        # `{ __typename }`: a request's fixed cost
 //   npm run bench:instructions -- --sides gateway --origin https://app.example   # as a browser sends it (CORS)
 //   npm run bench:instructions -- --sides gateway --apq   # by its APQ hash alone, registered once first
+//   npm run bench:instructions -- --sides gateway --get   # by GET, its parameters in the URL (with --apq: the hash)
 import { spawn } from 'node:child_process';
 import { createHash, randomUUID } from 'node:crypto';
 import { readFileSync, rmSync } from 'node:fs';
@@ -41,7 +42,7 @@ const { numbers, booleans, strings } = readFlags(
     connections: { env: 'BENCH_CONNECTIONS', default: 10 },
   },
   {},
-  ['cache-sim', 'apq'],
+  ['cache-sim', 'apq', 'get'],
   ['sides', 'query', 'origin'],
 );
 // `--origin`: each request carries this `Origin`, as a page's request from another origin does.
@@ -65,7 +66,16 @@ const body = graphqlBody(QUERIES[queryName]);
 const apqExtensions = { persistedQuery: { version: 1, sha256Hash: createHash('sha256').update(QUERIES[queryName]).digest('hex') } };
 const registration = JSON.stringify({ query: QUERIES[queryName], extensions: apqExtensions });
 const countedBody = booleans.apq ? JSON.stringify({ extensions: apqExtensions }) : body;
-if (booleans.apq && sides.some((side) => side !== 'gateway')) throw new Error('--apq measures the gateway only.');
+if ((booleans.apq || booleans.get) && sides.some((side) => side !== 'gateway'))
+  throw new Error('--apq and --get measure the gateway only.');
+/** What a GET sends of a JSON body: each parameter in the URL, `variables` and `extensions` as JSON. */
+const getPath = (sentBody: string) =>
+  `/graphql?${new URLSearchParams(
+    Object.entries(JSON.parse(sentBody) as Record<string, unknown>).map(([name, value]) => [
+      name,
+      typeof value === 'string' ? value : JSON.stringify(value),
+    ]),
+  )}`;
 buildGateway();
 const upstream = await startScript('bench/fake-upstream.ts', ['--key', key]);
 
@@ -124,21 +134,21 @@ async function count(side: Side, dashboards: number): Promise<Record<string, num
   });
   const pool = new Pool(`http://127.0.0.1:${port}`, { connections: numbers.connections });
   const failures: string[] = [];
-  const post = async (sentBody: string) => {
-    const response = await pool.request({
-      path: '/graphql',
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}`, ...originHeader },
-      body: sentBody,
-    });
+  const sendOne = async (sentBody: string) => {
+    const headers = { authorization: `Bearer ${key}`, ...originHeader };
+    const response = await pool.request(
+      booleans.get
+        ? { path: getPath(sentBody), method: 'GET', headers }
+        : { path: '/graphql', method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: sentBody },
+    );
     const text = await response.body.text();
     if (response.statusCode !== 200 || text.includes('"errors"')) failures.push(`${response.statusCode} ${text.slice(0, 300)}`);
   };
-  if (booleans.apq) await post(registration);
+  if (booleans.apq) await sendOne(registration);
   let sent = 0;
   await Promise.all(
     Array.from({ length: numbers.connections }, async () => {
-      while (sent++ < dashboards) await post(countedBody);
+      while (sent++ < dashboards) await sendOne(countedBody);
     }),
   );
   await pool.close();
@@ -197,7 +207,7 @@ console.log(
 writeResult(
   'instructions',
   stamp,
-  { ...numbers, sides, query: queryName, cacheSim: booleans['cache-sim'], origin: strings.origin, apq: booleans.apq },
+  { ...numbers, sides, query: queryName, cacheSim: booleans['cache-sim'], origin: strings.origin, apq: booleans.apq, get: booleans.get },
   { totals: Object.fromEntries(totals), perDashboard },
 );
 process.exit(0);

@@ -293,6 +293,7 @@ export function createGateway(options: GatewayOptions): Gateway {
           corsHeaders: (request) => getCORSHeadersByRequestAndOptions(request as Request, http.cors),
           persistedText: persisted.textOf,
           acceptsQueryText: !options.persistedOperations,
+          takesGet: !(options.csrfPrevention ?? DEFAULTS.CSRF_PREVENTION),
           open: () => !admission.queueing(),
           shuttingDown: http.shuttingDown,
           arrive,

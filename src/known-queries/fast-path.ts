@@ -1,5 +1,6 @@
 // The gateway's Node request listener: a known query (./known-queries.ts) sent again as a plain JSON
-// POST is executed here, as soon as its body is read, and every other request goes on to Yoga.
+// POST or a GET, as text or by a persisted operation's id, is executed here as soon as its
+// parameters are read, and every other request goes on to Yoga.
 // For such a request Yoga's pipeline (its Fetch-API objects, request parsing, parse and validation
 // cache, and the hooks of every plugin) would decide all it decided the first time. What depends on
 // the request is done with the functions the pipeline uses: its arrival (id, deadline, trace), the
@@ -30,6 +31,8 @@ interface FastPathOptions {
   persistedText(id: string): string | undefined;
   /** False when only persisted operations run (PERSISTED_OPERATIONS): a query sent as text goes to Yoga, which refuses it. */
   acceptsQueryText: boolean;
+  /** False with CSRF prevention (CSRF_PREVENTION), which asks a GET for a header: every GET goes to Yoga. */
+  takesGet: boolean;
   /** False while a request could be refused before its body is read: while requests queue for admission. */
   open(): boolean;
   /** Once true, no request takes the fast path and every answer closes its connection, as the pipeline's do. */
@@ -116,18 +119,40 @@ export function fastPathListener(options: FastPathOptions, pipeline: RequestList
     return options.acceptsQueryText ? query : undefined;
   };
 
+  /** Answers the request if its parameters ask for a known query; false if they do not. */
+  const answerKnown = (req: IncomingMessage, res: ServerResponse, sent: unknown, mediaType: string) => {
+    const params = knownQueryParams(sent);
+    const text = params && queryTextOf(params);
+    const query = text !== undefined && known.get(text, params?.operationName ?? undefined);
+    // As the persisted-operation plugins hand the pipeline the text an id stands for.
+    return params && query ? answer(req, res, query, { ...params, query: text }, mediaType) : false;
+  };
+  const failed = (req: IncomingMessage, res: ServerResponse, mediaType: string) => (error: unknown) => {
+    options.onBug(error);
+    if (res.headersSent) return res.destroy();
+    send(res, yogaAnswer({ errors: [options.maskError(error) as GraphQLError] }, mediaType), corsHeadersOf({ headers: headersOf(req) }));
+  };
+
   return (req, res) => {
     const mediaType = fastPathMediaType(req, options);
     if (!mediaType || !options.open() || options.shuttingDown()) return pipeline(req, res);
+    if (req.method === 'GET') {
+      // Nothing to read first: looked up at once, and a throw is answered here, not left to Node.
+      let answered: Promise<void> | false;
+      try {
+        answered = answerKnown(req, res, urlParams(req.url as string), mediaType);
+      } catch (error) {
+        return failed(req, res, mediaType)(error);
+      }
+      if (answered) return void answered.catch(failed(req, res, mediaType));
+      return pipeline(req, res);
+    }
     readBody(req)
       .then(
         (bytes) => {
           const body = parsedJson(bytes);
-          const params = knownQueryParams(body);
-          const text = params && queryTextOf(params);
-          const query = text !== undefined && known.get(text, params?.operationName ?? undefined);
-          // As the persisted-operation plugins hand the pipeline the text an id stands for.
-          if (params && query) return answer(req, res, query, { ...params, query: text }, mediaType);
+          const answered = answerKnown(req, res, body, mediaType);
+          if (answered) return answered;
           // Yoga's Node adapter takes a body already read from `req.body`: a parsed object goes to its
           // JSON parser as it is; anything else (not JSON, not an object) as the bytes, parsed again.
           (req as { body?: unknown }).body = isNonEmptyObject(body) ? body : bytes;
@@ -136,29 +161,53 @@ export function fastPathListener(options: FastPathOptions, pipeline: RequestList
         // The client went away while sending it: nobody to answer.
         () => req.destroy(),
       )
-      .catch((error: unknown) => {
-        options.onBug(error);
-        if (res.headersSent) return res.destroy();
-        send(
-          res,
-          yogaAnswer({ errors: [options.maskError(error) as GraphQLError] }, mediaType),
-          corsHeadersOf({ headers: headersOf(req) }),
-        );
-      });
+      .catch(failed(req, res, mediaType));
   };
 }
 
-/** The media type of the answer, when the request's headers leave nothing to a plugin the fast path skips. */
-function fastPathMediaType(req: IncomingMessage, { endpoint, maxRequestBytes, pipelineHeaders }: FastPathOptions): string | undefined {
-  if (req.method !== 'POST' || req.url !== endpoint) return undefined;
+/**
+ * The media type of the answer, when the request is a JSON POST to the endpoint or a GET of it with
+ * parameters, and its headers leave nothing to a plugin the fast path skips.
+ */
+function fastPathMediaType(req: IncomingMessage, options: FastPathOptions): string | undefined {
   const { headers } = req;
-  const contentType = headers['content-type'];
-  if (contentType !== 'application/json' && !contentType?.startsWith('application/json;')) return undefined;
-  // A chunked body is counted by the body limit's request parser, and an empty one is Yoga's to refuse.
-  const length = Number(headers['content-length']);
-  if (!(length > 0 && length <= maxRequestBytes)) return undefined;
-  if (pipelineHeaders.some((name) => headers[name] !== undefined)) return undefined;
+  if (req.method === 'POST') {
+    if (req.url !== options.endpoint) return undefined;
+    const contentType = headers['content-type'];
+    if (contentType !== 'application/json' && !contentType?.startsWith('application/json;')) return undefined;
+    // A chunked body is counted by the body limit's request parser, and an empty one is Yoga's to refuse.
+    const length = Number(headers['content-length']);
+    if (!(length > 0 && length <= options.maxRequestBytes)) return undefined;
+  } else if (req.method === 'GET') {
+    // A GET with a body is Yoga's to make sense of.
+    if (!options.takesGet || !req.url?.startsWith(`${options.endpoint}?`) || headers['content-length'] || headers['transfer-encoding'])
+      return undefined;
+  } else return undefined;
+  if (options.pipelineHeaders.some((name) => headers[name] !== undefined)) return undefined;
   return MEDIA_TYPE_BY_ACCEPT.get(headers.accept);
+}
+
+/**
+ * A GET's parameters as Yoga's GET parser reads them from its URL: `query` and `operationName` as
+ * text, `variables` and `extensions` as JSON, an empty one as none, any other parameter ignored.
+ * Undefined when `variables` or `extensions` is not JSON (Yoga's to refuse).
+ */
+function urlParams(url: string): Record<string, unknown> | undefined {
+  const search = new URLSearchParams(url.slice(url.indexOf('?') + 1));
+  const params: Record<string, unknown> = {};
+  for (const name of ['query', 'operationName', 'variables', 'extensions']) {
+    const value = search.get(name);
+    if (!value) continue;
+    if (name === 'query' || name === 'operationName') params[name] = value;
+    else {
+      try {
+        params[name] = JSON.parse(value);
+      } catch {
+        return undefined;
+      }
+    }
+  }
+  return params;
 }
 
 /** The body, as many bytes as its Content-Length (Node's parser holds it to that). */

@@ -51,27 +51,27 @@ const DASHBOARD = `query Dashboard {
 }`;
 
 interface Sent {
-  body: unknown;
+  body?: unknown;
   headers?: Record<string, string>;
   /** After `/graphql`. */
   path?: string;
+  /** A GET with these URL parameters instead of a POST. */
+  get?: Record<string, string>;
 }
 
 let sentCount = 0;
 /** One request to one side: its answer and the upstream calls it made, its log line's fields that do not vary by run. */
-async function send({ gateway, served, log }: Side, { body, headers = {}, path = '' }: Sent) {
+async function send({ gateway, served, log }: Side, { body, headers = {}, path = '', get }: Sent) {
   api.clearRequests();
   const linesBefore = log.lines.length;
-  const response = await fetch(`${served.url}${path}`, {
-    method: 'POST',
-    headers: {
-      'content-type': 'application/json',
-      authorization: `Bearer ${api.keys.demo}`,
-      'x-request-id': `r${++sentCount}`,
-      ...headers,
-    },
-    body: typeof body === 'string' ? body : JSON.stringify(body),
-  });
+  const sentHeaders = { authorization: `Bearer ${api.keys.demo}`, 'x-request-id': `r${++sentCount}` };
+  const response = get
+    ? await fetch(`${served.url}${path}?${new URLSearchParams(get)}`, { headers: { ...sentHeaders, ...headers } })
+    : await fetch(`${served.url}${path}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', ...sentHeaders, ...headers },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      });
   const received = await response.text();
   expect(response.headers.get('content-length')).toBe(String(Buffer.byteLength(received)));
   // What varies by run: the date, the request id (checked below) and each upstream call's duration (x-debug-upstream).
@@ -112,6 +112,22 @@ async function expectSameAnswers(request: Sent, times = 3, sides = { fast, pipel
   return (await metricValue(sides.fast.gateway, 'gateway_fast_path_requests_total')) - before;
 }
 
+const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
+const byId = (id: string, version = 1) => ({ extensions: { persistedQuery: { version, sha256Hash: id } } });
+
+/** Two more gateways, alike but for the fast path; closed after `run`. */
+async function withSides(options: Partial<GatewayOptions>, run: (sides: { fast: Side; pipeline: Side }) => Promise<void>) {
+  const sides = { fast: await side(options), pipeline: await side({ ...options, fastPathMaxQueries: 0 }) };
+  try {
+    await run(sides);
+  } finally {
+    for (const { gateway, served } of [sides.fast, sides.pipeline]) {
+      await served.close();
+      await gateway.close();
+    }
+  }
+}
+
 describe('a known query, sent again', () => {
   it('is answered by the fast path from its second time on, exactly as by the pipeline', async () => {
     expect(await expectSameAnswers({ body: { query: DASHBOARD } })).toBe(2);
@@ -144,19 +160,12 @@ describe('a known query, sent again', () => {
   });
 
   it('from a browser, with CORS_ORIGINS a list: a listed origin, one not listed', async () => {
-    const corsOrigins = ['https://app.example', 'https://admin.example'];
-    const listed = { fast: await side({ corsOrigins }), pipeline: await side({ corsOrigins, fastPathMaxQueries: 0 }) };
-    try {
+    await withSides({ corsOrigins: ['https://app.example', 'https://admin.example'] }, async (listed) => {
       expect(await expectSameAnswers({ body: { query: DASHBOARD }, headers: { origin: 'https://admin.example' } }, 3, listed)).toBe(2);
       expect(await expectSameAnswers({ body: { query: DASHBOARD }, headers: { origin: 'https://evil.example' } }, 3, listed)).toBe(3);
       const refused = await send(listed.fast, { body: { query: DASHBOARD }, headers: { origin: 'https://evil.example' } });
       expect(refused.headers['access-control-allow-origin']).toBe('null');
-    } finally {
-      for (const { gateway, served } of [listed.fast, listed.pipeline]) {
-        await served.close();
-        await gateway.close();
-      }
-    }
+    });
   });
 
   it('with an operation name, empty variables and a null operation name alike', async () => {
@@ -173,6 +182,41 @@ describe('a known query, sent again', () => {
     const query = `${DASHBOARD}\nquery Count { organizations(first: 1) { totalCount } }`;
     expect(await expectSameAnswers({ body: { query, operationName: 'Count' } })).toBe(2);
     expect(await expectSameAnswers({ body: { query, operationName: 'Dashboard' } })).toBe(2);
+  });
+});
+
+describe('a known query sent by GET', () => {
+  it('is answered by the fast path, with its parameters read from the URL as Yoga reads them', async () => {
+    expect(await expectSameAnswers({ get: { query: DASHBOARD } })).toBe(3);
+    expect(await expectSameAnswers({ get: { query: DASHBOARD, operationName: 'Dashboard', variables: '{}', other: 'x' } })).toBe(3);
+    expect(await expectSameAnswers({ get: { query: DASHBOARD }, headers: { origin: 'https://app.example', accept: '*/*' } })).toBe(3);
+  });
+
+  it.each([
+    ['variables', { query: 'query ($n: Int!) { organizations(first: $n) { totalCount } }', variables: '{"n":1}' }, {}],
+    ['variables that are not JSON', { query: DASHBOARD, variables: '{' }, {}],
+    ['extensions that are not JSON', { query: DASHBOARD, extensions: '{' }, {}],
+    ['a mutation', { query: 'mutation { createOrganization(input: { name: "" }) { organization { name } } }' }, {}],
+    ['no query', { operationName: 'Dashboard' }, {}],
+  ])('leaves to the pipeline a GET with %s', async (_, get, headers) => {
+    expect(await expectSameAnswers({ get, headers })).toBe(0);
+  });
+
+  it('leaves GraphiQL to the pipeline: a browser asking for HTML', async () => {
+    const before = await metricValue(fast.gateway, 'gateway_fast_path_requests_total');
+    const response = await fetch(`${fast.served.url}?${new URLSearchParams({ query: DASHBOARD })}`, { headers: { accept: 'text/html' } });
+    expect(response.headers.get('content-type')).toMatch(/^text\/html/);
+    await response.text();
+    expect(await metricValue(fast.gateway, 'gateway_fast_path_requests_total')).toBe(before);
+  });
+
+  it('leaves every GET to the pipeline with CSRF prevention, which asks a GET for a header', async () => {
+    await withSides({ csrfPrevention: true }, async (sides) => {
+      expect(await expectSameAnswers({ body: { query: DASHBOARD } }, 3, sides)).toBe(2);
+      expect(await expectSameAnswers({ get: { query: DASHBOARD } }, 2, sides)).toBe(0);
+      expect(await expectSameAnswers({ get: { query: DASHBOARD }, headers: { 'x-graphql-csrf': '1' } }, 2, sides)).toBe(0);
+      expect((await send(sides.fast, { get: { query: DASHBOARD } })).status).toBe(403);
+    });
   });
 });
 
@@ -225,22 +269,6 @@ describe('once shutting down', () => {
   });
 });
 
-const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-const byId = (id: string, version = 1) => ({ extensions: { persistedQuery: { version, sha256Hash: id } } });
-
-/** Two more gateways, alike but for the fast path; closed after `run`. */
-async function withSides(options: Partial<GatewayOptions>, run: (sides: { fast: Side; pipeline: Side }) => Promise<void>) {
-  const sides = { fast: await side(options), pipeline: await side({ ...options, fastPathMaxQueries: 0 }) };
-  try {
-    await run(sides);
-  } finally {
-    for (const { gateway, served } of [sides.fast, sides.pipeline]) {
-      await served.close();
-      await gateway.close();
-    }
-  }
-}
-
 describe('automatic persisted queries (APQ, the default)', () => {
   const query = 'query Registered { organizations(first: 1) { totalCount nodes { name } } }';
 
@@ -248,6 +276,8 @@ describe('automatic persisted queries (APQ, the default)', () => {
     // The registration (text and hash) is the APQ plugin's: it checks the hash and stores the text.
     expect(await expectSameAnswers({ body: { query, ...byId(sha256(query)) } }, 1)).toBe(0);
     expect(await expectSameAnswers({ body: byId(sha256(query)) })).toBe(3);
+    // By GET, as Apollo's persisted-query link sends it with useGETForHashedQueries.
+    expect(await expectSameAnswers({ get: { extensions: JSON.stringify(byId(sha256(query)).extensions) } })).toBe(3);
     // Known by text and operation name: with its name, once more through the pipeline first.
     expect(await expectSameAnswers({ body: { ...byId(sha256(query)), operationName: 'Registered', variables: {} } })).toBe(2);
   });
