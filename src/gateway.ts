@@ -220,11 +220,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   const persisted = persistedOperations(options.persistedOperations, economy?.persistedQueries);
   const contextOf = ({ request }: { request: Request }) =>
     createContext(economy ? economy.transportFor(request, transport) : transport, request, limits, arrivals.get(request), subscriptions);
-  // Off with a cache or budget (their plugins act on every execution): those requests all go
-  // through Yoga's pipeline.
   const fastPathMaxQueries = options.fastPathMaxQueries ?? DEFAULTS.FAST_PATH_MAX_QUERIES;
-  const fastPath =
-    fastPathMaxQueries > 0 && !economy ? { known: createKnownQueries({ max: fastPathMaxQueries, operations, estimateOf }) } : undefined;
+  const fastPath = fastPathMaxQueries > 0 ? { known: createKnownQueries({ max: fastPathMaxQueries, operations, estimateOf }) } : undefined;
   const yoga = createYoga<Record<string, never>, GatewayContext>({
     schema,
     graphqlEndpoint: GRAPHQL_ENDPOINT,
@@ -288,7 +285,7 @@ export function createGateway(options: GatewayOptions): Gateway {
           known: fastPath.known,
           endpoint: GRAPHQL_ENDPOINT,
           maxRequestBytes: options.maxRequestBytes ?? DEFAULTS.MAX_REQUEST_BYTES,
-          pipelineHeaders: [DEBUG_HEADER, IDEMPOTENCY_KEY_HEADER],
+          pipelineHeaders: [DEBUG_HEADER, IDEMPOTENCY_KEY_HEADER, ...(economy?.pipelineHeaders ?? [])],
           // As Yoga's CORS plugin (useCORS) adds them to every answer, from the same options.
           corsHeaders: (request) => getCORSHeadersByRequestAndOptions(request as Request, http.cors),
           persistedText: persisted.textOf,
@@ -299,6 +296,9 @@ export function createGateway(options: GatewayOptions): Gateway {
           arrive,
           contextFor: (initial) => ({ ...initial, ...contextOf(initial) }),
           requestLog: observability.requestLog,
+          economy: economy && {
+            execute: (request, context, estimate, run) => economy.execute(request, context as GatewayContext, estimate, run),
+          },
           admission: gate,
           maskError: callerFacingError,
           registry: observability.metrics.registry,

@@ -3,18 +3,26 @@
 // execution ends, the reservation is settled to the calls the request really made (cache hits and
 // waits for another request's call cost nothing). `x-upstream-budget: 1` adds what is left of each
 // window to the response (`extensions.upstreamBudget`).
+import type { ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { callerKey } from '../caller.ts';
 import type { GatewayContext } from '../context.ts';
 import { gatewayError } from '../graphql-errors.ts';
 import type { TakeOutcome, UpstreamBudget, WindowReport } from './upstream-budget.ts';
 
-const BUDGET_HEADER = 'x-upstream-budget';
+/** Asks for what is left of the budget in `extensions.upstreamBudget` (only the plugin answers it). */
+export const BUDGET_HEADER = 'x-upstream-budget';
 
 interface BudgetPlugin {
   plugin: Plugin;
   /** A subscription poll in its own context: it reserves one call, or is refused with RATE_LIMITED like a request. */
   poll<T>(key: string, context: GatewayContext, run: () => Promise<T>): Promise<T>;
+  /**
+   * One execution outside Yoga's pipeline (the fast path for known queries), as the plugin runs it:
+   * its estimate reserved, or RATE_LIMITED before any call; settled to the calls made once it ends.
+   * A request asking for the report (`x-upstream-budget`) is the plugin's.
+   */
+  run(request: Request, context: GatewayContext, estimate: number, execute: () => Promise<ExecutionResult>): Promise<ExecutionResult>;
 }
 
 /** `estimateOf`: the fan-out estimate of a request's operation, by its context (src/limits/fan-out-plugin.ts). */
@@ -26,20 +34,27 @@ export function upstreamBudgetPlugin(
   const reports = new WeakMap<Request, WindowReport[]>();
   const wantsReport = (request: Request) => request.headers.get(BUDGET_HEADER)?.trim() === '1';
 
+  /** Reserves the request's estimate under its key; undefined when it will make no upstream call. */
+  const reserve = async (request: Request, estimate: number) => {
+    const key = callerKey(request);
+    // No key, or no call to make (introspection, `{ __typename }`): never refused, and no counter is
+    // made for its key (made-up keys would push real callers' counters out).
+    if (key === null || estimate === 0) return undefined;
+    const outcome = await budget.take(key, estimate);
+    reports.set(request, outcome.report);
+    if (!outcome.taken) onRefusal?.();
+    return { key, outcome };
+  };
+
   const plugin: Plugin = {
     async onExecute({ args, setResultAndStopExecution }) {
       const context = args.contextValue as unknown as GatewayContext & { request: Request };
       const { request } = context;
-      const key = callerKey(request);
-      if (key === null) return; // no upstream call will be made
       const estimate = estimateOf(context) ?? 0;
-      // It will make no upstream call (introspection, `{ __typename }`): never refused, and no counter
-      // is made for its key (made-up keys would push real callers' counters out).
-      if (estimate === 0) return;
-      const outcome = await budget.take(key, estimate);
-      reports.set(request, outcome.report);
+      const reserved = await reserve(request, estimate);
+      if (!reserved) return;
+      const { key, outcome } = reserved;
       if (!outcome.taken) {
-        onRefusal?.();
         setResultAndStopExecution({ errors: [refusal(outcome, estimate)] });
         return;
       }
@@ -62,6 +77,17 @@ export function upstreamBudgetPlugin(
   };
   return {
     plugin,
+    async run(request, context, estimate, execute) {
+      const reserved = await reserve(request, estimate);
+      if (!reserved) return execute();
+      const { outcome } = reserved;
+      if (!outcome.taken) return { errors: [refusal(outcome, estimate)] };
+      try {
+        return await execute();
+      } finally {
+        void budget.settle(outcome.ticket, callsMade(context));
+      }
+    },
     async poll(key, context, run) {
       const outcome = await budget.take(key, POLL_ESTIMATE);
       if (!outcome.taken) {

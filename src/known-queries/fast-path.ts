@@ -4,10 +4,11 @@
 // For such a request Yoga's pipeline (its Fetch-API objects, request parsing, parse and validation
 // cache, and the hooks of every plugin) would decide all it decided the first time. What depends on
 // the request is done with the functions the pipeline uses: its arrival (id, deadline, trace), the
-// request log line and metrics, admission, the context, the errors masked, and the status, headers
-// and body from Yoga's own result processor, with the CORS headers its CORS plugin would add. A
-// request that asks for something only a plugin does (debugging, an idempotency key, a shutting-down
-// connection) goes to Yoga, with the body already read handed over.
+// request log line and metrics, the upstream budget and cache, admission, the context, the errors
+// masked, and the status, headers and body from Yoga's own result processor, with the CORS headers
+// its CORS plugin would add. A request that asks for something only a plugin does (debugging, an
+// idempotency key, the budget's report, a shutting-down connection) goes to Yoga, with the body
+// already read handed over.
 // docs/performance.md#the-fast-path-for-known-queries.
 import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import { type ExecutionResult, GraphQLError } from 'graphql';
@@ -49,6 +50,10 @@ interface FastPathOptions {
     answering(request: object, result: ExecutionResult): void;
     end(request: object, status: number): void;
   };
+  /** With CACHE or UPSTREAM_BUDGET: what their plugins do around an execution (src/upstream-economy). */
+  economy?: {
+    execute(request: Request, context: object, estimate: number, run: () => Promise<ExecutionResult>): Promise<ExecutionResult>;
+  };
   /** Admission control (src/limits/admission-plugin.ts). */
   admission: {
     run(request: Request, estimate: number, execute: () => ExecutionResult | Promise<ExecutionResult>): Promise<ExecutionResult>;
@@ -85,9 +90,12 @@ export function fastPathListener(options: FastPathOptions, pipeline: RequestList
     requestLog.executing(request, { name: query.operationName, type: 'query' }, context.upstreamCalls);
     let result: ExecutionResult;
     try {
-      result = await options.admission.run(request, query.estimate, () =>
-        runCompiled(query.operation, { rootValue: undefined, contextValue: context, variableValues: {} }),
-      );
+      const admitted = () =>
+        options.admission.run(request, query.estimate, () =>
+          runCompiled(query.operation, { rootValue: undefined, contextValue: context, variableValues: {} }),
+        );
+      // Admission inside the budget's reservation, as the pipeline's plugins are ordered.
+      result = await (options.economy ? options.economy.execute(request, context, query.estimate, admitted) : admitted());
     } catch (error) {
       // A bug (an execution never throws): logged as unexpected and masked below, as any other.
       result = { errors: [new GraphQLError(error instanceof Error ? error.message : String(error), { originalError: error as Error })] };

@@ -5,6 +5,7 @@
 import { createHash } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseUpstreamBudget } from '../../src/budget-setting.ts';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway.ts';
 import { startReferenceApi } from '../../src/reference-api/index.ts';
 import { captureLogger } from '../ops/support.ts';
@@ -320,6 +321,40 @@ describe("PERSISTED_OPERATIONS: only a manifest's operations run", () => {
       // An operation with variables is never known: always the pipeline's.
       const withVariables = [...manifest.keys()][1] as string;
       expect(await expectSameAnswers({ body: { ...byId(withVariables), variables: { n: 1 } } }, 3, sides)).toBe(0);
+    });
+  });
+});
+
+describe('with CACHE and UPSTREAM_BUDGET', () => {
+  it('answers from the cache as the pipeline does, and writes its own misses for the next request', async () => {
+    await withSides({ cache: { store: 'memory', ttlMs: 1000 } }, async (sides) => {
+      expect(await expectSameAnswers({ body: { query: DASHBOARD } }, 3, sides)).toBe(2);
+      // Once the answers the pipeline cached expired, the fast path's misses are written by it.
+      await new Promise((resolve) => setTimeout(resolve, 1100));
+      expect(await expectSameAnswers({ body: { query: DASHBOARD } }, 2, sides)).toBe(2);
+      const answer = await send(sides.fast, { body: { query: DASHBOARD } });
+      expect(answer.calls).toEqual([]);
+      expect(answer.summary).toMatchObject({ upstreamCalls: 0, cacheHits: 5 });
+    });
+  });
+
+  it('reserves the budget as the pipeline does, and refuses past it with the same RATE_LIMITED answer', async () => {
+    // The dashboard here may make 5 calls: the first runs under 5 a minute, the next are refused.
+    await withSides({ upstreamBudget: parseUpstreamBudget('5/minute') }, async (sides) => {
+      expect(await expectSameAnswers({ body: { query: DASHBOARD } }, 3, sides)).toBe(2);
+      const refused = await send(sides.fast, { body: { query: DASHBOARD } });
+      expect(refused.text).toContain('"code":"RATE_LIMITED"');
+      expect(refused.calls).toEqual([]);
+      expect(refused.summary).toMatchObject({ outcome: 'error', errorCodes: ['RATE_LIMITED'] });
+      // The report of what is left is the budget plugin's to add.
+      expect(await expectSameAnswers({ body: { query: DASHBOARD }, headers: { 'x-upstream-budget': '1' } }, 2, sides)).toBe(0);
+    });
+  });
+
+  it('with both: cache hits cost no budget on either side', async () => {
+    await withSides({ cache: { store: 'memory' }, upstreamBudget: parseUpstreamBudget('12/minute') }, async (sides) => {
+      expect(await expectSameAnswers({ body: { query: DASHBOARD } }, 4, sides)).toBe(3);
+      expect((await send(sides.fast, { body: { query: DASHBOARD } })).status).toBe(200);
     });
   });
 });
