@@ -15,8 +15,8 @@ import { type ExecutionResult, GraphQLError } from 'graphql';
 import { processRegularResult, type YogaInitialContext } from 'graphql-yoga';
 import { Counter, type Registry } from 'prom-client';
 import { runCompiled } from '../compiled-operations.ts';
-import { isOperationName } from '../operation-name.ts';
 import type { KnownQueries, KnownQuery } from './known-queries.ts';
+import { isNonEmptyObject, knownQueryParams, type Params, parsedJson, urlParams } from './request-params.ts';
 
 interface FastPathOptions {
   known: KnownQueries;
@@ -24,7 +24,7 @@ interface FastPathOptions {
   endpoint: string;
   /** Larger bodies go to Yoga, which refuses them (MAX_REQUEST_BYTES). */
   maxRequestBytes: number;
-  /** Headers that ask something of a plugin the fast path skips (`x-debug-upstream`, `idempotency-key`). */
+  /** Headers that ask something of a plugin the fast path skips (`x-debug-upstream`, `idempotency-key`, `x-upstream-budget`). */
   pipelineHeaders: readonly string[];
   /** The CORS headers Yoga's CORS plugin adds to an answer to this request; null without an `Origin`. */
   corsHeaders(request: Pick<Request, 'headers'>): Record<string, string> | null;
@@ -195,29 +195,6 @@ function fastPathMediaType(req: IncomingMessage, options: FastPathOptions): stri
   return MEDIA_TYPE_BY_ACCEPT.get(headers.accept);
 }
 
-/**
- * A GET's parameters as Yoga's GET parser reads them from its URL: `query` and `operationName` as
- * text, `variables` and `extensions` as JSON, an empty one as none, any other parameter ignored.
- * Undefined when `variables` or `extensions` is not JSON (Yoga's to refuse).
- */
-function urlParams(url: string): Record<string, unknown> | undefined {
-  const search = new URLSearchParams(url.slice(url.indexOf('?') + 1));
-  const params: Record<string, unknown> = {};
-  for (const name of ['query', 'operationName', 'variables', 'extensions']) {
-    const value = search.get(name);
-    if (!value) continue;
-    if (name === 'query' || name === 'operationName') params[name] = value;
-    else {
-      try {
-        params[name] = JSON.parse(value);
-      } catch {
-        return undefined;
-      }
-    }
-  }
-  return params;
-}
-
 /** The body, as many bytes as its Content-Length (Node's parser holds it to that). */
 function readBody(req: IncomingMessage): Promise<Buffer> {
   return new Promise((resolve, reject) => {
@@ -226,14 +203,6 @@ function readBody(req: IncomingMessage): Promise<Buffer> {
     req.once('end', () => resolve(chunks.length === 1 ? (chunks[0] as Buffer) : Buffer.concat(chunks)));
     req.once('error', reject);
   });
-}
-
-function parsedJson(bytes: Buffer): unknown {
-  try {
-    return JSON.parse(bytes.toString('utf8'));
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -285,53 +254,3 @@ function send(res: ServerResponse, { status, headers, body }: Answer, moreHeader
   res.writeHead(status, { ...headers, 'content-length': Buffer.byteLength(body), ...moreHeaders });
   res.end(body);
 }
-
-interface Params {
-  query?: string;
-  operationName?: string | null;
-  variables?: Record<string, never> | null;
-  /** A persisted operation's id, sent instead of the query. */
-  extensions?: { persistedQuery: { version: 1; sha256Hash: string } };
-}
-
-/**
- * The body's parameters when they ask for a query, as text or by a persisted operation's id, and
- * hold nothing else a plugin would look at: no variables, no other extensions.
- */
-function knownQueryParams(body: unknown): Params | undefined {
-  if (!isNonEmptyObject(body)) return undefined;
-  for (const [key, value] of Object.entries(body)) {
-    if (
-      key === 'query'
-        ? typeof value !== 'string'
-        : key === 'operationName'
-          ? !validName(value)
-          : key === 'variables'
-            ? !emptyObject(value)
-            : key === 'extensions'
-              ? !isPersistedQueryId(value)
-              : true
-    )
-      return undefined;
-  }
-  // One or the other: a text with an id registers it (APQ), or is refused (a manifest): the plugin's to do.
-  return 'query' in body !== 'extensions' in body ? (body as Params) : undefined;
-}
-
-/** `{ persistedQuery: { version: 1, sha256Hash } }` and nothing more: the id both persisted-operation plugins read. */
-function isPersistedQueryId(extensions: unknown): boolean {
-  if (!isNonEmptyObject(extensions) || Object.keys(extensions).length !== 1) return false;
-  const { persistedQuery } = extensions;
-  return (
-    isNonEmptyObject(persistedQuery) &&
-    Object.keys(persistedQuery).length === 2 &&
-    persistedQuery.version === 1 &&
-    typeof persistedQuery.sha256Hash === 'string'
-  );
-}
-
-const isNonEmptyObject = (value: unknown): value is Record<string, unknown> =>
-  typeof value === 'object' && value !== null && !Array.isArray(value) && Object.keys(value).length > 0;
-const validName = (value: unknown) => value === null || (typeof value === 'string' && isOperationName(value));
-const emptyObject = (value: unknown) =>
-  value === null || (typeof value === 'object' && !Array.isArray(value) && Object.keys(value as object).length === 0);
