@@ -289,7 +289,7 @@ export function createGateway(options: GatewayOptions): Gateway {
           // As Yoga's CORS plugin (useCORS) adds them to every answer, from the same options.
           corsHeaders: (request) => getCORSHeadersByRequestAndOptions(request as Request, http.cors),
           persistedText: persisted.textOf,
-          acceptsQueryText: !options.persistedOperations,
+          acceptsQueryText: persisted.acceptsQueryText,
           takesGet: !(options.csrfPrevention ?? DEFAULTS.CSRF_PREVENTION),
           open: () => !admission.queueing(),
           shuttingDown: http.shuttingDown,

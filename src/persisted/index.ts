@@ -22,6 +22,8 @@ interface PersistedOperations {
    * to the plugin).
    */
   textOf(id: string): string | undefined;
+  /** False with a manifest: a query sent as text is refused (the fast path leaves it to the plugin). */
+  acceptsQueryText: boolean;
 }
 
 /** `sharedQueries`: where APQ texts are kept for every instance (CACHE=redis). */
@@ -39,10 +41,11 @@ export function persistedOperations(manifest: OperationManifest | undefined, sha
       afterChecks: sharedQueries ? [{ onExecute: share, onSubscribe: share }] : [],
       // With a shared store the plugin's lookup also tells it of the use: left to the plugin.
       textOf: (hash) => (sharedQueries ? undefined : (store.inMemory(hash) ?? undefined)),
+      acceptsQueryText: true,
     };
   }
   const textOf = (id: string) => manifest.get(manifestId(id));
-  return { plugins: manifestPlugins(textOf), afterChecks: [], textOf };
+  return { plugins: manifestPlugins(textOf), afterChecks: [], textOf, acceptsQueryText: false };
 }
 
 /**
