@@ -8,7 +8,7 @@ import type { Plugin } from 'graphql-yoga';
 import { callerKey } from '../caller.ts';
 import type { GatewayContext } from '../context.ts';
 import { gatewayError } from '../graphql-errors.ts';
-import type { TakeOutcome, UpstreamBudget, WindowReport } from './upstream-budget.ts';
+import type { BudgetTicket, TakeOutcome, UpstreamBudget, WindowReport } from './upstream-budget.ts';
 
 /** Asks for what is left of the budget in `extensions.upstreamBudget` (only the plugin answers it). */
 export const BUDGET_HEADER = 'x-upstream-budget';
@@ -34,16 +34,29 @@ export function upstreamBudgetPlugin(
   const reports = new WeakMap<Request, WindowReport[]>();
   const wantsReport = (request: Request) => request.headers.get(BUDGET_HEADER)?.trim() === '1';
 
+  /** Takes `estimate` calls from the key's budget, counting a refusal. */
+  const take = async (key: string, estimate: number) => {
+    const outcome = await budget.take(key, estimate);
+    if (!outcome.taken) onRefusal?.();
+    return outcome;
+  };
   /** Reserves the request's estimate under its key; undefined when it will make no upstream call. */
   const reserve = async (request: Request, estimate: number) => {
     const key = callerKey(request);
     // No key, or no call to make (introspection, `{ __typename }`): never refused, and no counter is
     // made for its key (made-up keys would push real callers' counters out).
     if (key === null || estimate === 0) return undefined;
-    const outcome = await budget.take(key, estimate);
+    const outcome = await take(key, estimate);
     reports.set(request, outcome.report);
-    if (!outcome.taken) onRefusal?.();
     return { key, outcome };
+  };
+  /** Runs `work` under a reservation taken, then settles it to the calls the context made. */
+  const settledAfter = async <T>(ticket: BudgetTicket, context: GatewayContext, work: () => Promise<T>): Promise<T> => {
+    try {
+      return await work();
+    } finally {
+      void budget.settle(ticket, callsMade(context));
+    }
   };
 
   const plugin: Plugin = {
@@ -82,23 +95,12 @@ export function upstreamBudgetPlugin(
       if (!reserved) return execute();
       const { outcome } = reserved;
       if (!outcome.taken) return { errors: [refusal(outcome, estimate)] };
-      try {
-        return await execute();
-      } finally {
-        void budget.settle(outcome.ticket, callsMade(context));
-      }
+      return settledAfter(outcome.ticket, context, execute);
     },
     async poll(key, context, run) {
-      const outcome = await budget.take(key, POLL_ESTIMATE);
-      if (!outcome.taken) {
-        onRefusal?.();
-        throw refusal(outcome, POLL_ESTIMATE);
-      }
-      try {
-        return await run();
-      } finally {
-        void budget.settle(outcome.ticket, callsMade(context));
-      }
+      const outcome = await take(key, POLL_ESTIMATE);
+      if (!outcome.taken) throw refusal(outcome, POLL_ESTIMATE);
+      return settledAfter(outcome.ticket, context, run);
     },
   };
 }
