@@ -3,7 +3,6 @@
 // fast path for known queries (src/known-queries).
 
 import type { RequestListener } from 'node:http';
-import { getCORSHeadersByRequestAndOptions } from '@whatwg-node/server';
 import { type ExecutionResult, GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import type { BudgetWindow } from './budget-setting.ts';
@@ -286,11 +285,10 @@ export function createGateway(options: GatewayOptions): Gateway {
           endpoint: GRAPHQL_ENDPOINT,
           maxRequestBytes: options.maxRequestBytes ?? DEFAULTS.MAX_REQUEST_BYTES,
           pipelineHeaders: [DEBUG_HEADER, IDEMPOTENCY_KEY_HEADER, ...(economy?.pipelineHeaders ?? [])],
-          // As Yoga's CORS plugin (useCORS) adds them to every answer, from the same options.
-          corsHeaders: (request) => getCORSHeadersByRequestAndOptions(request as Request, http.cors),
+          corsHeaders: http.corsHeaders,
           persistedText: persisted.textOf,
           acceptsQueryText: persisted.acceptsQueryText,
-          takesGet: !(options.csrfPrevention ?? DEFAULTS.CSRF_PREVENTION),
+          takesGet: !http.csrfPrevention,
           open: () => !admission.queueing(),
           shuttingDown: http.shuttingDown,
           arrive,

@@ -76,7 +76,7 @@ const MEDIA_TYPE_BY_ACCEPT = new Map<string | undefined, string>([
 
 export function fastPathListener(options: FastPathOptions, pipeline: RequestListener): RequestListener {
   const { known, requestLog } = options;
-  const answered = new Counter({
+  const answeredCount = new Counter({
     name: 'gateway_fast_path_requests_total',
     help: 'GraphQL requests answered by the fast path for known queries (the rest go through the whole pipeline).',
     registers: [options.registry],
@@ -105,7 +105,7 @@ export function fastPathListener(options: FastPathOptions, pipeline: RequestList
     requestLog.answering(request, masked);
     const made = yogaAnswer(masked, mediaType);
     requestLog.end(request, made.status);
-    answered.inc();
+    answeredCount.inc();
     send(res, made, {
       ...corsHeadersOf(request),
       'x-request-id': requestId,
