@@ -3,7 +3,7 @@
 // variables are kept: every check before execution (parse, validation, the query limits, argument
 // checks, the fan-out estimate) then depends on the text alone and passes again for the same text,
 // whoever sends it. The fast path (./fast-path.ts) runs these without the pipeline.
-import type { DefinitionNode, ExecutionArgs } from 'graphql';
+import { type ExecutionArgs, getOperationAST } from 'graphql';
 import { type CompiledQuery, isCompiledQuery } from 'graphql-jit';
 import type { Plugin, YogaInitialContext } from 'graphql-yoga';
 import type { CompiledOperations } from '../compiled-operations.ts';
@@ -82,11 +82,8 @@ export function createKnownQueries({ max, operations, estimateOf }: KnownQueries
         const operation = operations.of(args);
         const estimate = estimateOf(context);
         if (!isCompiledQuery(operation) || estimate === undefined) return;
-        const definition = args.document.definitions.find(
-          (node: DefinitionNode) =>
-            node.kind === 'OperationDefinition' && (operationName === undefined || node.name?.value === operationName),
-        );
-        if (definition?.kind !== 'OperationDefinition' || definition.operation !== 'query') return;
+        const definition = getOperationAST(args.document, operationName);
+        if (definition?.operation !== 'query') return;
         remember(params.query, operationName ?? '', { operation, operationName: definition.name?.value, estimate });
       },
     },
