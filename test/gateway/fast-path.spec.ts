@@ -382,6 +382,54 @@ describe('FAST_PATH_MAX_QUERIES', () => {
   });
 });
 
+describe('the caller leaving while the fast path runs a query', () => {
+  it("ends the request's calls not yet sent, as the pipeline does: only the call already on the wire reached the upstream", async () => {
+    // One call at a time: the second of the two lookups waits behind the first, which the upstream
+    // holds. Were the caller's leaving not seen, the held call would end at its own limit (300 ms)
+    // and the second would be sent then, long before the request's deadline (10 s).
+    const upstream = await startFakeUpstream();
+    let holding = false;
+    upstream.handle((req, res) => (holding ? undefined : sendJson(res, 200, { id: req.path.split('/')[3], name: 'Org' })));
+    const options = { upstreamUrl: upstream.url, upstreamConcurrencyPerRequest: 1, upstreamTimeoutMs: 300, requestDeadlineMs: 10_000 };
+    const sides = [createGateway(options), createGateway({ ...options, fastPathMaxQueries: 0 })];
+    const served = await Promise.all(sides.map((gateway) => serveOverHttp(gateway)));
+    const ids = ['0f000000-0000-4000-8000-00000000000a', '0f000000-0000-4000-8000-00000000000b'];
+    const query = `{ a: organization(databaseId: "${ids[0]}") { name } b: organization(databaseId: "${ids[1]}") { name } }`;
+    const post = (url: string, signal?: AbortSignal) =>
+      fetch(url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer phx_leaving' },
+        body: JSON.stringify({ query }),
+        signal,
+      });
+    try {
+      const callsAfterLeaving = [];
+      for (const { url } of served) {
+        expect(await (await post(url)).json()).toEqual({ data: { a: { name: 'Org' }, b: { name: 'Org' } } }); // known from now on
+        holding = true;
+        const before = upstream.requests.length;
+        const caller = new AbortController();
+        const answer = post(url, caller.signal).catch(() => 'left');
+        while (upstream.requests.length === before) await new Promise((resolve) => setTimeout(resolve, 5));
+        caller.abort();
+        expect(await answer).toBe('left');
+        await new Promise((resolve) => setTimeout(resolve, 600)); // past the held call's own limit
+        callsAfterLeaving.push(upstream.requests.slice(before).map(({ path }) => path));
+        holding = false;
+      }
+      const onlyTheFirst = [`/api/organizations/${ids[0]}/`];
+      expect(callsAfterLeaving).toEqual([onlyTheFirst, onlyTheFirst]);
+      expect(await Promise.all(sides.map((gateway) => metricValue(gateway, 'gateway_fast_path_requests_total')))).toEqual([1, 0]);
+    } finally {
+      for (const [i, gateway] of sides.entries()) {
+        await served[i]?.close();
+        await gateway.close();
+      }
+      await upstream.close();
+    }
+  });
+});
+
 describe('shutdown beginning while the fast path runs a query', () => {
   it('closes the connection of its answer, as the pipeline does', async () => {
     const upstream = await startFakeUpstream();
