@@ -96,7 +96,7 @@ export function createContext(
     rest,
     loaders: createLoaders(rest, limits.maxLookupScanPages),
     upstreamCalls: requestTransport.calls,
-    upstreamCallsInFlight: () => requestTransport.inFlight,
+    upstreamCallsInFlight: requestTransport.inFlight,
     upstreamWriteMayHaveBeenSent: () => requestTransport.mayHaveWritten(),
     outliveCaller() {
       outlivesCaller = true;
