@@ -105,7 +105,8 @@ export function createRequestTransport(base: UpstreamTransport, options: Request
     let sent: Promise<UpstreamResponse<T>>;
     try {
       trace = tracer?.startCall(req.method, req.route);
-      sent = base.request<T>(trace ? { ...req, trace: trace.headers } : req);
+      // Object.assign, not `{ ...req, trace }`: V8 gives a spread then added to a hidden class of its own, one per call.
+      sent = base.request<T>(trace ? Object.assign({}, req, { trace: trace.headers }) : req);
     } catch (error) {
       sent = Promise.reject(error); // as from an async function
     }

@@ -112,7 +112,10 @@ export class RequestCache implements UpstreamTransport {
     if (answer.entry && !this.#ended) this.#entries.add(answer.entry);
     const { response } = answer;
     // Every other waiter parses its own copy: records are tagged in place by each request's loaders.
-    return leader ? response : { ...response, body: response.text ? JSON.parse(response.text) : undefined, source: 'coalesced' };
+    // Object.assign, not a spread then added to, which V8 gives a hidden class of its own each time.
+    return leader
+      ? response
+      : Object.assign({}, response, { body: response.text ? JSON.parse(response.text) : undefined, source: 'coalesced' as const });
   }
 
   /** The shared call: without the leader's signal or deadline, so no waiter can cancel it for the others. */
