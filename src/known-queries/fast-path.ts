@@ -131,8 +131,9 @@ export function fastPathListener(options: FastPathOptions, pipeline: RequestList
     const params = knownQueryParams(sent);
     const text = params && queryTextOf(params);
     const query = text !== undefined && known.get(text, params?.operationName ?? undefined);
-    // As the persisted-operation plugins hand the pipeline the text an id stands for.
-    return params && query ? answer(req, res, query, { ...params, query: text }, mediaType) : false;
+    // As the persisted-operation plugins hand the pipeline the text an id stands for. Object.assign, as
+    // in `send`: an id's parameters have no `query`, and a spread then added to is a new hidden class.
+    return params && query ? answer(req, res, query, Object.assign({}, params, { query: text }), mediaType) : false;
   };
   const failed = (req: IncomingMessage, res: ServerResponse, mediaType: string) => (error: unknown) => {
     options.onBug(error);

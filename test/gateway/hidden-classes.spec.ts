@@ -4,7 +4,7 @@
 // V8's caches, and V8 build a class per request (docs/performance-gap.md#cut-on-2026-11-29). V8's
 // own checks (`%HaveSameMap`, `%HasFastProperties`) say so; nothing here is timed.
 import { setFlagsFromString } from 'node:v8';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { createContext } from '../../src/context.ts';
 import { createRequestTransport } from '../../src/rest/request-transport.ts';
 import { createUpstreamTransport } from '../../src/rest/transport.ts';
@@ -14,6 +14,7 @@ const haveSameClass = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a:
 const isFastMode = new Function('a', 'return %HasFastProperties(a)') as (a: object) => boolean;
 
 const transport = createUpstreamTransport({ baseUrl: 'http://127.0.0.1:9' });
+afterAll(() => transport.close());
 const limits = { maxCalls: 10, concurrency: 4, deadlineMs: 1000, maxLookupScanPages: 10 };
 const request = () => new Request('http://gateway.test/graphql', { headers: { authorization: 'Bearer phx_hidden_classes' } });
 
