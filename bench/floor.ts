@@ -32,7 +32,7 @@ const USER_AGENT = 'org-graphql-gateway-floor/0.1 (+undici)';
 
 /**
  * The floor's upstream calls: a GET of one list's first page through one plain undici Pool, its body
- * read as text and parsed. bench/calls.ts counts these same calls against the gateway's REST layers.
+ * read as text and parsed.
  */
 export function createFloorCalls(upstreamUrl: string, options: Pick<FloorOptions, 'connections' | 'timeoutMs'> = {}) {
   const origin = new URL(upstreamUrl).origin;
@@ -56,7 +56,7 @@ export function createFloorCalls(upstreamUrl: string, options: Pick<FloorOptions
   return { get, close: () => pool.close() };
 }
 
-/** Where a dashboard's pages come from: the floor's own GETs, or the gateway's loaders (bench/rest-path.ts). */
+/** Where a dashboard's pages come from: the floor's own GETs. */
 export interface DashboardPages {
   organizations(limit: number): Promise<Page<Organization>>;
   batchExports(organizationId: string, limit: number): Promise<Page<BatchExport>>;
@@ -108,7 +108,7 @@ export async function dashboardAnswer(pages: DashboardPages, idOf: (typename: st
 
 /**
  * Sends what `answer` resolves to as the JSON answer (502 with an `UPSTREAM_ERROR` if it throws) and
- * returns the status sent. The floor and bench/rest-path.ts answer alike.
+ * returns the status sent.
  */
 export async function sendAnswer(res: ServerResponse, requestId: string, answer: () => Promise<unknown>): Promise<number> {
   let status = 200;

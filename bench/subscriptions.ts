@@ -7,6 +7,9 @@ import { parseArgs } from 'node:util';
 import { createGateway, type GatewayOptions } from '../src/gateway.ts';
 import { createLogger } from '../src/observability/logger.ts';
 import { startReferenceApi } from '../src/reference-api/index.ts';
+import { helpIfAsked } from './lib/cli.ts';
+
+helpIfAsked();
 
 const { values } = parseArgs({ options: { 'poll-ms': { type: 'string', default: '1000' }, seconds: { type: 'string', default: '15' } } });
 const POLL_MS = Number(values['poll-ms']);

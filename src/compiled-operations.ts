@@ -43,7 +43,7 @@ export function compiledOperations(
 }
 
 /** Runs a compiled operation; its result keeps the operation's own JSON serializer, which Yoga's result processing uses. */
-export function runCompiled(operation: CompiledOperation, args: Pick<ExecutionArgs, 'rootValue' | 'contextValue' | 'variableValues'>) {
+function runCompiled(operation: CompiledOperation, args: Pick<ExecutionArgs, 'rootValue' | 'contextValue' | 'variableValues'>) {
   if (!isCompiledQuery(operation)) return operation;
   const withSerializer = (result: ExecutionResult) => Object.assign(result, { stringify: operation.stringify });
   const result = operation.query(args.rootValue, args.contextValue, args.variableValues);

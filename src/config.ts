@@ -49,7 +49,6 @@ export const DEFAULTS = {
   METRICS_ENABLED: true,
   METRICS_MAX_LABEL_VALUES: 200,
   DEBUG_UPSTREAM_CALLS: true,
-  FAST_PATH_MAX_QUERIES: 100,
   PERSISTED_OPERATIONS: undefined,
   CACHE: undefined,
   CACHE_TTL_MS: 5000,
@@ -245,8 +244,6 @@ interface GatewayConfig {
   metricsEnabled: boolean;
   /** Answer `x-debug-upstream: 1` with `extensions.upstreamCalls`. @default DEFAULTS.DEBUG_UPSTREAM_CALLS */
   debugUpstreamCalls: boolean;
-  /** Known queries (run before, without variables) the fast path keeps; 0 turns it off. @default DEFAULTS.FAST_PATH_MAX_QUERIES */
-  fastPathMaxQueries: number;
   /**
    * Run only the operations of this manifest (PERSISTED_OPERATIONS, a file), by id; unset: any
    * operation, and automatic persisted queries. @default DEFAULTS.PERSISTED_OPERATIONS
@@ -321,7 +318,6 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     csrfPrevention: boolean(env, 'CSRF_PREVENTION'),
     metricsEnabled: boolean(env, 'METRICS_ENABLED'),
     debugUpstreamCalls: boolean(env, 'DEBUG_UPSTREAM_CALLS'),
-    fastPathMaxQueries: integer(env, 'FAST_PATH_MAX_QUERIES', 0, 10_000),
     persistedOperations: persistedOperations(env.PERSISTED_OPERATIONS),
     cache: cacheSettings(env),
     upstreamBudget: upstreamBudget(env.UPSTREAM_BUDGET),

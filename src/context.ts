@@ -4,7 +4,6 @@
 // subscription, to the hub, whose polls make the same calls with it.
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
-import { types } from 'node:util';
 import { callerKey } from './caller.ts';
 import { gatewayError } from './graphql-errors.ts';
 import { createLoaders, type Loaders } from './loaders/index.ts';
@@ -111,23 +110,8 @@ export function createContext(
 
 const unauthenticated = () => gatewayError('UNAUTHENTICATED', 'This field needs an `Authorization: Bearer <personal API key>` header.');
 
-/**
- * The request's signal as a plain AbortSignal. Yoga's is a Proxy whose every property read runs a
- * trap, and each upstream call reads it several times: a plain one that aborts when it does is read
- * through the Proxy once. The fast path's is plain already, and used as it is: each AbortSignal of
- * Node 20 has a hidden class of its own, so a second one per request is one more class for V8 to
- * build and for every read of it to miss once. Every call of the request listens to it: dozens is
- * normal, not a leak.
- */
+/** The request's signal: the caller leaving cancels its calls. Every call of the request listens to it: dozens is normal, not a leak. */
 function disconnectSignal(request: Request): AbortSignal {
-  const incoming = request.signal;
-  if (!types.isProxy(incoming)) {
-    setMaxListeners(0, incoming);
-    return incoming;
-  }
-  const controller = new AbortController();
-  setMaxListeners(0, controller.signal);
-  if (incoming.aborted) controller.abort(incoming.reason);
-  else incoming.addEventListener('abort', () => controller.abort(incoming.reason), { once: true });
-  return controller.signal;
+  setMaxListeners(0, request.signal);
+  return request.signal;
 }

@@ -1,6 +1,5 @@
 // createGateway(options): the Yoga instance (schema, per-request context, error masking, request
-// ids, health) over one shared upstream transport, and the Node listener that serves it behind the
-// fast path for known queries (src/known-queries).
+// ids, health) over one shared upstream transport. Every request goes through Yoga's pipeline.
 
 import type { RequestListener } from 'node:http';
 import { type ExecutionResult, GraphQLError } from 'graphql';
@@ -14,17 +13,14 @@ import { createLocalGraphiQL } from './graphiql/index.ts';
 import { GRAPHQL_ENDPOINT } from './graphql-endpoint.ts';
 import { toGraphQLError, unexpectedError } from './graphql-errors.ts';
 import { createHttpSurface, type HttpOptions } from './http/index.ts';
-import { createIdempotencyMetrics, IDEMPOTENCY_KEY_HEADER, idempotencyPlugin } from './idempotency/index.ts';
-import { fastPathListener } from './known-queries/fast-path.ts';
-import { createKnownQueries } from './known-queries/known-queries.ts';
+import { createIdempotencyMetrics, idempotencyPlugin } from './idempotency/index.ts';
 import { createAdmission } from './limits/admission.ts';
-import { admissionGate } from './limits/admission-plugin.ts';
+import { admissionPlugin } from './limits/admission-plugin.ts';
 import { bodyLimitPlugin } from './limits/body-limit.ts';
 import { fanOutBudgetPlugin } from './limits/fan-out-plugin.ts';
 import { jsonDepthPlugin } from './limits/json-depth.ts';
 import { DEFAULT_QUERY_LIMITS, type QueryLimits, queryLimitPlugins } from './limits/query-limits.ts';
 import type { LabelBounds } from './observability/bounded-label.ts';
-import { DEBUG_HEADER } from './observability/debug-extension.ts';
 import { createObservability, type ObservabilityOptions } from './observability/index.ts';
 import type { Logger } from './observability/logger.ts';
 import { GATEWAY_LABEL_MAX_LENGTH, type GatewayMetrics } from './observability/metrics.ts';
@@ -89,8 +85,6 @@ export interface GatewayOptions extends OperationsOptions {
   persistedOperations?: OperationManifest;
   /** Caches upstream GET answers across requests (CACHE and its settings). @default undefined: nothing is cached */
   cache?: CacheSettings;
-  /** Known queries the fast path keeps (FAST_PATH_MAX_QUERIES); 0 turns it off. @default DEFAULTS.FAST_PATH_MAX_QUERIES */
-  fastPathMaxQueries?: number;
   /** Upstream calls each key may make per window (UPSTREAM_BUDGET). @default undefined: no budget */
   upstreamBudget?: readonly BudgetWindow[];
   /** What idempotent mutations remember, and how long. @default DEFAULTS.IDEMPOTENCY_* */
@@ -109,7 +103,7 @@ export interface GatewayOptions extends OperationsOptions {
 const ADMITTED_CALLS_PER_CONNECTION = 2;
 
 export interface Gateway {
-  /** The Node request listener to serve: the fast path for known queries, then Yoga for every other request. */
+  /** The Node request listener to serve: Yoga itself. */
   listener: RequestListener;
   yoga: YogaServerInstance<Record<string, never>, GatewayContext>;
   /** The upstream transport behind its circuit breakers (their states feed readiness, metrics and logs). */
@@ -146,13 +140,6 @@ export function createGateway(options: GatewayOptions): Gateway {
     onOperation: (summary, request) => arrivals.get(request)?.trace?.end(summary),
   });
   const tracing = createTracing({ settings: options.tracing, upstreamUrl: options.upstreamUrl, logger: observability.logger });
-  /** Notes a request's arrival (see arrivalPlugin); returns its id. */
-  const arrive = (request: Request) => {
-    const receivedAt = performance.now();
-    const requestId = requestIdOf(request.headers.get('x-request-id'));
-    arrivals.set(request, { requestId, receivedAt, trace: tracing.startRequest(request, receivedAt) });
-    return requestId;
-  };
   const idempotency: IdempotencySettings = {
     ttlMs: DEFAULTS.IDEMPOTENCY_TTL_MS,
     maxResponseBytes: DEFAULTS.IDEMPOTENCY_MAX_RESPONSE_BYTES,
@@ -198,7 +185,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     observer: observability.metrics.admission,
   });
   observability.metrics.trackAdmission(admission.state);
-  const gate = admissionGate(admission, {
+  const admissionGate = admissionPlugin(admission, {
     estimateOf,
     deadlineAt: (request) => (arrivals.get(request)?.receivedAt ?? performance.now()) + limits.deadlineMs,
     stuckAfterMs: (options.upstreamTimeoutMs ?? DEFAULTS.UPSTREAM_TIMEOUT_MS) + STUCK_MARGIN_MS,
@@ -217,10 +204,6 @@ export function createGateway(options: GatewayOptions): Gateway {
   const graphiql = createLocalGraphiQL({ title: 'Organization GraphQL gateway', defaultQuery: EXAMPLE_QUERY, demoKey: options.demoKey });
 
   const persisted = persistedOperations(options.persistedOperations, economy?.persistedQueries);
-  const contextOf = ({ request }: { request: Request }) =>
-    createContext(economy ? economy.transportFor(request, transport) : transport, request, limits, arrivals.get(request), subscriptions);
-  const fastPathMaxQueries = options.fastPathMaxQueries ?? DEFAULTS.FAST_PATH_MAX_QUERIES;
-  const fastPath = fastPathMaxQueries > 0 ? { known: createKnownQueries({ max: fastPathMaxQueries, operations, estimateOf }) } : undefined;
   const yoga = createYoga<Record<string, never>, GatewayContext>({
     schema,
     graphqlEndpoint: GRAPHQL_ENDPOINT,
@@ -229,7 +212,8 @@ export function createGateway(options: GatewayOptions): Gateway {
     landingPage: false,
     logging: observability.yogaLogger,
     cors: http.cors,
-    context: contextOf,
+    context: ({ request }) =>
+      createContext(economy ? economy.transportFor(request, transport) : transport, request, limits, arrivals.get(request), subscriptions),
     maskedErrors: { maskError: callerFacingError },
     renderGraphiQL: graphiql.render,
     graphiql: graphiql.options,
@@ -241,7 +225,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     maxRequestBodySize: false,
     plugins: [
       compiledExecutionPlugin(operations),
-      arrivalPlugin(arrivals, arrive),
+      arrivalPlugin(arrivals, tracing),
       withoutOriginalErrors(),
       graphiql.plugin,
       ...observability.plugins,
@@ -269,47 +253,15 @@ export function createGateway(options: GatewayOptions): Gateway {
       ...(economy?.plugins ?? []),
       // Last before execution: a request weighs its estimated upstream calls. After the budget, whose
       // refusal would otherwise end execution before admission's wrapper could release the weight.
-      gate.plugin,
-      // After every check that can refuse an execution: only a query that passed them all is known.
-      ...(fastPath ? [fastPath.known.recorder] : []),
+      admissionGate,
       // After every check that can refuse an operation: only one that runs shares its APQ text.
       ...persisted.afterChecks,
       ...subscriptionPlugins(operations),
     ],
   });
 
-  const listener = fastPath
-    ? fastPathListener(
-        {
-          known: fastPath.known,
-          endpoint: GRAPHQL_ENDPOINT,
-          maxRequestBytes: options.maxRequestBytes ?? DEFAULTS.MAX_REQUEST_BYTES,
-          pipelineHeaders: [DEBUG_HEADER, IDEMPOTENCY_KEY_HEADER, ...(economy?.pipelineHeaders ?? [])],
-          corsHeaders: http.corsHeaders,
-          persistedText: persisted.textOf,
-          acceptsQueryText: persisted.acceptsQueryText,
-          takesGet: !http.csrfPrevention,
-          open: () => !admission.queueing(),
-          shuttingDown: http.shuttingDown,
-          arrive,
-          // Merged as envelop merges a context: `{ ...initial, ...context }` would give every request's
-          // context a hidden class of its own (V8), and every resolver's read of it a miss.
-          contextFor: (initial) => Object.assign(initial, contextOf(initial)),
-          requestLog: observability.requestLog,
-          economy: economy && {
-            execute: (request, context, estimate, run) => economy.execute(request, context as GatewayContext, estimate, run),
-          },
-          admission: gate,
-          maskError: callerFacingError,
-          registry: observability.metrics.registry,
-          onBug: (error) => observability.logger.error({ err: error }, 'the fast path failed a request: answered "Unexpected error."'),
-        },
-        yoga,
-      )
-    : yoga;
-
   return {
-    listener,
+    listener: yoga,
     yoga,
     transport,
     logger: observability.logger,
@@ -418,10 +370,12 @@ function withoutOriginalErrors(): Plugin {
  * its id and its trace. An incoming `x-request-id` (or a new one) goes upstream with every call and
  * back in the response; an incoming `traceparent` is continued (src/tracing).
  */
-function arrivalPlugin(arrivals: WeakMap<object, Arrival>, arrive: (request: Request) => string): Plugin {
+function arrivalPlugin(arrivals: WeakMap<object, Arrival>, tracing: ReturnType<typeof createTracing>): Plugin {
   return {
     onRequest({ request }) {
-      arrive(request);
+      const receivedAt = performance.now();
+      const requestId = requestIdOf(request.headers.get('x-request-id'));
+      arrivals.set(request, { requestId, receivedAt, trace: tracing.startRequest(request, receivedAt) });
     },
     onResponse({ request, response }) {
       const id = arrivals.get(request)?.requestId;

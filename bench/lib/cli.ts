@@ -1,4 +1,6 @@
-// Flags with environment fallbacks: `--duration 5` or `BENCH_DURATION=5`; `--quick` picks short defaults.
+// Flags with environment fallbacks: `--duration 5` or `BENCH_DURATION=5`; `--quick` picks short defaults;
+// `--help` prints the script's opening comment.
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 
 interface NumberFlag {
@@ -21,6 +23,7 @@ export function readFlags<N extends Record<string, NumberFlag>, L extends Record
   /** Flags taking one word, e.g. `--only polled`; undefined when not given. */
   stringNames: string[] = [],
 ) {
+  helpIfAsked();
   const { values: parsed } = parseArgs({
     options: {
       quick: { type: 'boolean', default: false },
@@ -61,4 +64,16 @@ export function readFlags<N extends Record<string, NumberFlag>, L extends Record
     string | undefined
   >;
   return { quick, numbers, lists, booleans, strings };
+}
+
+/** `--help`: prints the running script's opening comment (what it measures, how to run it) and exits. */
+export function helpIfAsked(): void {
+  if (!process.argv.includes('--help')) return;
+  const lines = readFileSync(process.argv[1] as string, 'utf8').split('\n');
+  const header = lines.slice(
+    0,
+    lines.findIndex((line) => !line.startsWith('//')),
+  );
+  console.log(header.map((line) => line.replace(/^\/\/ ?/, '')).join('\n'));
+  process.exit(0);
 }

@@ -34,8 +34,7 @@ export interface DriveResult {
    * The same without each connection's first request. A server under load accepts one new
    * connection per event-loop turn (libuv#3696; Node 20 ships libuv 1.46), so the first requests
    * of a round's new connections wait in the kernel's accept queue for up to a second or two: at 50
-   * connections they are the 2-3% of requests that make the p99
-   * (docs/performance-gap.md#the-p99-at-50-clients).
+   * connections they are the 2-3% of requests that make the p99.
    */
   openConnectionLatencyMs: { p50: number; p99: number };
   /** Each connection's first request: how long it took, accept queue included. */

@@ -1,15 +1,14 @@
 // Child processes of a benchmark: the fake upstream, the floor and the gateway each run in their own
 // Node process (so each has its own event loop and its own RSS). The fake upstream runs with tsx; the
-// gateway (dist/) and the bench's own servers, the floor and the rest path (dist-bench/), run
-// compiled, as production would run them.
-import { type ChildProcess, execFileSync, spawn, spawnSync } from 'node:child_process';
+// gateway (dist/) and the floor (dist-bench/) run compiled, as production would run them.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { constants } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 
 /** The repository: the nearest folder up with a package.json (from bench/lib, or from dist-bench/bench/lib when compiled). */
 export const REPO_ROOT = repositoryAbove(dirname(fileURLToPath(import.meta.url)));
@@ -45,7 +44,7 @@ let exitHooked = false;
  * none may outlive the bench and load the next run's machine. The exit and signal handlers go in
  * with the first child, so a module that only imports this file (a test) keeps its own.
  */
-export function killOnExit(child: ChildProcess): void {
+function killOnExit(child: ChildProcess): void {
   if (!exitHooked) {
     exitHooked = true;
     process.on('exit', () => {
@@ -100,18 +99,13 @@ interface NodeProcessOptions {
 }
 
 /**
- * Runs one of the bench's own servers (bench/floor.ts, bench/rest-path.ts), which print their URL as
+ * Runs one of the bench's own servers (bench/floor.ts), which print their URL as
  * `startScript`'s do, compiled to dist-bench/ and without tsx. Under tsx the floor had ~30 MB more
  * RSS at rest, up to ~20 MB more at peak (the loader's own thread and heap), and used 2-4% more CPU
  * per dashboard than compiled (2026-11-28, alternating rounds at 10 and 50 clients): costs the
  * gateway, run from dist/, does not have. `nodeArgs`: the gateway's production flags, for the floor.
  */
-export function startCompiledScript(
-  script: string,
-  args: string[],
-  nodeArgs: string[] = [],
-  options: NodeProcessOptions = {},
-): Promise<Child> {
+function startCompiledScript(script: string, args: string[], nodeArgs: string[] = [], options: NodeProcessOptions = {}): Promise<Child> {
   return startNode(script, [...nodeArgs, compiledScript(script), ...args], options);
 }
 
@@ -124,7 +118,7 @@ export function startFloorProcess(upstreamUrl: string, nodeArgs: string[] = [], 
 }
 
 /** The compiled file of a bench server (built once per bench run by `tsc -p tsconfig.bench.json`). */
-export function compiledScript(script: string): string {
+function compiledScript(script: string): string {
   if (!benchServersBuilt) {
     compile('tsconfig.bench.json');
     benchServersBuilt = true;
@@ -158,7 +152,7 @@ async function startNode(script: string, argv: string[], { onOutput, cwd = REPO_
   return track(child, url);
 }
 
-export async function freePort(): Promise<number> {
+async function freePort(): Promise<number> {
   const server = createServer();
   await new Promise<void>((resolveListen) => server.listen(0, '127.0.0.1', resolveListen));
   const { port } = server.address() as { port: number };
@@ -181,7 +175,7 @@ interface GatewayProcessOptions {
 let built = false;
 
 /** `npm run build` once per bench run: the gateway runs compiled, as in production. */
-export function buildGateway(): void {
+function buildGateway(): void {
   if (built) return;
   compile('tsconfig.build.json');
   built = true;
@@ -193,21 +187,6 @@ function compile(project: string): void {
     cwd: REPO_ROOT,
     stdio: 'inherit',
   });
-}
-
-/** The URL of a compiled module of the gateway (`dist/<path>`), for a benchmark that runs it in its own process. */
-export const distModule = (path: string) => pathToFileURL(join(REPO_ROOT, 'dist', path)).href;
-
-/**
- * For a benchmark that measures the gateway in its own process: restarts the script at `scriptUrl`
- * once under `npm run start:prod`'s Node flags (V8 reads them only at start) and exits with its
- * status; in the restarted process, returns at once.
- */
-export function runUnderProductionFlags(scriptUrl: string): void {
-  if (process.env.BENCH_UNDER_PRODUCTION_FLAGS) return;
-  const args = [...productionNodeArgs(), '--import', 'tsx', fileURLToPath(scriptUrl), ...process.argv.slice(2)];
-  const child = spawnSync(process.execPath, args, { stdio: 'inherit', env: { ...process.env, BENCH_UNDER_PRODUCTION_FLAGS: '1' } });
-  process.exit(child.status ?? 1);
 }
 
 /** The Node flags of `npm run start:prod` (`node <flags> dist/main.js`): the bench runs what production runs. */

@@ -5,7 +5,7 @@ import { join, relative } from 'node:path';
 import { environment } from './environment.ts';
 import { REPO_ROOT } from './processes.ts';
 
-export const RESULTS_DIR = join(REPO_ROOT, 'bench', 'results');
+const RESULTS_DIR = join(REPO_ROOT, 'bench', 'results');
 
 /** Writes `{ kind, date, settings, environment, ...measured }` and prints its path; returns the file. */
 export function writeResult(kind: string, stamp: string, settings: unknown, measured: Record<string, unknown>): string {

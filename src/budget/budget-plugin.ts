@@ -3,26 +3,19 @@
 // execution ends, the reservation is settled to the calls the request really made (cache hits and
 // waits for another request's call cost nothing). `x-upstream-budget: 1` adds what is left of each
 // window to the response (`extensions.upstreamBudget`).
-import type { ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { callerKey } from '../caller.ts';
 import type { GatewayContext } from '../context.ts';
 import { gatewayError } from '../graphql-errors.ts';
-import type { BudgetTicket, TakeOutcome, UpstreamBudget, WindowReport } from './upstream-budget.ts';
+import type { TakeOutcome, UpstreamBudget, WindowReport } from './upstream-budget.ts';
 
-/** Asks for what is left of the budget in `extensions.upstreamBudget` (only the plugin answers it). */
-export const BUDGET_HEADER = 'x-upstream-budget';
+/** Asks for what is left of the budget in `extensions.upstreamBudget`. */
+const BUDGET_HEADER = 'x-upstream-budget';
 
 interface BudgetPlugin {
   plugin: Plugin;
   /** A subscription poll in its own context: it reserves one call, or is refused with RATE_LIMITED like a request. */
   poll<T>(key: string, context: GatewayContext, run: () => Promise<T>): Promise<T>;
-  /**
-   * One execution outside Yoga's pipeline (the fast path for known queries), as the plugin runs it:
-   * its estimate reserved, or RATE_LIMITED before any call; settled to the calls made once it ends.
-   * A request asking for the report (`x-upstream-budget`) is the plugin's.
-   */
-  run(request: Request, context: GatewayContext, estimate: number, execute: () => Promise<ExecutionResult>): Promise<ExecutionResult>;
 }
 
 /** `estimateOf`: the fan-out estimate of a request's operation, by its context (src/limits/fan-out-plugin.ts). */
@@ -49,14 +42,6 @@ export function upstreamBudgetPlugin(
     const outcome = await take(key, estimate);
     reports.set(request, outcome.report);
     return { key, outcome };
-  };
-  /** Runs `work` under a reservation taken, then settles it to the calls the context made. */
-  const settledAfter = async <T>(ticket: BudgetTicket, context: GatewayContext, work: () => Promise<T>): Promise<T> => {
-    try {
-      return await work();
-    } finally {
-      void budget.settle(ticket, callsMade(context));
-    }
   };
 
   const plugin: Plugin = {
@@ -90,17 +75,14 @@ export function upstreamBudgetPlugin(
   };
   return {
     plugin,
-    async run(request, context, estimate, execute) {
-      const reserved = await reserve(request, estimate);
-      if (!reserved) return execute();
-      const { outcome } = reserved;
-      if (!outcome.taken) return { errors: [refusal(outcome, estimate)] };
-      return settledAfter(outcome.ticket, context, execute);
-    },
     async poll(key, context, run) {
       const outcome = await take(key, POLL_ESTIMATE);
       if (!outcome.taken) throw refusal(outcome, POLL_ESTIMATE);
-      return settledAfter(outcome.ticket, context, run);
+      try {
+        return await run();
+      } finally {
+        void budget.settle(outcome.ticket, callsMade(context));
+      }
     },
   };
 }

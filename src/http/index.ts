@@ -1,10 +1,9 @@
 // The gateway's HTTP surface beyond GraphQL: /readiness, CORS, CSRF prevention, and closing
 // connections once shutdown has begun. (/health is in gateway.ts.)
 import type { CORSOptions, Plugin } from 'graphql-yoga';
-import { DEFAULTS } from '../config.ts';
 import { isGraphQLPath } from '../observability/request-log.ts';
 import type { GuardedTransport } from '../rest/circuit-breaker.ts';
-import { corsHeadersOf, corsOptions, csrfPlugins } from './cors-csrf.ts';
+import { corsOptions, csrfPlugins } from './cors-csrf.ts';
 import { createReadiness, type ReadinessOptions } from './readiness.ts';
 
 export interface HttpOptions {
@@ -23,14 +22,9 @@ export interface HttpOptions {
 interface HttpSurface {
   /** Yoga's `cors` option. */
   cors: CORSOptions;
-  /** The CORS headers Yoga's CORS plugin adds to an answer to this request, for answers made outside Yoga; null without an `Origin`. */
-  corsHeaders(request: Pick<Request, 'headers'>): Record<string, string> | null;
-  /** CSRF prevention is on: a GET (or another request sent without a pre-flight) must carry its header. */
-  csrfPrevention: boolean;
   plugins: Plugin[];
   /** Readiness answers 503 and every response closes its connection from now on. */
   beginShutdown(): void;
-  shuttingDown(): boolean;
   close(): Promise<void>;
 }
 
@@ -61,15 +55,10 @@ export function createHttpSurface(options: HttpOptions, graphqlEndpoint: string)
       if (readiness.shuttingDown) response.headers.set('connection', 'close');
     },
   };
-  const cors = corsOptions(options.corsOrigins);
-  const csrfPrevention = options.csrfPrevention ?? DEFAULTS.CSRF_PREVENTION;
   return {
-    cors,
-    corsHeaders: (request) => corsHeadersOf(request, cors),
-    csrfPrevention,
-    plugins: [readiness.plugin, closeWhenShuttingDown, graphqlPathOnly(graphqlEndpoint), ...csrfPlugins(csrfPrevention)],
+    cors: corsOptions(options.corsOrigins),
+    plugins: [readiness.plugin, closeWhenShuttingDown, graphqlPathOnly(graphqlEndpoint), ...csrfPlugins(options.csrfPrevention)],
     beginShutdown: () => readiness.beginShutdown(),
-    shuttingDown: () => readiness.shuttingDown,
     close: () => readiness.close(),
   };
 }

@@ -18,7 +18,6 @@ import { decodeRecord, encodeRecord, type IdempotencyRecord } from './idempotenc
 import type { IdempotencyEvents, IdempotencyOutcome } from './metrics.ts';
 import { callerRecordsFull, keyReused, malformedKey, outcomeNotKept, stillRunning, storeUnavailable } from './refusals.ts';
 
-export { IDEMPOTENCY_KEY_HEADER } from './idempotency-key.ts';
 export { createIdempotencyMetrics } from './metrics.ts';
 
 interface IdempotencyOptions extends IdempotencySettings {

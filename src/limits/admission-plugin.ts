@@ -26,17 +26,7 @@ interface AdmissionPluginOptions {
 /** Requests without a key share one queue. */
 const ANONYMOUS = 'anonymous';
 
-/** Admission's plugin, and the same admission for a request that a path of its own executes (src/known-queries). */
-interface AdmissionGate {
-  plugin: Plugin;
-  /** `execute` once the request is admitted for `estimate` upstream calls, its weight given back when it ends; refused, the OVERLOADED result. */
-  run(request: Request, estimate: number, execute: () => ExecutionResult | Promise<ExecutionResult>): Promise<ExecutionResult>;
-}
-
-export function admissionGate(
-  admission: Admission,
-  { estimateOf, deadlineAt, stuckAfterMs, onStuck }: AdmissionPluginOptions,
-): AdmissionGate {
+export function admissionPlugin(admission: Admission, { estimateOf, deadlineAt, stuckAfterMs, onStuck }: AdmissionPluginOptions): Plugin {
   const callers = new WeakMap<Request, string>();
   const callerOf = (request: Request) => {
     let caller = callers.get(request);
@@ -46,8 +36,6 @@ export function admissionGate(
     }
     return caller;
   };
-  const acquire = (request: Request, estimate: number) =>
-    admission.acquire(callerOf(request), estimate, deadlineAt(request) - performance.now());
   const admitted = async <T>(request: Request, grant: Grant, execute: () => T | Promise<T>) => {
     try {
       return await unlessStuck(execute(), deadlineAt(request) + stuckAfterMs, () => onStuck(request));
@@ -55,7 +43,7 @@ export function admissionGate(
       grant.release();
     }
   };
-  const plugin: Plugin = {
+  return {
     // Overloaded past what even a one-call request could wait: refused before its body is read.
     onRequestParse({ request }) {
       const refused = admission.refusalBeforeReading(callerOf(request), deadlineAt(request) - performance.now());
@@ -63,7 +51,7 @@ export function admissionGate(
     },
     onExecute({ context, executeFn, setExecuteFn, setResultAndStopExecution }) {
       const { request } = context as YogaInitialContext;
-      const outcome = acquire(request, estimateOf(context) ?? 1);
+      const outcome = admission.acquire(callerOf(request), estimateOf(context) ?? 1, deadlineAt(request) - performance.now());
       const apply = (settled: Grant | Refusal) => {
         if (settled.refused) {
           setResultAndStopExecution({ errors: [overloaded(settled.retryAfterSeconds)] });
@@ -73,14 +61,6 @@ export function admissionGate(
       };
       if (outcome instanceof Promise) return outcome.then(apply);
       apply(outcome);
-    },
-  };
-  return {
-    plugin,
-    async run(request, estimate, execute) {
-      const settled = await acquire(request, estimate);
-      if (settled.refused) return { errors: [overloaded(settled.retryAfterSeconds)] };
-      return admitted(request, settled, execute);
     },
   };
 }

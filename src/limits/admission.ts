@@ -56,8 +56,6 @@ export interface Admission {
    * asked before the request is read, so that refusing under overload costs no parsing. Changes nothing but the counts.
    */
   refusalBeforeReading(caller: string, remainingMs: number): Refusal | undefined;
-  /** Whether any request waits for admission (only then can one be refused before its body is read). */
-  queueing(): boolean;
   state(): AdmissionState;
 }
 
@@ -249,7 +247,6 @@ export function createAdmission(options: AdmissionOptions): Admission {
       const waitMs = bucket ? predictedWaitMs(bucket, 1) : predictedWaitMs(newcomer, 1);
       return fits(waitMs, remainingMs) ? undefined : refusal('wait_too_long', waitMs);
     },
-    queueing: () => queued > 0,
     state() {
       let top = 0;
       for (const bucket of buckets.values()) top = Math.max(top, bucket.inFlight);

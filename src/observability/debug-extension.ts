@@ -4,7 +4,7 @@
 import type { Plugin } from 'graphql-yoga';
 import type { UpstreamCall } from '../rest/request-transport.ts';
 
-export const DEBUG_HEADER = 'x-debug-upstream';
+const DEBUG_HEADER = 'x-debug-upstream';
 
 interface DebuggedCall {
   method: string;

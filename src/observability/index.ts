@@ -7,7 +7,7 @@ import type { UpstreamCall } from '../rest/request-transport.ts';
 import { debugExtensionPlugin } from './debug-extension.ts';
 import { defaultLogger, type Logger } from './logger.ts';
 import { createMetrics, type GatewayMetrics } from './metrics.ts';
-import { createRequestLog, type OperationSummary, type RequestLog } from './request-log.ts';
+import { type OperationSummary, requestLogPlugin } from './request-log.ts';
 import { isExpected, yogaLogger } from './yoga-logger.ts';
 
 export interface ObservabilityOptions {
@@ -24,7 +24,7 @@ export interface ObservabilityOptions {
   transport: Pick<GuardedTransport, 'state' | 'onStateChange'>;
   requestIdOf(request: Request): string | undefined;
   /** Told of every finished GraphQL request, after the metrics (tracing ends the request's span). */
-  onOperation?(summary: OperationSummary, request: object): void;
+  onOperation?(summary: OperationSummary, request: Request): void;
 }
 
 interface Observability {
@@ -34,8 +34,6 @@ interface Observability {
   metrics: GatewayMetrics;
   /** For RequestLimits.onCall: every finished upstream call. */
   onUpstreamCall(call: UpstreamCall): void;
-  /** The summary line of each GraphQL request (its plugin is the first of `plugins`). */
-  requestLog: RequestLog;
   plugins: Plugin[];
 }
 
@@ -50,18 +48,19 @@ export function createObservability(options: ObservabilityOptions): Observabilit
   );
 
   const logged = new WeakSet<Error>();
-  const requestLog = createRequestLog({
-    logger,
-    requestIdOf: options.requestIdOf,
-    onSummary: (summary, request) => {
-      metrics.observeOperation(summary);
-      options.onOperation?.(summary, request);
-    },
-    isUnexpected: (error) => !isExpected(error),
-    logged,
-    maxOperationNameLength: options.maxOperationNameLength,
-  });
-  const plugins: Plugin[] = [requestLog.plugin];
+  const plugins: Plugin[] = [
+    requestLogPlugin({
+      logger,
+      requestIdOf: options.requestIdOf,
+      onSummary: (summary, request) => {
+        metrics.observeOperation(summary);
+        options.onOperation?.(summary, request);
+      },
+      isUnexpected: (error) => !isExpected(error),
+      logged,
+      maxOperationNameLength: options.maxOperationNameLength,
+    }),
+  ];
   if (options.metricsEnabled ?? DEFAULTS.METRICS_ENABLED) plugins.push(metricsEndpointPlugin(metrics));
   if (options.debugUpstreamCalls ?? DEFAULTS.DEBUG_UPSTREAM_CALLS) plugins.push(debugExtensionPlugin());
 
@@ -70,7 +69,6 @@ export function createObservability(options: ObservabilityOptions): Observabilit
     yogaLogger: yogaLogger(logger, logged),
     metrics,
     onUpstreamCall: (call) => metrics.observeUpstreamCall(call),
-    requestLog,
     plugins,
   };
 }

@@ -15,15 +15,6 @@ interface PersistedOperations {
   plugins: Plugin[];
   /** Last before execution, once every check passed: an APQ registration is shared (CACHE=redis). */
   afterChecks: Plugin[];
-  /**
-   * The query text a request sending only an id (`extensions.persistedQuery`, version 1) runs, as
-   * its plugin finds it, when that takes no store round trip: the manifest's, or an APQ text in this
-   * instance's memory without a shared store. Undefined otherwise (the fast path leaves the request
-   * to the plugin).
-   */
-  textOf(id: string): string | undefined;
-  /** False with a manifest: a query sent as text is refused (the fast path leaves it to the plugin). */
-  acceptsQueryText: boolean;
 }
 
 /** `sharedQueries`: where APQ texts are kept for every instance (CACHE=redis). */
@@ -39,13 +30,9 @@ export function persistedOperations(manifest: OperationManifest | undefined, sha
     return {
       plugins: [queryMustBeText, useAPQ({ store, hash: apqHash })],
       afterChecks: sharedQueries ? [{ onExecute: share, onSubscribe: share }] : [],
-      // With a shared store the plugin's lookup also tells it of the use: left to the plugin.
-      textOf: (hash) => (sharedQueries ? undefined : (store.inMemory(hash) ?? undefined)),
-      acceptsQueryText: true,
     };
   }
-  const textOf = (id: string) => manifest.get(manifestId(id));
-  return { plugins: manifestPlugins(textOf), afterChecks: [], textOf, acceptsQueryText: false };
+  return { plugins: manifestPlugins(manifest), afterChecks: [] };
 }
 
 /**
@@ -62,11 +49,10 @@ const queryMustBeText: Plugin = {
   },
 };
 
-/** `textOf`: a listed operation's document by its id. */
-function manifestPlugins(textOf: (id: string) => string | undefined): Plugin[] {
+function manifestPlugins(manifest: OperationManifest): Plugin[] {
   return [
     usePersistedOperations({
-      getPersistedOperation: (id) => textOf(id) ?? null,
+      getPersistedOperation: (id) => manifest.get(manifestId(id)) ?? null,
       allowArbitraryOperations: false,
       customErrors: {
         notFound: ({ params }) =>

@@ -2,10 +2,9 @@
 // stores (src/store), the cache of GET answers with coalescing (src/upstream-cache, CACHE) and the
 // per-key upstream budget (src/budget, UPSTREAM_BUDGET), with their metrics. With neither setting,
 // nothing is built and requests take the plain path.
-import type { ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import type { Registry } from 'prom-client';
-import { BUDGET_HEADER, upstreamBudgetPlugin } from '../budget/budget-plugin.ts';
+import { upstreamBudgetPlugin } from '../budget/budget-plugin.ts';
 import { createUpstreamBudget } from '../budget/upstream-budget.ts';
 import type { BudgetWindow } from '../budget-setting.ts';
 import { type CacheSettings, DEFAULTS } from '../config.ts';
@@ -35,17 +34,10 @@ interface UpstreamEconomy {
   transportFor(request: Request, base: UpstreamTransport): UpstreamTransport;
   /** A request outside Yoga (a subscription poll) made its last call: the cache writes its answers. */
   ended(request: Request): void;
-  /**
-   * One execution outside Yoga's pipeline (the fast path for known queries), as the plugins below run
-   * a pipeline's: under the key's budget, and once it ended, with the cache's answers written.
-   */
-  execute(request: Request, context: GatewayContext, estimate: number, run: () => Promise<ExecutionResult>): Promise<ExecutionResult>;
   /** Runs a subscription poll under the key's budget (UPSTREAM_BUDGET), when there is one. */
   poll?<T>(key: string, context: GatewayContext, run: () => Promise<T>): Promise<T>;
   /** After the fan-out plugin. */
   plugins: Plugin[];
-  /** Request headers only those plugins answer (the budget's report): such a request goes through Yoga. */
-  pipelineHeaders: string[];
   /** The shared store (Redis, or this instance's memory): idempotent mutations are remembered there too. */
   store: SharedStore;
   /** Persisted query texts shared by every instance: with CACHE=redis only. */
@@ -79,17 +71,8 @@ export function createUpstreamEconomy(options: UpstreamEconomyOptions): Upstream
   return {
     transportFor: (request, base) => (cache ? cache.transportFor(request, base) : base),
     ended: (request) => void cache?.end(request),
-    async execute(request, context, estimate, run) {
-      try {
-        return await (budget ? budget.run(request, context, estimate, run) : run());
-      } finally {
-        // As the cache plugin's onExecuteDone, which the pipeline awaits before answering.
-        await cache?.end(request);
-      }
-    },
     poll: budget ? budget.poll : undefined,
     plugins: [...(budget ? [budget.plugin] : []), ...(cache ? [cache.plugin] : [])],
-    pipelineHeaders: budget ? [BUDGET_HEADER] : [],
     store: stores.shared,
     persistedQueries: stores.queries,
     writeFeed: stores.writes,

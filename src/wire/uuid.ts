@@ -18,7 +18,7 @@ function notHexIn(value: string, from: number, to: number): number {
  * matches (a property test holds it to that pattern). A scan rather than that expression: it runs
  * for every record id of every upstream page (~230 per dashboard), and the record checks that call
  * it took ~26 µs per dashboard with the scan against ~40-45 with the expression, its call and match
- * bookkeeping (`npm run bench:native`, docs/performance-gap.md#the-generated-code-named). Global
+ * bookkeeping. Global
  * ids' simpler `^[\w.-]*$` stays a regular expression: as a scan it cost more.
  */
 export function isUuid(value: unknown): value is string {

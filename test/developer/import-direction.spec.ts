@@ -23,8 +23,6 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   caller: [],
   // Reading an operation's selections (fragments, @skip/@include), as graphql-js would.
   selections: [],
-  // Whether a caller's operation name is a GraphQL name.
-  'operation-name': [],
   // Operations compiled once per document and operation name, and run as compiled.
   'compiled-operations': [],
   config: ['persisted', 'budget-setting'],
@@ -37,7 +35,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   context: ['caller', 'rest', 'loaders', 'graphql-errors', 'subscriptions', 'tracing'],
   limits: ['caller', 'config', 'graphql-errors', 'page-size', 'rest', 'selections'],
   schema: ['wire', 'rest', 'loaders', 'context', 'graphql-errors', 'limits', 'page-size', 'selections', 'subscriptions'],
-  observability: ['config', 'graphql-endpoint', 'operation-name', 'rest', 'graphql-errors', 'truncate'],
+  observability: ['config', 'graphql-endpoint', 'rest', 'graphql-errors', 'truncate'],
   http: ['config', 'rest', 'observability'],
   // What the gateway keeps between requests, and what makes upstream calls count across them.
   store: ['config', 'observability'],
@@ -48,8 +46,6 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   tracing: ['config', 'graphql-endpoint', 'rest', 'observability', 'truncate'],
   // Idempotent mutations: remembered in the store, under the callers' tags.
   idempotency: ['caller', 'config', 'context', 'graphql-errors', 'store'],
-  // Queries run before, answered again without Yoga's pipeline: what they share with it is handed in.
-  'known-queries': ['compiled-operations', 'operation-name'],
   // The reference implementation shares the wire types with the client, and nothing else.
   'reference-api': ['wire'],
   gateway: [
@@ -63,7 +59,6 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     'graphql-errors',
     'http',
     'idempotency',
-    'known-queries',
     'limits',
     'observability',
     'persisted',

@@ -101,7 +101,7 @@ describe('schema.graphql', () => {
 
   it('leaves a field named as the value it reads without a resolver, so graphql-jit reads it inline', () => {
     // A resolver, however small, costs a resolve info, a response path and three closures per field of
-    // every record (docs/performance-gap.md: a few percent of a dashboard's instructions). A Pothos plugin that
+    // every record (docs/decisions/0004-compiled-execution.md). A Pothos plugin that
     // wraps every resolver would bring them back; this says so.
     const inline = [
       'Organization.name',

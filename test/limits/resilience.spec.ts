@@ -445,6 +445,44 @@ describe('per-request bounds', () => {
     }
   });
 
+  it("ends the request's calls not yet sent when the client goes away (over HTTP): only the call on the wire reached the upstream", async () => {
+    // One call at a time: the second of two lookups waits behind the first, which the upstream holds.
+    // Were the client's leaving not seen, the held call would end at its own limit (300 ms) and the
+    // second be sent then, long before the request's deadline (10 s).
+    const { upstream, gateway } = await setUp({ upstreamConcurrencyPerRequest: 1, upstreamTimeoutMs: 300, requestDeadlineMs: 10_000 });
+    let heldCallEnded!: () => void;
+    const ended = new Promise<void>((resolve) => (heldCallEnded = resolve));
+    let received!: () => void;
+    const arrived = new Promise<void>((resolve) => (received = resolve));
+    upstream.handle((_req, res) => {
+      res.on('close', () => heldCallEnded());
+      received(); // never answered
+    });
+    const server = createGatewayServer(gateway.listener);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const ids = ['0f000000-0000-4000-8000-00000000000a', '0f000000-0000-4000-8000-00000000000b'];
+    try {
+      const client = new AbortController();
+      const call = fetch(`http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: 'Bearer phx_resilience_key' },
+        body: JSON.stringify({
+          query: `{ a: organization(databaseId: "${ids[0]}") { name } b: organization(databaseId: "${ids[1]}") { name } }`,
+        }),
+        signal: client.signal,
+      }).catch(() => 'left');
+      await arrived;
+      client.abort();
+      expect(await call).toBe('left');
+      await ended; // the held call ran out its own limit: the second would be sent now
+      await wait(200);
+      expect(upstream.requests.map(({ path }) => path)).toEqual([`/api/organizations/${ids[0]}/`]);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  });
+
   it('runs at most UPSTREAM_CONCURRENCY_PER_REQUEST calls of one request at once', async () => {
     const { upstream, gateway } = await setUp({ upstreamConcurrencyPerRequest: 2 });
     let inFlight = 0;
