@@ -9,7 +9,6 @@ import type { ExecutionResult } from 'graphql';
 import type { Plugin, YogaInitialContext } from 'graphql-yoga';
 import { callerKey, requestCallerTag } from '../caller.ts';
 import { gatewayError, unexpectedError } from '../graphql-errors.ts';
-import { startDeadline, unwatchDeadline, watchDeadline } from '../rest/deadline.ts';
 import type { Admission, Grant, Refusal } from './admission.ts';
 
 interface AdmissionPluginOptions {
@@ -65,27 +64,23 @@ export function admissionPlugin(admission: Admission, { estimateOf, deadlineAt, 
   };
 }
 
-/**
- * The execution's result, or "Unexpected error." once it is still running at `stuckAt` (a
- * `performance.now()` time). Watched by the deadline clock that watches upstream calls: no timer per request.
- */
+/** The execution's result, or "Unexpected error." once it is still running at `stuckAt` (a `performance.now()` time). */
 function unlessStuck<T>(execution: T | Promise<T>, stuckAt: number, onStuck: () => void): Promise<T | ExecutionResult> {
   return new Promise((resolve, reject) => {
-    const watch = watchDeadline({
-      deadline: startDeadline(stuckAt - performance.now()),
-      expire() {
-        unwatchDeadline(watch);
+    const timer = setTimeout(
+      () => {
         onStuck();
         resolve({ errors: [unexpectedError()] });
       },
-    });
+      Math.min(Math.max(0, stuckAt - performance.now()), 2 ** 31 - 1),
+    ).unref();
     Promise.resolve(execution).then(
       (result) => {
-        unwatchDeadline(watch);
+        clearTimeout(timer);
         resolve(result);
       },
       (error: unknown) => {
-        unwatchDeadline(watch);
+        clearTimeout(timer);
         reject(error);
       },
     );

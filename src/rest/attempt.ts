@@ -7,7 +7,7 @@
 // caller at once, and its answer is read to the end and dropped, so the socket stays in the pool.
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher } from 'undici';
-import { type CallDeadline, type DeadlineWatch, deadlineAt, unwatchDeadline, type Watched, watchDeadline } from './deadline.ts';
+import { type CallDeadline, deadlineAt, onExpired } from './deadline.ts';
 
 export interface RawAnswer {
   status: number;
@@ -38,7 +38,7 @@ class AttemptCancelledError extends Error {
   override readonly name = 'AttemptCancelledError';
 }
 
-export class Attempt implements Dispatcher.DispatchHandler, Watched {
+export class Attempt implements Dispatcher.DispatchHandler {
   readonly answer: Promise<RawAnswer>;
   /** Undici started writing the request: it may have reached the upstream. */
   sent = false;
@@ -52,7 +52,8 @@ export class Attempt implements Dispatcher.DispatchHandler, Watched {
   private bytes = 0;
   private resolve!: (answer: RawAnswer) => void;
   private reject!: (error: Error) => void;
-  private readonly watch: DeadlineWatch;
+  /** Stops listening for the deadline. */
+  private unwatch: () => void = () => {};
   /** Set once the caller left a request already written: what is left of its answer is dropped. */
   private drain: Drain | undefined;
   private drainedBytes = 0;
@@ -71,7 +72,7 @@ export class Attempt implements Dispatcher.DispatchHandler, Watched {
       this.resolve = resolve;
       this.reject = reject;
     });
-    this.watch = watchDeadline(this);
+    this.unwatch = onExpired(deadline, this.expire);
   }
 
   /** Time spent inside the gateway before the request was written (pool wait, connecting). */
@@ -89,7 +90,11 @@ export class Attempt implements Dispatcher.DispatchHandler, Watched {
     // unwritten and keep the socket for the next one.
     if (this.endedAt) throw new AttemptCancelledError();
     this.sent = true;
-    if (this.onceSent) this.deadline = this.onceSent;
+    if (this.onceSent) {
+      this.unwatch();
+      this.deadline = this.onceSent;
+      this.unwatch = onExpired(this.deadline, this.expire);
+    }
     this.writtenAt = performance.now();
     this.controller = controller;
   }
@@ -135,13 +140,13 @@ export class Attempt implements Dispatcher.DispatchHandler, Watched {
   }
 
   /**
-   * By the deadline clock: fail now. A request on a socket past its time is cut there, which
+   * The deadline passed or the caller left: fail now. A request on a socket past its time is cut there, which
    * destroys the socket (the pool opens another). One whose caller left while its time remains is
    * drained instead: it was sent and counted against the upstream budget already, so cutting it
    * would save the upstream nothing and cost the next call a new connection (at a TLS upstream, a
    * handshake too; at a round of abandoned dashboards, hundreds of them).
    */
-  expire(): void {
+  private readonly expire = (): void => {
     if (!this.end()) return;
     const error = new AttemptCancelledError();
     const { controller, deadline } = this;
@@ -152,41 +157,26 @@ export class Attempt implements Dispatcher.DispatchHandler, Watched {
       controller?.abort(error);
     }
     this.reject(error);
-  }
+  };
 
   /** Marks the attempt ended; false if it already was. */
   private end(): boolean {
     if (this.endedAt) return false;
     this.endedAt = performance.now();
-    unwatchDeadline(this.watch);
+    this.unwatch();
     this.buffers.bytes -= this.bytes;
     return true;
   }
 }
 
 /**
- * An abandoned answer being read to its end, on the deadline clock until then: past the attempt's
- * own time it is cut like any other, so a dripping upstream cannot hold the socket longer.
+ * An abandoned answer being read to its end, until the attempt's own time: then it is cut like any
+ * other, so a dripping upstream cannot hold the socket longer.
  */
-class Drain implements Watched {
-  readonly deadline: CallDeadline;
-  private readonly watch: DeadlineWatch;
+class Drain {
+  readonly stop: () => void;
 
-  constructor(
-    endsAt: number,
-    private readonly controller: Dispatcher.DispatchController,
-  ) {
-    this.deadline = deadlineAt(endsAt);
-    this.watch = watchDeadline(this);
-  }
-
-  expire(): void {
-    this.stop();
-    this.controller.abort(new AttemptCancelledError());
-  }
-
-  /** Idempotent. */
-  stop(): void {
-    unwatchDeadline(this.watch);
+  constructor(endsAt: number, controller: Dispatcher.DispatchController) {
+    this.stop = onExpired(deadlineAt(endsAt), () => controller.abort(new AttemptCancelledError()));
   }
 }

@@ -10,11 +10,10 @@
 // every key's calls.
 // An open breaker fails its calls for `resetTimeoutMs`; then the next call is a probe, and any
 // outcome the breaker does not count (an answer, even a 4xx) closes it again.
-// Each breaker is a small counting one (./breaker.ts) that re-creates what the gateway used of
-// opossum, which it replaced: opossum's two fire()s per read cost ~2.3% of the CPU and ~46 KB per
-// dashboard; here a call costs a few counter increments and one `.then` for both breakers.
+// Each breaker is opossum's: its rolling window, volumeThreshold, errorThresholdPercentage and
+// resetTimeout are the CIRCUIT_BREAKER_* settings, and its errorFilter is failureScope below.
+import CircuitBreaker from 'opossum';
 import { DEFAULTS } from '../config.ts';
-import { Breaker, type BreakerSettings, type CircuitState } from './breaker.ts';
 import type { UpstreamRequest, UpstreamResponse, UpstreamTransport } from './transport.ts';
 import { UpstreamError } from './upstream-error.ts';
 
@@ -32,7 +31,7 @@ export interface CircuitBreakerOptions {
 /** The window the failure percentage is counted over (not a setting). */
 const ROLLING_WINDOW_MS = 10_000;
 
-export type { CircuitState };
+export type CircuitState = 'closed' | 'open' | 'half-open';
 
 /** The route name of the whole-upstream breaker, in states, metrics, logs and readiness. */
 export const WHOLE_UPSTREAM = '*';
@@ -84,94 +83,83 @@ const CONNECT_FAILURES = new Set([
  */
 const MAX_ROUTE_BREAKERS = 100;
 
-/** What a call's outcome is recorded on: the whole upstream's breaker, and its route's for a read that has one. */
-interface Guard<Reads extends Breaker | undefined = Breaker | undefined> {
-  reads: Reads;
-  /** `.then` handlers made once per guard, so that a call adds no closure of its own. */
-  answered: (response: UpstreamResponse) => UpstreamResponse;
-  failed: (error: unknown) => never;
-}
+type Breaker = CircuitBreaker<[UpstreamRequest, Breaker?], UpstreamResponse>;
 
 export function withCircuitBreakers(transport: UpstreamTransport, options: CircuitBreakerOptions = {}): GuardedTransport {
   const listeners: ((state: CircuitState, route: string) => void)[] = [];
-  const settings: BreakerSettings = {
-    errorThresholdPercentage: options.errorThresholdPercentage ?? DEFAULTS.CIRCUIT_BREAKER_ERROR_PERCENT,
-    volumeThreshold: options.volumeThreshold ?? DEFAULTS.CIRCUIT_BREAKER_MIN_CALLS,
-    resetTimeoutMs: options.resetTimeoutMs ?? DEFAULTS.CIRCUIT_BREAKER_RESET_MS,
-    rollingWindowMs: options.rollingWindowMs ?? ROLLING_WINDOW_MS,
-  };
-  const breaker = (route: string): Breaker =>
-    new Breaker(settings, (state) => {
-      for (const listener of listeners) listener(state, route);
-    });
+  // A read goes through the whole upstream's breaker, then its route's, then the transport.
+  const send = (req: UpstreamRequest, reads?: Breaker): Promise<UpstreamResponse> => (reads ? reads.fire(req) : transport.request(req));
 
-  const upstream = breaker(WHOLE_UPSTREAM);
-  // Each breaker takes any outcome it does not count as a success: an answer, or a failure of the
-  // other breaker's kind. The route's breaker first, as when opossum's route breaker was fired
-  // inside the whole upstream's and so heard of the outcome first.
-  const guard = <Reads extends Breaker | undefined>(reads: Reads): Guard<Reads> => ({
-    reads,
-    answered: (response) => {
-      reads?.succeeded();
-      upstream.succeeded();
-      return response;
-    },
-    failed: (error) => {
-      const scope = failureScope(error);
-      if (scope === 'route') reads?.failed();
-      else reads?.succeeded();
-      if (scope === 'upstream') upstream.failed();
-      else upstream.succeeded();
-      throw error;
-    },
-  });
-  const upstreamOnly = guard(undefined);
-  const routes = new Map<string, Guard<Breaker>>();
-  const routeGuard = (route: string): Guard => {
+  const breaker = (route: string, counts: 'upstream' | 'route'): Breaker => {
+    const created: Breaker = new CircuitBreaker(send, {
+      timeout: false, // the transport has its own deadline
+      // Only the failure ratio matters here: no latency percentiles or periodic snapshots per call.
+      rollingPercentilesEnabled: false,
+      enableSnapshots: false,
+      errorThresholdPercentage: options.errorThresholdPercentage ?? DEFAULTS.CIRCUIT_BREAKER_ERROR_PERCENT,
+      volumeThreshold: options.volumeThreshold ?? DEFAULTS.CIRCUIT_BREAKER_MIN_CALLS,
+      resetTimeout: options.resetTimeoutMs ?? DEFAULTS.CIRCUIT_BREAKER_RESET_MS,
+      rollingCountTimeout: options.rollingWindowMs ?? ROLLING_WINDOW_MS,
+      // True means "not a failure of mine": it counts as a success, and closes a half-open circuit.
+      errorFilter: (error: unknown) => failureScope(error) !== counts,
+    });
+    const notify = () => {
+      for (const listener of listeners) listener(stateOf(created), route);
+    };
+    created.on('open', notify);
+    created.on('halfOpen', notify);
+    created.on('close', notify);
+    return created;
+  };
+
+  const upstream = breaker(WHOLE_UPSTREAM, 'upstream');
+  const routes = new Map<string, Breaker>();
+  const routeBreaker = (route: string): Breaker | undefined => {
     let found = routes.get(route);
     if (!found && routes.size < MAX_ROUTE_BREAKERS) {
-      found = guard(breaker(route));
+      found = breaker(route, 'route');
       routes.set(route, found);
     }
-    return found ?? upstreamOnly;
+    return found;
   };
 
   return {
     request<T>(req: UpstreamRequest): Promise<UpstreamResponse<T>> {
       const { route } = req;
-      const { reads, answered, failed } = req.method === 'GET' ? routeGuard(route) : upstreamOnly;
+      const reads = req.method === 'GET' ? routeBreaker(route) : undefined;
       // Both breakers are asked before either is fired, so a call one of them refuses does not
       // use up the other's half-open probe.
-      if (upstream.refuses() || reads?.refuses()) {
+      if (refuses(upstream) || (reads && refuses(reads))) {
         return Promise.reject(new UpstreamError({ kind: 'circuit-open', method: req.method, route }));
       }
-      upstream.fire();
-      reads?.fire();
-      let sent: Promise<UpstreamResponse<T>>;
-      try {
-        sent = transport.request<T>(req);
-      } catch (error) {
-        sent = Promise.reject(error); // counted like a rejection, as opossum did
-      }
-      return sent.then(answered, failed) as Promise<UpstreamResponse<T>>;
+      return upstream.fire(req, reads) as Promise<UpstreamResponse<T>>;
     },
     async close() {
       upstream.shutdown();
-      for (const { reads } of routes.values()) reads.shutdown();
+      for (const reads of routes.values()) reads.shutdown();
       await transport.close();
     },
     state(route?: string) {
-      const found = route === undefined || route === WHOLE_UPSTREAM ? upstream : routes.get(route)?.reads;
-      return found ? found.state : 'closed';
+      const found = route === undefined || route === WHOLE_UPSTREAM ? upstream : routes.get(route);
+      return found ? stateOf(found) : 'closed';
     },
     circuits() {
-      const open: { route: string; state: CircuitState }[] = [];
-      if (upstream.state !== 'closed') open.push({ route: WHOLE_UPSTREAM, state: upstream.state });
-      for (const [route, { reads }] of routes) if (reads.state !== 'closed') open.push({ route, state: reads.state });
-      return open;
+      return [[WHOLE_UPSTREAM, upstream] as const, ...routes]
+        .map(([route, found]) => ({ route, state: stateOf(found) }))
+        .filter(({ state }) => state !== 'closed');
     },
     onStateChange: (listener) => {
       listeners.push(listener);
     },
   };
+}
+
+/** A shut-down breaker reads as closed (it refuses every call all the same). */
+function stateOf(breaker: Breaker): CircuitState {
+  return breaker.opened ? 'open' : breaker.halfOpen ? 'half-open' : 'closed';
+}
+
+/** Open, half-open with its one probe already sent, or shut down: opossum would refuse the call. */
+function refuses(breaker: Breaker): boolean {
+  return !breaker.closed && !breaker.pendingClose;
 }

@@ -1,16 +1,14 @@
-// One upstream call's time budget, and the one clock that enforces every budget in flight. No timer
-// or AbortController per call (a dashboard makes dozens of calls, and a controller with its
-// listeners costs more than a call's own bookkeeping): each attempt joins a list that a single
-// interval sweeps every DEADLINE_TICK_MS, ending those past their time or whose caller left.
-
-/** How often the clock sweeps: an attempt ends at most this long after its limit (plus event-loop delay). */
-export const DEADLINE_TICK_MS = 20;
+// One upstream call's time budget: its own timeout or its request's deadline, whichever is first,
+// and its caller going away. `expired` aborts at either (AbortSignal.timeout and AbortSignal.any),
+// so whatever must end by the deadline listens to it.
 
 export interface CallDeadline {
   /** A `performance.now()` time: the call's own timeout or the request's deadline, whichever is first. */
   readonly endsAt: number;
   /** The caller's signal (its client going away). */
   readonly signal: AbortSignal | undefined;
+  /** Aborts when the deadline passes or the caller's signal aborts. */
+  readonly expired: AbortSignal;
   remainingMs(): number;
   /** Why the call was cut short: our budget or a caller deadline is `'timeout'`, any other caller abort `'aborted'`. */
   abortKind(): 'timeout' | 'aborted' | undefined;
@@ -29,14 +27,38 @@ export function deadlineAt(endsAt: number): CallDeadline {
   return new Deadline(endsAt, undefined, true);
 }
 
-/** A class rather than an object of closures: every upstream call starts one. */
+/**
+ * Calls `expire` once, when the deadline passes or its caller leaves (at once if either already
+ * happened); the function returned stops watching.
+ */
+export function onExpired(deadline: CallDeadline, expire: () => void): () => void {
+  const { expired } = deadline;
+  if (expired.aborted) {
+    expire();
+    return () => {};
+  }
+  const listener = () => expire();
+  expired.addEventListener('abort', listener, { once: true });
+  return () => expired.removeEventListener('abort', listener);
+}
+
+/** setTimeout's longest delay: a later deadline is as good as never. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 class Deadline implements CallDeadline {
+  readonly expired: AbortSignal;
+
   constructor(
     readonly endsAt: number,
     readonly signal: AbortSignal | undefined,
     /** `endsAt` is the call's own timeout, not the caller's deadline. */
     private readonly endsAtOwnTimeout: boolean,
-  ) {}
+  ) {
+    const ms = Math.ceil(endsAt - performance.now());
+    const timeout = ms < MAX_TIMER_MS ? AbortSignal.timeout(Math.max(0, ms)) : undefined;
+    const signals = [signal, timeout].filter((found) => found !== undefined);
+    this.expired = signals.length === 1 ? (signals[0] as AbortSignal) : AbortSignal.any(signals);
+  }
 
   remainingMs(): number {
     return Math.max(0, this.endsAt - performance.now());
@@ -45,76 +67,19 @@ class Deadline implements CallDeadline {
   abortKind(): 'timeout' | 'aborted' | undefined {
     const { signal } = this;
     if (signal?.aborted) return isTimeoutReason(signal.reason) ? 'timeout' : 'aborted';
-    return this.remainingMs() <= 0 ? 'timeout' : undefined;
+    return this.timedOut() ? 'timeout' : undefined;
   }
 
   cutByOwnTimeout(): boolean {
-    return this.endsAtOwnTimeout && !this.signal?.aborted && this.remainingMs() <= 0;
+    return this.endsAtOwnTimeout && !this.signal?.aborted && this.timedOut();
+  }
+
+  /** The timer may fire a fraction of a millisecond before `endsAt` by `performance.now()`. */
+  private timedOut(): boolean {
+    return this.expired.aborted || this.remainingMs() <= 0;
   }
 }
 
 function isTimeoutReason(reason: unknown): boolean {
   return reason instanceof Error && reason.name === 'TimeoutError';
-}
-
-/** Something in flight that must end by its deadline. */
-export interface Watched {
-  readonly deadline: CallDeadline;
-  /** Called once, by the clock, when the deadline passed or the caller left; must stop watching. */
-  expire(): void;
-}
-
-/** An item's place on the clock's list, from `watchDeadline` until `unwatchDeadline`. */
-export class DeadlineWatch {
-  constructor(
-    readonly item: Watched,
-    /** Its index in `watched`; -1 once unwatched. */
-    public index: number,
-  ) {}
-}
-
-/**
- * Everything watched, in no order: an array with swap-removal, not a Set. V8 rebuilds a Set's table
- * every few hundred adds and deletes, and keeps each replaced table, with every item it held, linked
- * to the next one (for iterators). Once such a table was promoted, every young collection took its
- * links as live until the next full collection: attempts long ended stayed alive, with their
- * requests' bodies and results, and each scavenge copied 10x what the floor's does
- * (docs/performance.md). An array's slot is overwritten when its item leaves.
- */
-const watched: DeadlineWatch[] = [];
-let sweeper: NodeJS.Timeout | undefined;
-
-export function watchDeadline(item: Watched): DeadlineWatch {
-  const watch = new DeadlineWatch(item, watched.length);
-  watched.push(watch);
-  // Unref'd: an attempt in flight keeps the process alive through its socket, not through the clock.
-  sweeper ??= setInterval(sweep, DEADLINE_TICK_MS).unref();
-  return watch;
-}
-
-/** Idempotent. */
-export function unwatchDeadline(watch: DeadlineWatch): void {
-  const { index } = watch;
-  if (index < 0) return;
-  watch.index = -1;
-  const last = watched.pop() as DeadlineWatch;
-  if (last === watch) return;
-  watched[index] = last;
-  last.index = index;
-}
-
-function sweep(): void {
-  if (watched.length === 0) {
-    // Stopped lazily, so back-to-back calls do not start and stop an interval each.
-    clearInterval(sweeper);
-    sweeper = undefined;
-    return;
-  }
-  const now = performance.now();
-  // Backwards: an item that leaves is replaced by the last one, which was already swept. Should an
-  // expiry end other items too, the list may be shorter than the index by then.
-  for (let i = watched.length - 1; i >= 0; i--) {
-    const item = watched[i]?.item;
-    if (item && (now >= item.deadline.endsAt || item.deadline.signal?.aborted)) item.expire();
-  }
 }

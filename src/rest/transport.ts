@@ -226,7 +226,7 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
         method: req.method,
         headers: outgoingHeaders(req),
         body: req.body === undefined ? null : JSON.stringify(req.body),
-        // The deadline clock bounds the whole attempt; undici's per-phase timers would only add work.
+        // The call's deadline bounds the whole attempt; undici's per-phase timers would only add work.
         headersTimeout: 0,
         bodyTimeout: 0,
       },

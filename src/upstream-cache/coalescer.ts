@@ -3,7 +3,7 @@
 // waiter's disconnect or deadline cancels it for the others (it runs to UPSTREAM_TIMEOUT_MS, and its
 // answer is stored even when every waiter has left), and each waiter stops waiting at its own. A
 // request already abandoned starts no call. A failure reaches every waiter and is not cached.
-import { type CallDeadline, startDeadline, unwatchDeadline, watchDeadline } from '../rest/deadline.ts';
+import { type CallDeadline, onExpired, startDeadline } from '../rest/deadline.ts';
 import type { UpstreamRequest } from '../rest/transport.ts';
 import { UpstreamError } from '../rest/upstream-error.ts';
 
@@ -45,20 +45,16 @@ export function abandoned(req: UpstreamRequest, deadline: CallDeadline | undefin
 export function waitFor<T>(call: Promise<T>, req: UpstreamRequest, deadline: CallDeadline | undefined, leader: boolean): Promise<T> {
   if (!deadline) return call;
   return new Promise<T>((resolve, reject) => {
-    const watch = watchDeadline({
-      deadline,
-      expire() {
-        unwatchDeadline(watch);
-        reject(gaveUp(req, deadline.abortKind() ?? 'timeout', leader ? { sent: true } : { sent: false, source: 'coalesced' }));
-      },
-    });
+    const unwatch = onExpired(deadline, () =>
+      reject(gaveUp(req, deadline.abortKind() ?? 'timeout', leader ? { sent: true } : { sent: false, source: 'coalesced' })),
+    );
     call.then(
       (value) => {
-        unwatchDeadline(watch);
+        unwatch();
         resolve(value);
       },
       (error: unknown) => {
-        unwatchDeadline(watch);
+        unwatch();
         reject(error);
       },
     );

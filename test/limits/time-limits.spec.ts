@@ -8,7 +8,6 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createContext } from '../../src/context.ts';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway.ts';
 import { createGatewayServer } from '../../src/http/server.ts';
-import { DEADLINE_TICK_MS } from '../../src/rest/deadline.ts';
 import { createUpstreamTransport } from '../../src/rest/transport.ts';
 import { dripBody, type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 import { lateness } from '../support/lateness.ts';
@@ -18,7 +17,7 @@ const ORG = 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbb1';
 const page = (results: unknown[]) => ({ count: results.length, next: null, previous: null, results });
 const org = { id: ORG, name: 'Org', teams: [] };
 /** What the docs promise: a tick of the deadline clock, plus the event loop's delay meanwhile. */
-const late = lateness(DEADLINE_TICK_MS);
+const late = lateness();
 
 let upstream: FakeUpstream | undefined;
 let gateway: Gateway | undefined;

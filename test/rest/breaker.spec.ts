@@ -1,346 +1,241 @@
-// One breaker's state machine and rolling window (src/rest/breaker.ts), on a clock the test moves:
-// the boundaries one by one, then every sequence of calls, outcomes and waits against a reference
-// written the way opossum 9 (which the breaker replaced) keeps its count: ten bucket objects shifted
-// by a timer and summed when read. (When the breaker was written, the same scripts were also run
-// against opossum 9 itself under fake timers: 3000 of them agreed on every state, refusal, change and
-// window count.) The breakers guarding the gateway's calls, over HTTP: test/limits/resilience.spec.ts.
-import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
-import { Breaker, type BreakerClock, type BreakerSettings, type CircuitState } from '../../src/rest/breaker.ts';
+// One route's circuit breaker (opossum, as src/rest/circuit-breaker.ts sets it up), seen through the
+// guarded transport on a clock the test moves: the boundaries of its rolling window and its states
+// one by one. Calls go to a transport the test answers, so that which calls reach it, and which are
+// refused, can be counted. The breakers guarding the gateway's calls over HTTP: test/limits/resilience.spec.ts.
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { type CircuitBreakerOptions, type CircuitState, withCircuitBreakers } from '../../src/rest/circuit-breaker.ts';
+import type { UpstreamRequest, UpstreamResponse, UpstreamTransport } from '../../src/rest/transport.ts';
+import { UpstreamError } from '../../src/rest/upstream-error.ts';
 
-/** Time that moves only when told, running each task when its time comes. */
-class TestClock implements BreakerClock {
-  private time = 0;
-  private tasks: { at: number; task: () => void }[] = [];
-
-  now(): number {
-    return this.time;
-  }
-  after(ms: number, task: () => void): unknown {
-    const entry = { at: this.time + ms, task };
-    this.tasks.push(entry);
-    return entry;
-  }
-  cancel(handle: unknown): void {
-    this.tasks = this.tasks.filter((entry) => entry !== handle);
-  }
-  get pending(): number {
-    return this.tasks.length;
-  }
-  advance(ms: number): void {
-    const until = this.time + ms;
-    for (;;) {
-      const due = this.tasks.filter((entry) => entry.at <= until).sort((a, b) => a.at - b.at)[0];
-      if (!due) break;
-      this.cancel(due);
-      this.time = due.at;
-      due.task();
-    }
-    this.time = until;
-  }
-}
-
-const DEFAULT_SETTINGS: BreakerSettings = {
+const ROUTE = '/api/organizations/';
+const DEFAULT_SETTINGS: Required<CircuitBreakerOptions> = {
   errorThresholdPercentage: 50,
   volumeThreshold: 10,
   resetTimeoutMs: 5000,
   rollingWindowMs: 10_000,
 };
 
-function breakerWith(settings: Partial<BreakerSettings>) {
-  const clock = new TestClock();
+beforeEach(() => {
+  // Time moves only when told; setImmediate stays real, so that promises can settle between steps.
+  vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+/** Lets every settled promise's handlers run. */
+const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+function breakerWith(settings: CircuitBreakerOptions) {
+  /** Calls that reached the transport and have not ended, oldest first. */
+  const running: { resolve: (response: UpstreamResponse) => void; reject: (error: unknown) => void }[] = [];
+  let sent = 0;
+  const transport: UpstreamTransport = {
+    request: <T>() =>
+      new Promise<UpstreamResponse<T>>((resolve, reject) => {
+        sent += 1;
+        running.push({ resolve: resolve as (response: UpstreamResponse) => void, reject });
+      }),
+    close: async () => {},
+  };
+  const guarded = withCircuitBreakers(transport, { ...DEFAULT_SETTINGS, ...settings });
   const changes: CircuitState[] = [];
-  const breaker = new Breaker({ ...DEFAULT_SETTINGS, ...settings }, (state) => changes.push(state), clock);
-  /** Sends calls one after the other, each ending as given: `x` a counted failure, `.` anything else. */
-  const calls = (outcomes: string) => {
+  guarded.onStateChange((state, route) => {
+    if (route === ROUTE) changes.push(state);
+  });
+  const read: UpstreamRequest = { method: 'GET', path: ROUTE, route: ROUTE, key: 'key' };
+
+  /** Sends a read; false if the breaker refused it (nothing reached the transport). */
+  const send = async (): Promise<boolean> => {
+    const before = sent;
+    const outcome = guarded.request(read).catch((error: unknown) => error);
+    await settle();
+    if (sent > before) return true;
+    expect(await outcome).toMatchObject({ kind: 'circuit-open', route: ROUTE });
+    return false;
+  };
+  /**
+   * Ends the oldest running call: `x` with a failure the route's breaker counts (a 503), `4` with one
+   * it does not count (a 404), `.` with an answer.
+   */
+  const end = async (outcome: 'x' | '4' | '.') => {
+    const call = running.shift();
+    if (!call) throw new Error('no call running');
+    if (outcome === '.') call.resolve({ status: 200, body: {}, durationMs: 0, attempts: 1 });
+    else call.reject(new UpstreamError({ kind: 'http', status: outcome === 'x' ? 503 : 404, method: 'GET', route: ROUTE }));
+    await settle();
+  };
+  /** Sends calls one after the other, each ending as given. */
+  const calls = async (outcomes: string) => {
     for (const outcome of outcomes) {
-      expect(breaker.refuses()).toBe(false);
-      breaker.fire();
-      if (outcome === 'x') breaker.failed();
-      else breaker.succeeded();
+      expect(await send()).toBe(true);
+      await end(outcome as 'x' | '4' | '.');
     }
   };
-  return { breaker, clock, changes, calls };
+  const state = () => guarded.state(ROUTE);
+  const advance = async (ms: number) => {
+    await vi.advanceTimersByTimeAsync(ms);
+  };
+  return { guarded, changes, send, end, calls, state, advance, sent: () => sent };
 }
 
-describe('a breaker', () => {
-  it('opens once its window holds volumeThreshold calls, not one call before', () => {
-    const { breaker, calls } = breakerWith({ volumeThreshold: 4, errorThresholdPercentage: 1 });
-    calls('xxx');
-    expect(breaker.state).toBe('closed');
-    calls('x');
-    expect(breaker.state).toBe('open');
-    expect(breaker.refuses()).toBe(true);
+describe("a route's breaker", () => {
+  it('opens once its window holds volumeThreshold calls, not one call before', async () => {
+    const { calls, state, send } = breakerWith({ volumeThreshold: 4, errorThresholdPercentage: 1 });
+    await calls('xxx');
+    expect(state()).toBe('closed');
+    await calls('x');
+    expect(state()).toBe('open');
+    expect(await send()).toBe(false);
   });
 
-  it('opens only above errorThresholdPercentage, and only after a counted failure', () => {
-    const { breaker, calls } = breakerWith({ volumeThreshold: 4, errorThresholdPercentage: 50 });
-    calls('...xxx'); // 3 of 6: exactly 50%
-    expect(breaker.state).toBe('closed');
-    calls('x'); // 4 of 7
-    expect(breaker.state).toBe('open');
+  it('opens only above errorThresholdPercentage, and only after a counted failure', async () => {
+    const { calls, state } = breakerWith({ volumeThreshold: 4, errorThresholdPercentage: 50 });
+    await calls('...xxx'); // 3 of 6: exactly 50%
+    expect(state()).toBe('closed');
+    await calls('x'); // 4 of 7
+    expect(state()).toBe('open');
 
     const another = breakerWith({ volumeThreshold: 4, errorThresholdPercentage: 50 });
-    another.calls('xxx.'); // 75% of 4 calls, but the fourth was not a failure
-    expect(another.breaker.state).toBe('closed');
-    another.calls('x');
-    expect(another.breaker.state).toBe('open');
+    await another.calls('xxx.'); // 75% of 4 calls, but the fourth was not a failure
+    expect(another.state()).toBe('closed');
+    await another.calls('x');
+    expect(another.state()).toBe('open');
   });
 
-  it('compares the percentage as opossum did, in floating point: 7 failures in 100 calls are above 7%', () => {
-    const { breaker, calls } = breakerWith({ volumeThreshold: 100, errorThresholdPercentage: 7 });
-    calls(`${'.'.repeat(93)}xxxxxx`);
-    expect(breaker.state).toBe('closed');
-    calls('x'); // 7 / 100 * 100 is 7.000000000000001
-    expect(breaker.state).toBe('open');
+  it('compares the percentage in floating point: 7 failures in 100 calls are above 7%', async () => {
+    const { calls, state } = breakerWith({ volumeThreshold: 100, errorThresholdPercentage: 7 });
+    await calls(`${'.'.repeat(93)}xxxxxx`);
+    expect(state()).toBe('closed');
+    await calls('x'); // 7 / 100 * 100 is 7.000000000000001
+    expect(state()).toBe('open');
   });
 
-  it('forgets calls 9 to 10 tenths of the window after they were made', () => {
-    const { breaker, clock, calls } = breakerWith({ volumeThreshold: 3, errorThresholdPercentage: 50, rollingWindowMs: 1000 });
-    calls('xx');
-    clock.advance(899);
-    calls('x'); // still in the window: 3 calls
-    expect(breaker.state).toBe('open');
+  it('forgets calls 9 to 10 tenths of the window after they were made', async () => {
+    const { calls, state, advance } = breakerWith({ volumeThreshold: 3, errorThresholdPercentage: 50, rollingWindowMs: 1000 });
+    await calls('xx');
+    await advance(899);
+    await calls('x'); // still in the window: 3 calls
+    expect(state()).toBe('open');
 
     const later = breakerWith({ volumeThreshold: 3, errorThresholdPercentage: 50, rollingWindowMs: 1000 });
-    later.calls('xx');
-    later.clock.advance(1000);
-    later.calls('xx'); // the first two are gone: 2 calls
-    expect(later.breaker.state).toBe('closed');
-    later.calls('x');
-    expect(later.breaker.state).toBe('open');
+    await later.calls('xx');
+    await later.advance(1000);
+    await later.calls('xx'); // the first two are gone: 2 calls
+    expect(later.state()).toBe('closed');
+    await later.calls('x');
+    expect(later.state()).toBe('open');
   });
 
-  it('counts a call when it is sent and its failure when it fails', () => {
-    const { breaker, clock } = breakerWith({ volumeThreshold: 2, errorThresholdPercentage: 50, rollingWindowMs: 1000 });
-    breaker.fire();
-    breaker.fire();
-    clock.advance(1000); // both calls out of the window, still running
-    breaker.failed();
-    breaker.failed(); // 2 failures in a window of no calls: fewer calls than volumeThreshold
-    expect(breaker.state).toBe('closed');
-    breaker.fire();
-    breaker.fire();
-    breaker.failed(); // 3 failures of 2 calls
-    expect(breaker.state).toBe('open');
+  it('counts a call when it is sent and its failure when it fails', async () => {
+    const { send, end, state, advance } = breakerWith({ volumeThreshold: 2, errorThresholdPercentage: 50, rollingWindowMs: 1000 });
+    await send();
+    await send();
+    await advance(1000); // both calls out of the window, still running
+    await end('x');
+    await end('x'); // 2 failures in a window of no calls: fewer calls than volumeThreshold
+    expect(state()).toBe('closed');
+    await send();
+    await send();
+    await end('x'); // 3 failures of 2 calls
+    expect(state()).toBe('open');
   });
 
-  it('refuses calls for resetTimeoutMs, then says it is half-open before any call comes', () => {
-    const { breaker, clock, changes, calls } = breakerWith({ volumeThreshold: 1, errorThresholdPercentage: 1, resetTimeoutMs: 300 });
-    calls('x');
-    clock.advance(299);
-    expect([breaker.state, breaker.refuses(), changes]).toEqual(['open', true, ['open']]);
-    clock.advance(1);
-    expect([breaker.state, breaker.refuses(), changes]).toEqual(['half-open', false, ['open', 'half-open']]);
+  it('refuses calls for resetTimeoutMs, then says it is half-open before any call comes', async () => {
+    const { calls, state, advance, changes, send, sent } = breakerWith({
+      volumeThreshold: 1,
+      errorThresholdPercentage: 1,
+      resetTimeoutMs: 300,
+    });
+    await calls('x');
+    await advance(299);
+    expect([state(), changes]).toEqual(['open', ['open']]);
+    expect(await send()).toBe(false);
+    expect(sent()).toBe(1);
+    await advance(1);
+    expect([state(), changes]).toEqual(['half-open', ['open', 'half-open']]);
   });
 
-  it('lets one probe through when half-open and refuses the rest while it runs; any outcome it does not count closes it', () => {
-    const { breaker, clock, changes, calls } = breakerWith({ volumeThreshold: 1, errorThresholdPercentage: 1, resetTimeoutMs: 300 });
-    calls('x');
-    clock.advance(300);
-    breaker.fire();
-    expect([breaker.state, breaker.refuses()]).toEqual(['half-open', true]);
-    breaker.succeeded();
-    expect([breaker.state, breaker.refuses(), changes]).toEqual(['closed', false, ['open', 'half-open', 'closed']]);
-    expect(clock.pending).toBe(0);
+  it('lets one probe through when half-open and refuses the rest while it runs; any outcome it does not count closes it', async () => {
+    const { calls, state, advance, changes, send, end } = breakerWith({
+      volumeThreshold: 1,
+      errorThresholdPercentage: 1,
+      resetTimeoutMs: 300,
+    });
+    await calls('x');
+    await advance(300);
+    expect(await send()).toBe(true); // the probe
+    expect(state()).toBe('half-open');
+    expect(await send()).toBe(false);
+    await end('.');
+    expect([state(), changes]).toEqual(['closed', ['open', 'half-open', 'closed']]);
+    expect(await send()).toBe(true);
+    expect(vi.getTimerCount()).toBe(2); // only the two breakers' bucket rotations: no reset timer left
   });
 
-  it("re-opens for another resetTimeoutMs on a probe's counted failure, whatever the window holds", () => {
-    const { breaker, clock, changes, calls } = breakerWith({
+  it("closes on a probe's failure it does not count (a 404), as on an answer", async () => {
+    const { calls, state, advance, send, end } = breakerWith({ volumeThreshold: 1, errorThresholdPercentage: 1, resetTimeoutMs: 300 });
+    await calls('x');
+    await advance(300);
+    expect(await send()).toBe(true);
+    await end('4');
+    expect(state()).toBe('closed');
+  });
+
+  it("re-opens for another resetTimeoutMs on a probe's counted failure, whatever the window holds", async () => {
+    const { calls, state, advance, changes } = breakerWith({
       volumeThreshold: 3,
       errorThresholdPercentage: 50,
       resetTimeoutMs: 2000,
       rollingWindowMs: 1000,
     });
-    calls('xxx');
-    clock.advance(2000); // the window has forgotten them
-    calls('x'); // one call in the window, fewer than volumeThreshold: a half-open circuit re-opens all the same
+    await calls('xxx');
+    await advance(2000); // the window has forgotten them
+    await calls('x'); // one call in the window, fewer than volumeThreshold: a half-open circuit re-opens all the same
     expect(changes).toEqual(['open', 'half-open', 'open']);
-    clock.advance(1999);
-    expect(breaker.state).toBe('open');
-    clock.advance(1);
-    expect(breaker.state).toBe('half-open');
+    await advance(1999);
+    expect(state()).toBe('open');
+    await advance(1);
+    expect(state()).toBe('half-open');
   });
 
-  it('hears the outcome of a call sent before it opened like that of the probe: an answer closes it once half-open', () => {
-    const { breaker, clock, changes, calls } = breakerWith({ volumeThreshold: 1, errorThresholdPercentage: 1, resetTimeoutMs: 300 });
-    breaker.fire();
-    breaker.fire(); // two calls still running
-    calls('x');
-    breaker.succeeded(); // open: the first one's answer changes nothing
-    expect(breaker.state).toBe('open');
-    clock.advance(300);
-    breaker.succeeded(); // half-open, its probe not sent: the second one's answer closes it
+  it('hears the outcome of a call sent before it opened like that of the probe: an answer closes it once half-open', async () => {
+    const { send, end, calls, state, advance, changes } = breakerWith({
+      volumeThreshold: 1,
+      errorThresholdPercentage: 1,
+      resetTimeoutMs: 300,
+    });
+    await send();
+    await send(); // two calls still running
+    await calls('x'); // ends the oldest, with a counted failure: open
+    expect(state()).toBe('open');
+    await end('.'); // open: the second one's answer changes nothing
+    expect(state()).toBe('open');
+    await send().then((wasSent) => expect(wasSent).toBe(false));
+    await advance(300);
+    await end('.'); // half-open, its probe not sent: the third one's answer closes it
     expect(changes).toEqual(['open', 'half-open', 'closed']);
   });
 
-  it("keeps the window's counts when it closes: a closed circuit whose window still fails re-opens at its next counted failure", () => {
-    const { clock, changes, calls } = breakerWith({ volumeThreshold: 2, errorThresholdPercentage: 50, resetTimeoutMs: 1000 });
-    calls('xx');
-    clock.advance(1000);
-    calls('.'); // the probe: closed, with 2 failures of 3 calls in the window
-    calls('x'); // 3 of 4
+  it("keeps the window's counts when it closes: a closed circuit whose window still fails re-opens at its next counted failure", async () => {
+    const { calls, advance, changes } = breakerWith({ volumeThreshold: 2, errorThresholdPercentage: 50, resetTimeoutMs: 1000 });
+    await calls('xx');
+    await advance(1000);
+    await calls('.'); // the probe: closed, with 2 failures of 3 calls in the window
+    await calls('x'); // 3 of 4
     expect(changes).toEqual(['open', 'half-open', 'closed', 'open']);
   });
 
-  it('once shut down refuses every call, reads as closed, tells nobody and leaves no timer behind', () => {
-    const { breaker, clock, changes, calls } = breakerWith({ volumeThreshold: 1, errorThresholdPercentage: 1 });
-    breaker.fire();
-    calls('x');
-    expect(clock.pending).toBe(1);
-    breaker.shutdown();
-    expect([breaker.state, breaker.refuses(), clock.pending]).toEqual(['closed', true, 0]);
-    breaker.failed();
-    clock.advance(60_000);
+  it('once shut down refuses every call, reads as closed, tells nobody and leaves no timer behind', async () => {
+    const { send, calls, end, state, advance, changes, guarded } = breakerWith({ volumeThreshold: 1, errorThresholdPercentage: 1 });
+    await send();
+    await calls('x');
+    await guarded.close();
+    expect(state()).toBe('closed');
+    expect(vi.getTimerCount()).toBe(0);
+    expect(await send()).toBe(false);
+    await end('x');
+    await advance(60_000);
     expect(changes).toEqual(['open']);
-  });
-});
-
-/** opossum 9's bookkeeping as it wrote it (lib/status.js, lib/circuit.js), with its timers run by the test. */
-class Reference {
-  state: CircuitState = 'closed';
-  changes: CircuitState[] = [];
-  private pendingClose = false;
-  private readonly window = Array.from({ length: 10 }, () => ({ fires: 0, failures: 0 }));
-  private time = 0;
-  private readonly bucketMs: number;
-  private nextRotation: number;
-  private halfOpenAt: number | undefined;
-
-  constructor(private readonly settings: BreakerSettings) {
-    this.bucketMs = Math.max(1, Math.floor(settings.rollingWindowMs / 10));
-    this.nextRotation = this.bucketMs;
-  }
-  advance(ms: number): void {
-    const until = this.time + ms;
-    for (;;) {
-      const next = Math.min(this.nextRotation, this.halfOpenAt ?? Number.POSITIVE_INFINITY);
-      if (next > until) break;
-      this.time = next;
-      if (next === this.halfOpenAt) {
-        this.halfOpenAt = undefined;
-        this.state = 'half-open';
-        this.pendingClose = true;
-        this.changes.push('half-open');
-      } else {
-        this.window.pop();
-        this.window.unshift({ fires: 0, failures: 0 });
-        this.nextRotation += this.bucketMs;
-      }
-    }
-    this.time = until;
-  }
-  get stats(): { fires: number; failures: number } {
-    return {
-      fires: this.window.reduce((sum, bucket) => sum + bucket.fires, 0),
-      failures: this.window.reduce((sum, bucket) => sum + bucket.failures, 0),
-    };
-  }
-  refuses(): boolean {
-    return this.state !== 'closed' && !this.pendingClose;
-  }
-  fire(): void {
-    this.window[0]!.fires++;
-    this.pendingClose = false;
-  }
-  success(): void {
-    if (this.state === 'half-open') {
-      this.halfOpenAt = undefined;
-      this.state = 'closed';
-      this.pendingClose = false;
-      this.changes.push('closed');
-    }
-  }
-  failure(): void {
-    this.window[0]!.failures++;
-    const { fires, failures } = this.stats;
-    if (fires < this.settings.volumeThreshold && this.state !== 'half-open') return;
-    const errorRate = (failures / fires) * 100;
-    if ((errorRate > this.settings.errorThresholdPercentage || this.state === 'half-open') && this.state !== 'open') {
-      this.state = 'open';
-      this.pendingClose = false;
-      this.halfOpenAt = this.time + this.settings.resetTimeoutMs;
-      this.changes.push('open');
-    }
-  }
-}
-
-type Step =
-  | { kind: 'wait'; ms: number }
-  | { kind: 'call' } // left running
-  | { kind: 'end'; counted: boolean } // of the call running longest
-  | { kind: 'call and end'; counted: boolean };
-
-const waits = (max: number, min = 0) => fc.record({ kind: fc.constant('wait' as const), ms: fc.integer({ min, max }) });
-
-/** Settings, and steps whose waits are mostly fractions of the window, so that calls fall on every side of each boundary. */
-const scripts = fc
-  .record({
-    // Percentages a few calls can reach exactly, besides any.
-    errorThresholdPercentage: fc.oneof(fc.constantFrom(20, 25, 40, 50, 60, 75, 80, 100), fc.integer({ min: 1, max: 100 })),
-    volumeThreshold: fc.integer({ min: 1, max: 6 }),
-    resetTimeoutMs: fc.integer({ min: 1, max: 2000 }),
-    rollingWindowMs: fc.integer({ min: 1, max: 1000 }),
-  })
-  .chain((chosen) =>
-    fc.tuple(
-      fc.constant(chosen),
-      fc.array(
-        fc.oneof(
-          { weight: 3, arbitrary: waits(Math.ceil(chosen.rollingWindowMs / 5)) },
-          { weight: 1, arbitrary: waits(Math.ceil(chosen.rollingWindowMs * 1.2)) },
-          { weight: 1, arbitrary: waits(chosen.resetTimeoutMs + 1, chosen.resetTimeoutMs - 1) }, // about until half-open
-          { weight: 2, arbitrary: fc.record({ kind: fc.constant('call' as const) }) },
-          { weight: 2, arbitrary: fc.record({ kind: fc.constant('end' as const), counted: fc.boolean() }) },
-          { weight: 3, arbitrary: fc.record({ kind: fc.constant('call and end' as const), counted: fc.boolean() }) },
-        ),
-        { maxLength: 200, size: 'max' },
-      ),
-    ),
-  );
-
-describe('a breaker against opossum’s bookkeeping', () => {
-  it('refuses the same calls and changes state at the same moments, over any calls, outcomes and waits', () => {
-    fc.assert(
-      fc.property(scripts, ([chosen, script]: [BreakerSettings, Step[]]) => {
-        const { breaker, clock, changes } = breakerWith(chosen);
-        const reference = new Reference(chosen);
-        let running = 0; // calls sent and not ended: which one ends does not matter to either
-        const call = () => {
-          expect(breaker.refuses()).toBe(reference.refuses());
-          if (reference.refuses()) return false;
-          breaker.fire();
-          reference.fire();
-          running += 1;
-          return true;
-        };
-        const end = (counted: boolean) => {
-          if (running === 0) return;
-          running -= 1;
-          if (counted) {
-            breaker.failed();
-            reference.failure();
-          } else {
-            breaker.succeeded();
-            reference.success();
-          }
-        };
-        for (const step of script) {
-          if (step.kind === 'wait') {
-            clock.advance(step.ms);
-            reference.advance(step.ms);
-          } else if (step.kind === 'call') call();
-          else if (step.kind === 'end') end(step.counted);
-          else if (call()) end(step.counted);
-          expect({ state: breaker.state, refuses: breaker.refuses(), changes, window: breaker.window }).toEqual({
-            state: reference.state,
-            refuses: reference.refuses(),
-            changes: reference.changes,
-            window: reference.stats,
-          });
-        }
-      }),
-      { numRuns: 300 },
-    );
   });
 });

@@ -4,7 +4,6 @@
 // timeout only; a read whose caller left once it was sent is read to its end and its socket kept.
 import type { Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEADLINE_TICK_MS } from '../../src/rest/deadline.ts';
 import { createUpstreamTransport, type UpstreamTransport, type UpstreamTransportOptions } from '../../src/rest/transport.ts';
 import type { UpstreamError } from '../../src/rest/upstream-error.ts';
 import { dripBody, type FakeUpstream, type StreamedBody, sendJson, startFakeUpstream, streamBody } from '../support/fake-upstream.ts';
@@ -13,7 +12,7 @@ import { upstreamFailure } from '../support/upstream-failure.ts';
 
 const KEY = 'phx_deadline_key';
 /** What the docs promise: a tick of the deadline clock, plus the event loop's delay meanwhile. */
-const late = lateness(DEADLINE_TICK_MS);
+const late = lateness();
 
 let upstream: FakeUpstream;
 let transport: UpstreamTransport;
