@@ -24,6 +24,7 @@ import { fanOutBudgetPlugin } from './limits/fan-out-plugin.ts';
 import { jsonDepthPlugin } from './limits/json-depth.ts';
 import { DEFAULT_QUERY_LIMITS, type QueryLimits, queryLimitPlugins } from './limits/query-limits.ts';
 import type { LabelBounds } from './observability/bounded-label.ts';
+import { COST_HEADER, costExtensionPlugin } from './observability/cost-extension.ts';
 import { DEBUG_HEADER } from './observability/debug-extension.ts';
 import { createObservability, type ObservabilityOptions } from './observability/index.ts';
 import type { Logger } from './observability/logger.ts';
@@ -245,6 +246,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       withoutOriginalErrors(),
       graphiql.plugin,
       ...observability.plugins,
+      costExtensionPlugin({ max: limits.maxCalls, estimateOf }),
       ...http.plugins,
       bodyLimitPlugin(options.maxRequestBytes ?? DEFAULTS.MAX_REQUEST_BYTES),
       // After every plugin that picks a request parser: it wraps the one picked.
@@ -284,7 +286,7 @@ export function createGateway(options: GatewayOptions): Gateway {
           known: fastPath.known,
           endpoint: GRAPHQL_ENDPOINT,
           maxRequestBytes: options.maxRequestBytes ?? DEFAULTS.MAX_REQUEST_BYTES,
-          pipelineHeaders: [DEBUG_HEADER, IDEMPOTENCY_KEY_HEADER, ...(economy?.pipelineHeaders ?? [])],
+          pipelineHeaders: [DEBUG_HEADER, COST_HEADER, IDEMPOTENCY_KEY_HEADER, ...(economy?.pipelineHeaders ?? [])],
           corsHeaders: http.corsHeaders,
           persistedText: persisted.textOf,
           acceptsQueryText: persisted.acceptsQueryText,
