@@ -59,6 +59,7 @@ export default pluginName;
 SchemaBuilder.registerPlugin(pluginName, CostDirectivesPlugin);
 
 declare global {
+  // biome-ignore lint/style/noNamespace: Pothos names its plugins in this global namespace, and its options type checks the name against it.
   export namespace PothosSchemaTypes {
     export interface Plugins<Types extends SchemaTypes> {
       costDirectives: CostDirectivesPlugin<Types>;
