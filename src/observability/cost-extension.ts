@@ -1,7 +1,7 @@
 // `x-cost: 1` adds `extensions.cost { estimated, actual, max }` to the answer (contract: Cost
 // directives, Reporting), in the names routers use: the fan-out estimate, the upstream requests
 // this request really sent, and MAX_UPSTREAM_CALLS. A refusal by the fan-out budget carries it too.
-import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { UpstreamCall } from '../rest/request-transport.ts';
 
 export const COST_HEADER = 'x-cost';
@@ -34,10 +34,6 @@ export function costExtensionPlugin({ max, estimateOf }: CostOptions): Plugin {
     actual: sentRequests(context?.upstreamCalls ?? []),
     max,
   });
-  const withCost = <T extends { extensions?: Record<string, unknown> }>(result: T, context: ExecutionContext | undefined): T => ({
-    ...result,
-    extensions: { ...result.extensions, cost: reportOf(context) },
-  });
 
   return {
     onExecute({ args }) {
@@ -45,16 +41,9 @@ export function costExtensionPlugin({ max, estimateOf }: CostOptions): Plugin {
       if (context.request?.headers.get(COST_HEADER)?.trim() === '1') executions.set(context.request, context);
     },
     onResultProcess({ request, result, setResult }) {
-      if (request.headers.get(COST_HEADER)?.trim() !== '1' || Array.isArray(result)) return;
-      const context = executions.get(request);
-      if (!isAsyncIterable(result)) {
-        setResult(withCost(result, context));
-        return;
-      }
-      // A subscription's events come from polls shared by its subscribers, not from this request.
-      if (!context) return;
-      // Incremental delivery: each payload reports the calls sent so far; the last one, all of them.
-      setResult(mapAsyncIterator(result, (payload) => withCost(payload, context)));
+      // A subscription's events come from polls its subscribers share, not from this request's calls.
+      if (request.headers.get(COST_HEADER)?.trim() !== '1' || Array.isArray(result) || isAsyncIterable(result)) return;
+      setResult({ ...result, extensions: { ...result.extensions, cost: reportOf(executions.get(request)) } });
     },
   };
 }
