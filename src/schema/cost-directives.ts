@@ -39,7 +39,7 @@ function fieldDirectives(config: Pick<PothosOutputFieldConfig<SchemaTypes>, 'kin
   return assumedSize === undefined ? [cost] : [cost, { name: 'listSize', args: { assumedSize, ...CONNECTION_SIZE } }];
 }
 
-export class CostDirectivesPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
+class CostDirectivesPlugin<Types extends SchemaTypes> extends BasePlugin<Types> {
   override onTypeConfig(config: PothosTypeConfig): PothosTypeConfig {
     // Query, Mutation and Subscription have kinds of their own: only records and payloads weigh 0.
     if (config.kind !== 'Object') return config;
