@@ -19,6 +19,7 @@ import {
   Kind,
   type SelectionSetNode,
 } from 'graphql';
+import { DEFAULTS } from '../config.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../page-size.ts';
 import { fragmentsByName } from '../selections.ts';
 
@@ -62,11 +63,12 @@ const SCANNING_LOOKUP: LookupCall = { key: 'scan', scan: true };
 /**
  * The weights of a field's cost directives (contract: Cost directives), from the same rules as the
  * estimate: `weight` is the most one instance costs by itself (a lookup by id at worst a scan), and a
- * connection's `assumedSize` is the page size the estimate assumes when neither `first` nor `last` is given.
+ * connection's `assumedSize` is the page size the estimate assumes when neither `first` nor `last` is
+ * given. The schema is the same for every instance: a scan weighs the default MAX_LOOKUP_SCAN_PAGES.
  */
 export function costWeightsOf(
   fanOut: FanOut | undefined,
-  { rootMutation, maxLookupScanPages }: { rootMutation: boolean; maxLookupScanPages: number },
+  { rootMutation, maxLookupScanPages = DEFAULTS.MAX_LOOKUP_SCAN_PAGES }: { rootMutation: boolean; maxLookupScanPages?: number },
 ): { weight: number; assumedSize?: number } {
   const weight = ownCalls(fanOut, rootMutation);
   if (fanOut === 'connection') return { weight, assumedSize: DEFAULT_PAGE_SIZE };

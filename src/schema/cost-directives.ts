@@ -3,7 +3,6 @@
 // the two cannot drift apart. Written as `extensions.directives`, which the directives plugin prints
 // into the subgraph SDL.
 import SchemaBuilder, { BasePlugin, type PothosOutputFieldConfig, type PothosTypeConfig, type SchemaTypes } from '@pothos/core';
-import { DEFAULTS } from '../config.ts';
 import { costWeightsOf, type FanOut } from '../limits/fan-out.ts';
 
 interface Directive {
@@ -31,8 +30,6 @@ function fieldDirectives(config: Pick<PothosOutputFieldConfig<SchemaTypes>, 'kin
   if (config.graphqlKind === 'Interface' || config.kind === 'Subscription') return [];
   const { weight, assumedSize } = costWeightsOf(config.extensions?.fanOut as FanOut | undefined, {
     rootMutation: config.kind === 'Mutation',
-    // The schema is built once for every instance: the default bound, as documented.
-    maxLookupScanPages: DEFAULTS.MAX_LOOKUP_SCAN_PAGES,
   });
   if (weight === 0) return [];
   const cost: Directive = { name: 'cost', args: { weight } };
