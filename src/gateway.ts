@@ -21,6 +21,7 @@ import { fanOutBudgetPlugin } from './limits/fan-out-plugin.ts';
 import { jsonDepthPlugin } from './limits/json-depth.ts';
 import { DEFAULT_QUERY_LIMITS, type QueryLimits, queryLimitPlugins } from './limits/query-limits.ts';
 import type { LabelBounds } from './observability/bounded-label.ts';
+import { costExtensionPlugin } from './observability/cost-extension.ts';
 import { createObservability, type ObservabilityOptions } from './observability/index.ts';
 import type { Logger } from './observability/logger.ts';
 import { GATEWAY_LABEL_MAX_LENGTH, type GatewayMetrics } from './observability/metrics.ts';
@@ -229,6 +230,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       withoutOriginalErrors(),
       graphiql.plugin,
       ...observability.plugins,
+      costExtensionPlugin({ max: limits.maxCalls, estimateOf }),
       ...http.plugins,
       bodyLimitPlugin(options.maxRequestBytes ?? DEFAULTS.MAX_REQUEST_BYTES),
       // After every plugin that picks a request parser: it wraps the one picked.

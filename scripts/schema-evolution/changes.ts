@@ -39,11 +39,25 @@ const entityKeys: Rule = ({ changes }) =>
     return { ...change, criticality: { level: removed ? CriticalityLevel.Breaking : CriticalityLevel.NonBreaking } };
   });
 
+/**
+ * The cost directives (`@cost`, `@listSize`) tell a router what an operation costs; adding, changing
+ * or removing them invalidates no operation and no composition. The inspector calls a directive's
+ * use dangerous whatever it is.
+ */
+const COST_DIRECTIVES = new Set(['cost', 'listSize']);
+const costDirectives: Rule = ({ changes }) =>
+  changes.map((change) => {
+    const meta = change.meta as { removedDirectiveName?: string; addedDirectiveName?: string; directiveName?: string };
+    const name = meta.addedDirectiveName ?? meta.removedDirectiveName ?? meta.directiveName;
+    if (name === undefined || !COST_DIRECTIVES.has(name)) return change;
+    return { ...change, criticality: { level: CriticalityLevel.NonBreaking } };
+  });
+
 export async function schemaChanges(publicSchema: SchemaPair, subgraph: SchemaPair): Promise<SchemaChange[]> {
   const publicChanges = await diff(buildSchema(publicSchema.released), buildSchema(publicSchema.current));
   // The subgraph SDL uses @link and @key without defining them, as federation expects.
   const buildSubgraph = (sdl: Source) => buildASTSchema(parse(sdl), { assumeValidSDL: true });
-  const subgraphChanges = await diff(buildSubgraph(subgraph.released), buildSubgraph(subgraph.current), [entityKeys]);
+  const subgraphChanges = await diff(buildSubgraph(subgraph.released), buildSubgraph(subgraph.current), [entityKeys, costDirectives]);
   const seen = new Set(publicChanges.map(identity));
   return [
     ...publicChanges.map((change) => toSchemaChange(change, 'schema.graphql')),

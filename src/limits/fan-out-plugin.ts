@@ -5,7 +5,7 @@ import { gatewayError } from '../graphql-errors.ts';
 import { estimateUpstreamCalls } from './fan-out.ts';
 import { operationMemo } from './operation-memo.ts';
 
-/** `onEstimate`: told each admitted operation's estimate, by its context (the gateway notes it once for the upstream budget and admission control). */
+/** `onEstimate`: told each operation's estimate, by its context, before it is refused or admitted (the gateway notes it once for the upstream budget, admission control and `x-cost`). */
 export function fanOutBudgetPlugin(
   budget: number,
   maxLookupScanPages: number,
@@ -18,6 +18,7 @@ export function fanOutBudgetPlugin(
   return {
     onExecute({ args, context, setResultAndStopExecution }) {
       const estimate = estimateOf(args);
+      onEstimate?.(context, estimate);
       if (estimate > budget) {
         setResultAndStopExecution({
           errors: [
@@ -28,9 +29,7 @@ export function fanOutBudgetPlugin(
             ),
           ],
         });
-        return;
       }
-      onEstimate?.(context, estimate);
     },
   };
 }

@@ -19,6 +19,7 @@ import {
   Kind,
   type SelectionSetNode,
 } from 'graphql';
+import { DEFAULTS } from '../config.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../page-size.ts';
 import { fragmentsByName } from '../selections.ts';
 
@@ -47,6 +48,34 @@ interface EstimateOptions {
 /** Mutation fields write and may re-read the record: two calls unless declared otherwise. */
 const MUTATION_CALLS = 2;
 
+/** The calls one instance of a field makes itself, lookups aside: 1 for a call or a connection, 2 for a mutation. */
+function ownCalls(fanOut: FanOut | undefined, rootMutation: boolean): number {
+  if (fanOut === 'call' || fanOut === 'connection') return 1;
+  return fanOut === undefined && rootMutation ? MUTATION_CALLS : 0;
+}
+
+/** What one lookup costs: its retrieve, or a scan of up to `maxLookupScanPages` pages of its parent's list. */
+const lookupCost = (lookup: LookupCall, maxLookupScanPages: number) => (lookup.scan ? maxLookupScanPages : 1);
+
+/** The dearest lookup one id can name: an invite or a member, found by a scan. */
+const SCANNING_LOOKUP: LookupCall = { key: 'scan', scan: true };
+
+/**
+ * The weights of a field's cost directives (contract: Cost directives), from the same rules as the
+ * estimate: `weight` is the most one instance costs by itself (a lookup by id at worst a scan), and a
+ * connection's `assumedSize` is the page size the estimate assumes when neither `first` nor `last` is
+ * given. The schema is the same for every instance: a scan weighs the default MAX_LOOKUP_SCAN_PAGES.
+ */
+export function costWeightsOf(
+  fanOut: FanOut | undefined,
+  { rootMutation, maxLookupScanPages = DEFAULTS.MAX_LOOKUP_SCAN_PAGES }: { rootMutation: boolean; maxLookupScanPages?: number },
+): { weight: number; assumedSize?: number } {
+  const weight = ownCalls(fanOut, rootMutation);
+  if (fanOut === 'connection') return { weight, assumedSize: DEFAULT_PAGE_SIZE };
+  if (typeof fanOut === 'object') return { weight: weight + lookupCost(SCANNING_LOOKUP, maxLookupScanPages) };
+  return { weight };
+}
+
 export function estimateUpstreamCalls(
   schema: GraphQLSchema,
   document: DocumentNode,
@@ -71,7 +100,7 @@ export function estimateUpstreamCalls(
     for (const lookup of lookups) {
       if (!lookup || lookupsCounted.has(lookup.key)) continue;
       lookupsCounted.add(lookup.key);
-      lookupCalls += lookup.scan ? maxLookupScanPages : 1;
+      lookupCalls += lookupCost(lookup, maxLookupScanPages);
     }
   };
 
@@ -134,12 +163,12 @@ function costOf(
   isMutation: boolean,
 ): FieldCost {
   const fanOut = field.extensions?.fanOut as FanOut | undefined;
-  if (fanOut === undefined) return { own: isMutation ? MUTATION_CALLS : 0, perInstance: 1 };
-  if (fanOut === 'call') return { own: 1, perInstance: 1 };
+  const own = ownCalls(fanOut, isMutation);
+  if (fanOut === undefined || fanOut === 'call') return { own, perInstance: 1 };
   const args = argumentsOf(field, node, variables);
-  if (fanOut === 'connection') return { own: 1, perInstance: pageSize(args) };
+  if (fanOut === 'connection') return { own, perInstance: pageSize(args) };
   const lookups = fanOut.lookups(args);
-  return { own: 0, perInstance: lookups.length, lookups };
+  return { own, perInstance: lookups.length, lookups };
 }
 
 function argumentsOf(field: GraphQLField<unknown, unknown>, node: FieldNode, variables: Record<string, unknown>) {

@@ -6,6 +6,7 @@ import FederationPlugin from '@pothos/plugin-federation';
 import RelayPlugin from '@pothos/plugin-relay';
 import type { GatewayContext } from '../context.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../page-size.ts';
+import CostDirectivesPlugin from './cost-directives.ts';
 
 export const builder = new SchemaBuilder<{
   Context: GatewayContext;
@@ -22,8 +23,9 @@ export const builder = new SchemaBuilder<{
   DefaultNodeNullability: false;
   Connection: { totalCount: number };
 }>({
-  // Federation last (it must see resolvers after the others wrap them); directives print its @key.
-  plugins: [ErrorsPlugin, RelayPlugin, DirectivesPlugin, FederationPlugin],
+  // Federation last (it must see resolvers after the others wrap them); directives print its @key
+  // and the cost directives, which follow from each field's fan-out once relay has made its fields.
+  plugins: [ErrorsPlugin, RelayPlugin, CostDirectivesPlugin, DirectivesPlugin, FederationPlugin],
   relay: {
     clientMutationId: 'optional',
     cursorType: 'String',

@@ -27,7 +27,7 @@ import {
 import { refuseVariables } from './scalars.ts';
 
 /** The Federation spec version `@link`ed from the subgraph SDL. */
-const FEDERATION_SPEC_URL = 'https://specs.apollo.dev/federation/v2.6';
+const FEDERATION_SPEC_URL = 'https://specs.apollo.dev/federation/v2.9';
 
 const byId = builder.selection<{ id: string }>('id');
 const byDatabaseId = builder.selection<{ databaseId: string }>('databaseId');
@@ -74,7 +74,10 @@ for (const [ref, typename] of NESTED_ENTITIES) {
   });
 }
 
-export const subgraphSchema = builder.toSubGraphSchema({ linkUrl: FEDERATION_SPEC_URL, federationDirectives: ['@key'] });
+export const subgraphSchema = builder.toSubGraphSchema({
+  linkUrl: FEDERATION_SPEC_URL,
+  federationDirectives: ['@key', '@cost', '@listSize'],
+});
 
 type EntitiesResolver = GraphQLFieldResolver<unknown, unknown, { representations: readonly unknown[] }>;
 

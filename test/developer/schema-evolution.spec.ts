@@ -65,6 +65,7 @@ const changelog = (newer = '', released = '0.1.0') =>
 async function releasedProject({
   version = '0.1.0',
   schema = SCHEMA,
+  subgraph = subgraphOf(schema),
   operations = OPERATIONS as Record<string, string>,
   manifest = MANIFEST,
 } = {}) {
@@ -82,7 +83,7 @@ async function releasedProject({
     write('schema.graphql', sdl);
     write('subgraph.graphql', subgraph);
   };
-  setSchema(schema);
+  setSchema(schema, subgraph);
   expect(await releaseSchema(root)).toBe(version);
   return {
     root,
@@ -240,6 +241,27 @@ describe('npm run schema:diff', () => {
     expect((await project.check()).breaking.map(({ coordinate, file }) => `${coordinate} ${file}`)).toEqual([
       'Organization.slug schema.graphql',
     ]);
+  });
+
+  it('in subgraph.graphql, cost directives added, changed or removed are safe; a newer federation @link is dangerous', async () => {
+    const project = await releasedProject();
+    const withCost = (weight: number) =>
+      subgraphOf(SCHEMA)
+        .replace('v2.6", import: ["@key"]', 'v2.9", import: ["@key", "@cost", "@listSize"]')
+        .replace('type Organization @key(fields: "id")', 'type Organization @key(fields: "id") @cost(weight: 0)')
+        .replace(
+          '): [Organization!]!',
+          `): [Organization!]! @cost(weight: ${weight}) @listSize(assumedSize: 20, slicingArguments: ["first"], requireOneSlicingArgument: false)`,
+        );
+    project.setSchema(SCHEMA, withCost(1));
+    const added = await project.check();
+    expect(added).toMatchObject({ ok: true, breaking: [] });
+    expect(added.dangerous.map(({ coordinate }) => coordinate)).toEqual(['.@link.url', '.@link.import']);
+    const priced = await releasedProject({ subgraph: withCost(1) });
+    priced.setSchema(SCHEMA, withCost(3));
+    expect(await priced.check()).toMatchObject({ ok: true, breaking: [], dangerous: [] });
+    priced.setSchema(SCHEMA, withCost(3).replace(/ @cost\(weight: \d\)| @listSize\([^)]*\)/g, ''));
+    expect(await priced.check()).toMatchObject({ ok: true, breaking: [], dangerous: [] });
   });
 
   it('refuses to compare with a release package.json has moved past', async () => {

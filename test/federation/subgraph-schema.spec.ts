@@ -30,7 +30,9 @@ describe('subgraph.graphql', () => {
 
   it('links Federation v2 and makes every Node type an entity by id, Organization also by databaseId', () => {
     const sdl = read('subgraph.graphql');
-    expect(sdl).toMatch(/^extend schema\s+@link\(url: "https:\/\/specs\.apollo\.dev\/federation\/v2\.\d+", import: \["@key"\]\)/);
+    expect(sdl).toMatch(
+      /^extend schema\s+@link\(url: "https:\/\/specs\.apollo\.dev\/federation\/v2\.\d+", import: \["@key", "@cost", "@listSize"\]\)/,
+    );
     const node = publicSchema.getType('Node');
     if (!isInterfaceType(node)) throw new Error('Node must be an interface');
     const nodeTypes = publicSchema
@@ -62,7 +64,7 @@ describe('the served schema and the public one', () => {
 
   it('keeps federation out of schema.graphql', () => {
     const printed = read('schema.graphql');
-    for (const federationOnly of ['_service', '_entities', '_Any', '_Entity', '@key', '@link'])
+    for (const federationOnly of ['_service', '_entities', '_Any', '_Entity', '@key', '@link', '@cost', '@listSize'])
       expect(printed).not.toContain(federationOnly);
   });
 });
