@@ -13,6 +13,7 @@ import { EXAMPLE_QUERY } from './example-query.ts';
 import { createLocalGraphiQL } from './graphiql/index.ts';
 import { GRAPHQL_ENDPOINT } from './graphql-endpoint.ts';
 import { toGraphQLError, unexpectedError } from './graphql-errors.ts';
+import { errorBoundary } from './http/error-boundary.ts';
 import { createHttpSurface, type HttpOptions } from './http/index.ts';
 import { createIdempotencyMetrics, IDEMPOTENCY_KEY_HEADER, idempotencyPlugin } from './idempotency/index.ts';
 import { fastPathListener } from './known-queries/fast-path.ts';
@@ -85,6 +86,8 @@ export interface GatewayOptions extends OperationsOptions {
   maxJsonDepth?: number;
   /** Filled into GraphiQL's headers: only for the embedded demo API, never for a real upstream. */
   demoKey?: string;
+  /** Where the gateway's own GraphiQL files are read. @default src/graphiql/ (dist/graphiql/ when built); tests point it at a broken one */
+  graphiqlFiles?: URL;
   /** Run only these operations, by id (PERSISTED_OPERATIONS). @default undefined: any operation, and APQ */
   persistedOperations?: OperationManifest;
   /** Caches upstream GET answers across requests (CACHE and its settings). @default undefined: nothing is cached */
@@ -99,6 +102,8 @@ export interface GatewayOptions extends OperationsOptions {
   subscriptions?: Partial<SubscriptionSettings>;
   /** Export spans over OTLP/HTTP (the OTEL_* settings). @default undefined: nothing exported; an incoming `traceparent` is still passed on */
   tracing?: TracingSettings;
+  /** Yoga plugins to run before the gateway's own (tests inject failures with them). */
+  plugins?: Plugin[];
   /** A transport to use instead of building one (tests). */
   transport?: UpstreamTransport;
   /** Told of every finished upstream call, after the metrics. */
@@ -109,7 +114,7 @@ export interface GatewayOptions extends OperationsOptions {
 const ADMITTED_CALLS_PER_CONNECTION = 2;
 
 export interface Gateway {
-  /** The Node request listener to serve: the fast path for known queries, then Yoga for every other request. */
+  /** The Node request listener to serve: the fast path for known queries, then Yoga for every other request, behind the error boundary (src/http/error-boundary.ts). */
   listener: RequestListener;
   yoga: YogaServerInstance<Record<string, never>, GatewayContext>;
   /** The upstream transport behind its circuit breakers (their states feed readiness, metrics and logs). */
@@ -214,7 +219,12 @@ export function createGateway(options: GatewayOptions): Gateway {
   const operations = compiledOperations({ customSerializers: leafSerializers(schema, maxJsonDepth) }, (result) =>
     jitCompileFailure(observability.logger, result),
   );
-  const graphiql = createLocalGraphiQL({ title: 'Organization GraphQL gateway', defaultQuery: EXAMPLE_QUERY, demoKey: options.demoKey });
+  const graphiql = createLocalGraphiQL({
+    title: 'Organization GraphQL gateway',
+    defaultQuery: EXAMPLE_QUERY,
+    demoKey: options.demoKey,
+    ownFiles: options.graphiqlFiles,
+  });
 
   const persisted = persistedOperations(options.persistedOperations, economy?.persistedQueries);
   const contextOf = ({ request }: { request: Request }) =>
@@ -240,6 +250,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     // every request body through a TransformStream and build a second Request.
     maxRequestBodySize: false,
     plugins: [
+      ...(options.plugins ?? []),
       compiledExecutionPlugin(operations),
       arrivalPlugin(arrivals, arrive),
       withoutOriginalErrors(),
@@ -278,6 +289,11 @@ export function createGateway(options: GatewayOptions): Gateway {
     ],
   });
 
+  const pipeline = errorBoundary(yoga, {
+    logger: observability.logger,
+    requestIdOf: (request) => arrivals.get(request)?.requestId ?? requestIdOf(request.headers.get('x-request-id')),
+    corsHeaders: http.corsHeaders,
+  });
   const listener = fastPath
     ? fastPathListener(
         {
@@ -304,9 +320,9 @@ export function createGateway(options: GatewayOptions): Gateway {
           registry: observability.metrics.registry,
           onBug: (error) => observability.logger.error({ err: error }, 'the fast path failed a request: answered "Unexpected error."'),
         },
-        yoga,
+        pipeline,
       )
-    : yoga;
+    : pipeline;
 
   return {
     listener,
