@@ -73,10 +73,35 @@ function variableErrorsPlugin(): Plugin {
   };
 }
 
+/**
+ * An `Accept` header that allows none of the media types an answer can take (`application/json` for a
+ * subscription, which only streams) is answered 406; Yoga's own 406 has an empty body, so this one
+ * names the types it can take, in the body and in an `Accept` header. A subscription's stream was
+ * opened before the answer was chosen, and Yoga drops it without ending it, which would keep its
+ * poll and its place in the limits for ever: it is ended here.
+ */
+function notAcceptablePlugin(): Plugin {
+  return {
+    onResultProcess({ result, resultProcessor, acceptableMediaTypes, setResultProcessor }) {
+      if (resultProcessor) return;
+      if (isAsyncIterable(result)) void result[Symbol.asyncIterator]().return?.();
+      const accept = [...new Set(acceptableMediaTypes)];
+      const error = {
+        message: `The Accept header allows none of the media types this answer can take: ${accept.join(', ')}.`,
+        extensions: { code: 'BAD_REQUEST', accept },
+      };
+      setResultProcessor(
+        (_result, fetchAPI) => fetchAPI.Response.json({ errors: [error] }, { status: 406, headers: { accept: accept.join(', ') } }),
+        'application/json',
+      );
+    },
+  };
+}
+
 /** What JSON.parse, URL decoding and form parsing throw of malformed input (by class, or by name where Yoga kept only that). */
 const PARSE_FAILURES = ['SyntaxError', 'TypeError', 'URIError'];
 const isParseFailure = (error: unknown) => error instanceof Error && PARSE_FAILURES.includes(error.name);
 
 export function protocolErrorPlugins(): Plugin[] {
-  return [malformedParametersPlugin(), variableErrorsPlugin()];
+  return [malformedParametersPlugin(), variableErrorsPlugin(), notAcceptablePlugin()];
 }
