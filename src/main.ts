@@ -5,6 +5,7 @@ import { ConfigError, loadConfig } from './config.ts';
 import { EXAMPLE_QUERY } from './example-query.ts';
 import { createGateway } from './gateway.ts';
 import { createGatewayServer } from './http/server.ts';
+import { warnIfUpstreamUnreachable } from './http/startup-probe.ts';
 import { gracefulShutdown } from './http/shutdown.ts';
 import { createLogger, type Logger } from './observability/logger.ts';
 
@@ -41,6 +42,8 @@ async function main(): Promise<void> {
   }
 
   logger.info({ port, upstream: embedded ? 'embedded reference API' : upstreamUrl }, 'gateway listening');
+  // Not awaited: the gateway serves while it probes.
+  if (!embedded) void warnIfUpstreamUnreachable(upstreamUrl, config.readinessTimeoutMs, logger);
 }
 
 async function startEmbeddedApi() {

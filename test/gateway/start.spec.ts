@@ -4,12 +4,17 @@ import type { ChildProcess } from 'node:child_process';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startReferenceApi } from '../../src/reference-api/index.ts';
+import { refusedUrl } from '../support/fake-upstream.ts';
 import { startMain } from '../support/main-process.ts';
 
 const children: ChildProcess[] = [];
 
-afterEach(() => {
+/** Servers a test started, closed after it. */
+const onCleanup: (() => Promise<void>)[] = [];
+
+afterEach(async () => {
   for (const child of children.splice(0)) child.kill('SIGTERM');
+  for (const close of onCleanup.splice(0)) await close();
 });
 
 /** Starts src/main.ts the way `npm start` does and collects its output until it is ready (or exits). */
@@ -62,9 +67,48 @@ describe('npm start', () => {
       const graphiql = await (await fetch(url, { headers: { accept: 'text/html' } })).text();
       expect(graphiql).not.toContain(api.keys.demo);
       expect(graphiql).not.toContain('Authorization');
+      // The start-up probe: one keyless GET of the upstream, which answered, so no warning.
+      const probes = api.requests.filter((r) => r.headers['user-agent']?.includes('start-up probe'));
+      expect(probes).toMatchObject([{ method: 'GET', path: '/api/organizations/' }]);
+      expect(probes[0]?.headers.authorization).toBeUndefined();
+      expect(output).not.toContain('cannot be reached');
     } finally {
       await api.close();
     }
+  });
+
+  it.each([
+    [
+      'nothing listens at its port',
+      async () => refusedUrl(),
+      /cannot be reached: the connection was refused: nothing listens there \(ECONNREFUSED\)/,
+    ],
+    [
+      'its TLS handshake fails (https to a plain HTTP server)',
+      async () => {
+        const api = await startReferenceApi();
+        onCleanup.push(() => api.close());
+        return api.url.replace('http:', 'https:');
+      },
+      /cannot be reached: the TLS handshake failed \(E[A-Z_]+\)/,
+    ],
+  ])('with an UPSTREAM_URL where %s: warns at start, and serves anyway', async (_case, upstreamUrl, warning) => {
+    const upstream = await upstreamUrl();
+    const main = start({ UPSTREAM_URL: upstream, LOG_FILE: '' });
+    const { url } = await main.ready;
+    await expect.poll(main.output, { timeout: 10_000 }).toMatch(warning);
+    const line = JSON.parse(
+      main
+        .output()
+        .split('\n')
+        .find((text) => text.includes('cannot be reached')) as string,
+    );
+    expect(line).toMatchObject({ level: 'warn', upstream: new URL(upstream).origin });
+    expect((await fetch(url.replace('/graphql', '/health'))).status).toBe(200);
+    const readiness = await (await fetch(url.replace('/graphql', '/readiness'))).json();
+    expect(readiness).toMatchObject({ status: 'ready', upstream: { reachable: false } });
+    const result = await post(url, '{ organizations { totalCount } }', 'phx_any');
+    expect(result.errors?.[0]?.extensions?.code).toBe('UPSTREAM_ERROR');
   });
 
   it('serves with its server bounds: a client that never finishes its headers is cut at SERVER_HEADERS_TIMEOUT_MS', async () => {

@@ -417,7 +417,7 @@ describe('refusals', () => {
   });
 
   it('with Accept: */* (plain curl) or none: the SSE stream, as with text/event-stream', async () => {
-    for (const headers of [{ accept: '*/*' }, {}]) {
+    for (const headers of [{ accept: '*/*' }, {}] as Record<string, string>[]) {
       const stop = new AbortController();
       const response = await fetch(h.url, {
         method: 'POST',
