@@ -1,7 +1,8 @@
 // `npm start` as a newcomer runs it: no configuration, the embedded demo API, printed instructions
 // that work as printed, and GraphiQL prefilled with the demo key only in that embedded mode.
 import type { ChildProcess } from 'node:child_process';
-import { connect } from 'node:net';
+import { createServer } from 'node:http';
+import { type AddressInfo, connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startReferenceApi } from '../../src/reference-api/index.ts';
 import { refusedUrl } from '../support/fake-upstream.ts';
@@ -53,6 +54,31 @@ describe('npm start', () => {
     expect(graphiql).toContain('GraphiQL');
     expect(graphiql).toContain(key);
     expect(graphiql).toContain('query Dashboard');
+  });
+
+  it('with REFERENCE_API_PORT serves the demo API at that port, and prints its address', async () => {
+    const port = new URL(await refusedUrl()).port; // free a moment ago
+    const { output } = await start({ REFERENCE_API_PORT: port }).ready;
+    expect(output).toContain(`the bundled reference API with demo data at http://127.0.0.1:${port} `);
+    const key = /Authorization: Bearer (\S+)/.exec(output)?.[1];
+    const response = await fetch(`http://127.0.0.1:${port}/api/organizations/`, { headers: { authorization: `Bearer ${key}` } });
+    expect(response.status).toBe(200);
+    expect(((await response.json()) as { count: number }).count).toBeGreaterThan(0);
+  });
+
+  it('with a REFERENCE_API_PORT in use: a clear message and exit code 1', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    onCleanup.push(() => new Promise((resolve) => taken.close(() => resolve())));
+    const { port } = taken.address() as AddressInfo;
+    const failure = await start({ REFERENCE_API_PORT: String(port) }).ready.then(
+      () => undefined,
+      (error: { code: number; output: string }) => error,
+    );
+    expect(failure?.code).toBe(1);
+    expect(failure?.output).toMatch(
+      new RegExp(`^Configuration error: cannot start the reference API on 127\\.0\\.0\\.1, REFERENCE_API_PORT ${port}: EADDRINUSE$`, 'm'),
+    );
   });
 
   it('with UPSTREAM_URL uses that upstream and never puts a key into GraphiQL', async () => {
