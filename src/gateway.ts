@@ -86,8 +86,8 @@ export interface GatewayOptions extends OperationsOptions {
   maxJsonDepth?: number;
   /** Filled into GraphiQL's headers: only for the embedded demo API, never for a real upstream. */
   demoKey?: string;
-  /** Where the gateway's own GraphiQL files are read. @default src/graphiql/ (dist/graphiql/ when built); tests point it at a broken one */
-  graphiqlFiles?: URL;
+  /** Where GraphiQL's bootstrap script is read. @default src/graphiql/bootstrap.browser.js (dist/ when built); tests point it at a missing one */
+  graphiqlBootstrapScript?: URL;
   /** Run only these operations, by id (PERSISTED_OPERATIONS). @default undefined: any operation, and APQ */
   persistedOperations?: OperationManifest;
   /** Caches upstream GET answers across requests (CACHE and its settings). @default undefined: nothing is cached */
@@ -223,7 +223,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     title: 'Organization GraphQL gateway',
     defaultQuery: EXAMPLE_QUERY,
     demoKey: options.demoKey,
-    ownFiles: options.graphiqlFiles,
+    bootstrapScript: options.graphiqlBootstrapScript,
   });
 
   const persisted = persistedOperations(options.persistedOperations, economy?.persistedQueries);

@@ -34,14 +34,14 @@ export interface GraphiQLAssets {
   url(name: string): string;
 }
 
-/** Where our own files (the bootstrap script) are read: next to this module, in src/ or dist/ (`npm run build` copies them). */
-const OWN_FILES = new URL('./', import.meta.url);
+/** Our own script, next to this module in src/ or dist/ (`npm run build` copies it there). */
+const BOOTSTRAP_SCRIPT = new URL('./bootstrap.browser.js', import.meta.url);
 
 /** A loader of the files, read on first use and kept; a failed read is tried again by the next call. */
-export function graphiQLAssetLoader(ownFiles: URL = OWN_FILES): () => Promise<GraphiQLAssets> {
+export function graphiQLAssetLoader(bootstrapScript: URL = BOOTSTRAP_SCRIPT): () => Promise<GraphiQLAssets> {
   let loading: Promise<GraphiQLAssets> | undefined;
   return () => {
-    loading ??= load(ownFiles).catch((error: unknown) => {
+    loading ??= load(bootstrapScript).catch((error: unknown) => {
       loading = undefined;
       throw error;
     });
@@ -49,9 +49,9 @@ export function graphiQLAssetLoader(ownFiles: URL = OWN_FILES): () => Promise<Gr
   };
 }
 
-async function load(ownFiles: URL): Promise<GraphiQLAssets> {
+async function load(bootstrapScript: URL): Promise<GraphiQLAssets> {
   const bundle = await import('@graphql-yoga/render-graphiql/graphiql');
-  const bootstrap = await readFile(new URL('bootstrap.browser.js', ownFiles));
+  const bootstrap = await readFile(bootstrapScript);
   const favicon = fromDataUrl(bundle.favicon);
   const files = new Map<string, GraphiQLAsset>([
     ['graphiql.js', asset(bundle.js, 'text/javascript; charset=utf-8')],

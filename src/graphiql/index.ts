@@ -11,8 +11,8 @@ interface GraphiQLSettings {
   defaultQuery: string;
   /** Filled into the headers editor: only for the embedded demo API, never for a real upstream. */
   demoKey?: string;
-  /** Where the gateway's own GraphiQL files are read. @default next to src/graphiql/assets.ts (tests point it elsewhere) */
-  ownFiles?: URL;
+  /** Where the gateway's own script is read. @default src/graphiql/bootstrap.browser.js (dist/ when built; tests point it elsewhere) */
+  bootstrapScript?: URL;
 }
 
 /** The options Yoga hands to the renderer, plus this response's style nonce. */
@@ -34,7 +34,7 @@ export function createLocalGraphiQL(settings: GraphiQLSettings): LocalGraphiQL {
     headers: settings.demoKey ? JSON.stringify({ Authorization: `Bearer ${settings.demoKey}` }, null, 2) : undefined,
     shouldPersistHeaders: false,
   };
-  const loadAssets = graphiQLAssetLoader(settings.ownFiles);
+  const loadAssets = graphiQLAssetLoader(settings.bootstrapScript);
   const nonces = new WeakMap<Request, string>();
   return {
     options(request) {

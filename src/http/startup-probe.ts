@@ -9,7 +9,7 @@ const DNS_CODES = ['ENOTFOUND', 'EAI_AGAIN', 'EAI_NONAME', 'EAI_FAIL'];
 const TIMEOUT_CODES = ['UND_ERR_CONNECT_TIMEOUT', 'UND_ERR_HEADERS_TIMEOUT', 'UND_ERR_BODY_TIMEOUT'];
 
 /** Why the upstream cannot be reached, or undefined when it answered (any status: a 401 is an answer). */
-export async function probeUpstream(upstreamUrl: string, timeoutMs: number): Promise<{ code: string; reason: string } | undefined> {
+async function probeUpstream(upstreamUrl: string, timeoutMs: number): Promise<{ code: string; reason: string } | undefined> {
   const url = new URL(`${new URL(upstreamUrl).pathname.replace(/\/+$/, '')}/api/organizations/`, upstreamUrl);
   try {
     const response = await request(url, {

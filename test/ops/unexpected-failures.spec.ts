@@ -70,7 +70,7 @@ async function expectMasked(response: Response, capture: ReturnType<typeof captu
 
 describe('a failure outside GraphQL execution is answered 500 "Unexpected error." and logged with its stack', () => {
   it('GraphiQL: its own files cannot be read (the production build without them)', async () => {
-    const { capture, origin } = await serve({ graphiqlFiles: pathToFileURL(`${emptyDir}/`) });
+    const { capture, origin } = await serve({ graphiqlBootstrapScript: pathToFileURL(join(emptyDir, 'bootstrap.browser.js')) });
     const page = await fetch(`${origin}/graphql`, { headers: { accept: 'text/html' } });
     await expectMasked(page, capture, /ENOENT.*bootstrap\.browser\.js/);
     const file = await fetch(`${origin}/graphiql/graphiql.css`);
