@@ -35,7 +35,7 @@ const MAY_IMPORT = {
   context: ['caller', 'rest', 'loaders', 'graphql-errors', 'subscriptions', 'tracing'],
   limits: ['caller', 'config', 'graphql-errors', 'page-size', 'rest', 'selections'],
   schema: ['wire', 'rest', 'loaders', 'context', 'graphql-errors', 'limits', 'page-size', 'selections', 'subscriptions'],
-  http: ['config', 'rest', 'observability'],
+  http: ['config', 'graphql-errors', 'rest', 'observability'],
   // What the gateway keeps between requests, and what makes upstream calls count across them.
   store: ['config', 'observability'],
   'upstream-cache': ['caller', 'rest', 'store'],

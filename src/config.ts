@@ -10,6 +10,7 @@ export const DEFAULTS = {
   PORT: 4000,
   HOST: '0.0.0.0',
   UPSTREAM_URL: undefined,
+  REFERENCE_API_PORT: 0,
   UPSTREAM_TIMEOUT_MS: 10_000,
   UPSTREAM_CONNECTIONS: 1024,
   UPSTREAM_GET_RETRIES: 2,
@@ -178,6 +179,8 @@ interface GatewayConfig {
   host: string;
   /** The REST base URL without `/api`; unset: start the bundled reference API with demo data. */
   upstreamUrl: string | undefined;
+  /** The bundled reference API's port on 127.0.0.1, when UPSTREAM_URL is unset; 0: any free port. @default DEFAULTS.REFERENCE_API_PORT */
+  referenceApiPort: number;
   /** Per upstream call, end to end: connection wait, headers, whole body, retries and their waits. @default DEFAULTS.UPSTREAM_TIMEOUT_MS */
   upstreamTimeoutMs: number;
   /** Keep-alive connections to the upstream. @default DEFAULTS.UPSTREAM_CONNECTIONS */
@@ -285,6 +288,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     port: integer(env, 'PORT', 0, 65535),
     host: env.HOST?.trim() || DEFAULTS.HOST,
     upstreamUrl: upstreamUrl(env.UPSTREAM_URL),
+    referenceApiPort: integer(env, 'REFERENCE_API_PORT', 0, 65535),
     upstreamTimeoutMs: integer(env, 'UPSTREAM_TIMEOUT_MS', 1, 600_000),
     upstreamConnections: integer(env, 'UPSTREAM_CONNECTIONS', 1, 4096),
     upstreamGetRetries: integer(env, 'UPSTREAM_GET_RETRIES', 0, 10),

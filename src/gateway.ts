@@ -12,6 +12,7 @@ import { EXAMPLE_QUERY } from './example-query.ts';
 import { createLocalGraphiQL } from './graphiql/index.ts';
 import { GRAPHQL_ENDPOINT } from './graphql-endpoint.ts';
 import { toGraphQLError, unexpectedError } from './graphql-errors.ts';
+import { errorBoundary } from './http/error-boundary.ts';
 import { createHttpSurface, type HttpOptions } from './http/index.ts';
 import { createIdempotencyMetrics, idempotencyPlugin } from './idempotency/index.ts';
 import { createAdmission } from './limits/admission.ts';
@@ -82,6 +83,8 @@ export interface GatewayOptions extends OperationsOptions {
   maxJsonDepth?: number;
   /** Filled into GraphiQL's headers: only for the embedded demo API, never for a real upstream. */
   demoKey?: string;
+  /** Where GraphiQL's bootstrap script is read. @default src/graphiql/bootstrap.browser.js (dist/ when built); tests point it at a missing one */
+  graphiqlBootstrapScript?: URL;
   /** Run only these operations, by id (PERSISTED_OPERATIONS). @default undefined: any operation, and APQ */
   persistedOperations?: OperationManifest;
   /** Caches upstream GET answers across requests (CACHE and its settings). @default undefined: nothing is cached */
@@ -94,6 +97,8 @@ export interface GatewayOptions extends OperationsOptions {
   subscriptions?: Partial<SubscriptionSettings>;
   /** Export spans over OTLP/HTTP (the OTEL_* settings). @default undefined: nothing exported; an incoming `traceparent` is still passed on */
   tracing?: TracingSettings;
+  /** Yoga plugins to run before the gateway's own (tests inject failures with them). */
+  plugins?: Plugin[];
   /** A transport to use instead of building one (tests). */
   transport?: UpstreamTransport;
   /** Told of every finished upstream call, after the metrics. */
@@ -104,7 +109,7 @@ export interface GatewayOptions extends OperationsOptions {
 const ADMITTED_CALLS_PER_CONNECTION = 2;
 
 export interface Gateway {
-  /** The Node request listener to serve: Yoga itself. */
+  /** The Node request listener to serve: Yoga behind the error boundary (src/http/error-boundary.ts). */
   listener: RequestListener;
   yoga: YogaServerInstance<Record<string, never>, GatewayContext>;
   /** The upstream transport behind its circuit breakers (their states feed readiness, metrics and logs). */
@@ -202,7 +207,12 @@ export function createGateway(options: GatewayOptions): Gateway {
   const operations = compiledOperations({ customSerializers: leafSerializers(schema, maxJsonDepth) }, (result) =>
     jitCompileFailure(observability.logger, result),
   );
-  const graphiql = createLocalGraphiQL({ title: 'Organization GraphQL gateway', defaultQuery: EXAMPLE_QUERY, demoKey: options.demoKey });
+  const graphiql = createLocalGraphiQL({
+    title: 'Organization GraphQL gateway',
+    defaultQuery: EXAMPLE_QUERY,
+    demoKey: options.demoKey,
+    bootstrapScript: options.graphiqlBootstrapScript,
+  });
 
   const persisted = persistedOperations(options.persistedOperations, economy?.persistedQueries);
   const yoga = createYoga<Record<string, never>, GatewayContext>({
@@ -225,6 +235,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     // every request body through a TransformStream and build a second Request.
     maxRequestBodySize: false,
     plugins: [
+      ...(options.plugins ?? []),
       compiledExecutionPlugin(operations),
       arrivalPlugin(arrivals, tracing),
       withoutOriginalErrors(),
@@ -262,8 +273,14 @@ export function createGateway(options: GatewayOptions): Gateway {
     ],
   });
 
+  const listener = errorBoundary(yoga, {
+    logger: observability.logger,
+    requestIdOf: (request) => arrivals.get(request)?.requestId ?? requestIdOf(request.headers.get('x-request-id')),
+    corsHeaders: http.corsHeaders,
+  });
+
   return {
-    listener: yoga,
+    listener,
     yoga,
     transport,
     logger: observability.logger,

@@ -6,12 +6,13 @@ import { EXAMPLE_QUERY } from './example-query.ts';
 import { createGateway } from './gateway.ts';
 import { createGatewayServer } from './http/server.ts';
 import { gracefulShutdown } from './http/shutdown.ts';
+import { warnIfUpstreamUnreachable } from './http/startup-probe.ts';
 import { createLogger, type Logger } from './observability/logger.ts';
 
 async function main(): Promise<void> {
   const config = loadConfig();
   // Loaded only when it is the upstream: a gateway with UPSTREAM_URL never starts it.
-  const embedded = config.upstreamUrl ? undefined : await startEmbeddedApi();
+  const embedded = config.upstreamUrl ? undefined : await startEmbeddedApi(config.referenceApiPort);
   const upstreamUrl = config.upstreamUrl ?? (embedded?.url as string);
   const logger = openLogger(config);
   const gateway = createGateway({ ...config, upstreamUrl, demoKey: embedded?.keys.demo, logger });
@@ -41,11 +42,20 @@ async function main(): Promise<void> {
   }
 
   logger.info({ port, upstream: embedded ? 'embedded reference API' : upstreamUrl }, 'gateway listening');
+  // Not awaited: the gateway serves while it probes.
+  if (!embedded) void warnIfUpstreamUnreachable(upstreamUrl, config.readinessTimeoutMs, logger);
 }
 
-async function startEmbeddedApi() {
+/** On loopback only: REFERENCE_API_PORT (any free port by default), a port in use told in one line. */
+async function startEmbeddedApi(port: number) {
   const { startReferenceApi } = await import('./reference-api/index.ts');
-  return startReferenceApi({ port: 0, host: '127.0.0.1' });
+  try {
+    return await startReferenceApi({ port, host: '127.0.0.1' });
+  } catch (error) {
+    throw new ConfigError(
+      `cannot start the reference API on 127.0.0.1, REFERENCE_API_PORT ${port}: ${(error as NodeJS.ErrnoException).code ?? error}`,
+    );
+  }
 }
 
 /** An unwritable LOG_FILE is a configuration error, told as one rather than as a stack trace. */

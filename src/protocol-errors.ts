@@ -11,11 +11,19 @@ const badRequest = (message: string) => new GraphQLError(message, { extensions: 
  * Yoga's GET and form parsers JSON.parse `variables` and `extensions` as they are, so bad JSON
  * threw a SyntaxError that was masked as INTERNAL_SERVER_ERROR; a parse error without a code (the
  * body limit's) gets Yoga's own BAD_REQUEST. `operationName` must be a string when given (Yoga
- * checks `query`, `variables` and `extensions` itself).
+ * checks `query`, `variables` and `extensions` itself). Any other failure (the body's stream broke
+ * while it was read) is not the caller's: it stays unexpected, masked and logged with its stack.
  */
 function malformedParametersPlugin(): Plugin {
   const asBadRequest = (error: unknown): never => {
-    if (!(error instanceof GraphQLError)) throw badRequest('The `variables` and `extensions` parameters must be JSON objects.');
+    if (isParseFailure(error)) throw badRequest('The `variables` and `extensions` parameters must be JSON objects.');
+    if (!(error instanceof GraphQLError)) throw error;
+    // Yoga says "POST body sent invalid JSON." of a body it could not read at all too, keeping only
+    // the name and message of what failed.
+    const cause = error.extensions.originalError as { name?: string; message?: string } | undefined;
+    if (cause && !PARSE_FAILURES.includes(cause.name ?? '')) {
+      throw new Error(`The request body could not be read: ${cause.name}: ${cause.message}`);
+    }
     error.extensions.code ??= 'BAD_REQUEST';
     throw error;
   };
@@ -65,6 +73,35 @@ function variableErrorsPlugin(): Plugin {
   };
 }
 
+/**
+ * An `Accept` header that allows none of the media types an answer can take (`application/json` for a
+ * subscription, which only streams) is answered 406; Yoga's own 406 has an empty body, so this one
+ * names the types it can take, in the body and in an `Accept` header. A subscription's stream was
+ * opened before the answer was chosen, and Yoga drops it without ending it, which would keep its
+ * poll and its place in the limits for ever: it is ended here.
+ */
+function notAcceptablePlugin(): Plugin {
+  return {
+    onResultProcess({ result, resultProcessor, acceptableMediaTypes, setResultProcessor }) {
+      if (resultProcessor) return;
+      if (isAsyncIterable(result)) void result[Symbol.asyncIterator]().return?.();
+      const accept = [...new Set(acceptableMediaTypes)];
+      const error = {
+        message: `The Accept header allows none of the media types this answer can take: ${accept.join(', ')}.`,
+        extensions: { code: 'BAD_REQUEST', accept },
+      };
+      setResultProcessor(
+        (_result, fetchAPI) => fetchAPI.Response.json({ errors: [error] }, { status: 406, headers: { accept: accept.join(', ') } }),
+        'application/json',
+      );
+    },
+  };
+}
+
+/** What JSON.parse, URL decoding and form parsing throw of malformed input (by class, or by name where Yoga kept only that). */
+const PARSE_FAILURES = ['SyntaxError', 'TypeError', 'URIError'];
+const isParseFailure = (error: unknown) => error instanceof Error && PARSE_FAILURES.includes(error.name);
+
 export function protocolErrorPlugins(): Plugin[] {
-  return [malformedParametersPlugin(), variableErrorsPlugin()];
+  return [malformedParametersPlugin(), variableErrorsPlugin(), notAcceptablePlugin()];
 }

@@ -34,19 +34,24 @@ export interface GraphiQLAssets {
   url(name: string): string;
 }
 
-let loading: Promise<GraphiQLAssets> | undefined;
+/** Our own script, next to this module in src/ or dist/ (`npm run build` copies it there). */
+const BOOTSTRAP_SCRIPT = new URL('./bootstrap.browser.js', import.meta.url);
 
-export function loadGraphiQLAssets(): Promise<GraphiQLAssets> {
-  loading ??= load().catch((error: unknown) => {
-    loading = undefined;
-    throw error;
-  });
-  return loading;
+/** A loader of the files, read on first use and kept; a failed read is tried again by the next call. */
+export function graphiQLAssetLoader(bootstrapScript: URL = BOOTSTRAP_SCRIPT): () => Promise<GraphiQLAssets> {
+  let loading: Promise<GraphiQLAssets> | undefined;
+  return () => {
+    loading ??= load(bootstrapScript).catch((error: unknown) => {
+      loading = undefined;
+      throw error;
+    });
+    return loading;
+  };
 }
 
-async function load(): Promise<GraphiQLAssets> {
+async function load(bootstrapScript: URL): Promise<GraphiQLAssets> {
   const bundle = await import('@graphql-yoga/render-graphiql/graphiql');
-  const bootstrap = await readFile(new URL('./bootstrap.browser.js', import.meta.url));
+  const bootstrap = await readFile(bootstrapScript);
   const favicon = fromDataUrl(bundle.favicon);
   const files = new Map<string, GraphiQLAsset>([
     ['graphiql.js', asset(bundle.js, 'text/javascript; charset=utf-8')],

@@ -2,7 +2,7 @@
 // /graphiql/ (never from a CDN) and a strict Content-Security-Policy on the page.
 import { randomBytes } from 'node:crypto';
 import type { GraphiQLOptions, Plugin } from 'graphql-yoga';
-import { GRAPHIQL_ASSET_PREFIX, gzipped, loadGraphiQLAssets } from './assets.ts';
+import { GRAPHIQL_ASSET_PREFIX, type GraphiQLAssets, graphiQLAssetLoader, gzipped } from './assets.ts';
 import { contentSecurityPolicy, renderGraphiQLPage } from './page.ts';
 
 interface GraphiQLSettings {
@@ -11,6 +11,8 @@ interface GraphiQLSettings {
   defaultQuery: string;
   /** Filled into the headers editor: only for the embedded demo API, never for a real upstream. */
   demoKey?: string;
+  /** Where the gateway's own script is read. @default src/graphiql/bootstrap.browser.js (dist/ when built; tests point it elsewhere) */
+  bootstrapScript?: URL;
 }
 
 /** The options Yoga hands to the renderer, plus this response's style nonce. */
@@ -32,6 +34,7 @@ export function createLocalGraphiQL(settings: GraphiQLSettings): LocalGraphiQL {
     headers: settings.demoKey ? JSON.stringify({ Authorization: `Bearer ${settings.demoKey}` }, null, 2) : undefined,
     shouldPersistHeaders: false,
   };
+  const loadAssets = graphiQLAssetLoader(settings.bootstrapScript);
   const nonces = new WeakMap<Request, string>();
   return {
     options(request) {
@@ -41,12 +44,12 @@ export function createLocalGraphiQL(settings: GraphiQLSettings): LocalGraphiQL {
     },
     async render(options = {}) {
       const { styleNonce, ...pageOptions } = options as PageOptions;
-      return renderGraphiQLPage(await loadGraphiQLAssets(), pageOptions, styleNonce ?? '');
+      return renderGraphiQLPage(await loadAssets(), pageOptions, styleNonce ?? '');
     },
     plugin: {
       onRequest({ request, url, endResponse, fetchAPI }) {
         if (!url.pathname.startsWith(GRAPHIQL_ASSET_PREFIX)) return;
-        return serveAsset(request, url, fetchAPI.Response).then(endResponse);
+        return serveAsset(request, url, fetchAPI.Response, loadAssets).then(endResponse);
       },
       onResponse({ request, response }) {
         const styleNonce = nonces.get(request);
@@ -61,11 +64,16 @@ export function createLocalGraphiQL(settings: GraphiQLSettings): LocalGraphiQL {
   };
 }
 
-async function serveAsset(request: Request, url: URL, Response: typeof globalThis.Response): Promise<Response> {
+async function serveAsset(
+  request: Request,
+  url: URL,
+  Response: typeof globalThis.Response,
+  loadAssets: () => Promise<GraphiQLAssets>,
+): Promise<Response> {
   if (request.method !== 'GET' && request.method !== 'HEAD') {
     return new Response(null, { status: 405, headers: { allow: 'GET, HEAD' } });
   }
-  const assets = await loadGraphiQLAssets();
+  const assets = await loadAssets();
   const file = assets.files.get(url.pathname.slice(GRAPHIQL_ASSET_PREFIX.length));
   if (!file) return new Response('Not found', { status: 404, headers: { 'content-type': 'text/plain' } });
 

@@ -3,6 +3,7 @@
 // credentials are never allowed. CSRF prevention (off by default, per the contract) makes requests
 // a browser would send without a pre-flight carry a header only a pre-flighted page can set.
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
+import { getCORSHeadersByRequestAndOptions } from '@whatwg-node/server';
 import type { CORSOptions, Plugin } from 'graphql-yoga';
 import { DEFAULTS } from '../config.ts';
 
@@ -19,6 +20,14 @@ export function corsOptions(origins: '*' | readonly string[] = DEFAULTS.CORS_ORI
     exposedHeaders: ['x-request-id', 'retry-after', 'idempotent-replayed'],
     maxAge: 600,
   };
+}
+
+/**
+ * The CORS headers of an answer to `request`, as Yoga's CORS plugin (useCORS, the same function)
+ * adds them from these options; null without an `Origin`. For answers made outside Yoga (the error boundary).
+ */
+export function corsHeadersOf(request: Pick<Request, 'headers'>, options: CORSOptions): Record<string, string> | null {
+  return getCORSHeadersByRequestAndOptions(request as Request, options);
 }
 
 export function csrfPlugins(enabled: boolean = DEFAULTS.CSRF_PREVENTION): Plugin[] {

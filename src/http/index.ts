@@ -3,7 +3,7 @@
 import type { CORSOptions, Plugin } from 'graphql-yoga';
 import { isGraphQLPath } from '../observability/request-log.ts';
 import type { GuardedTransport } from '../rest/circuit-breaker.ts';
-import { corsOptions, csrfPlugins } from './cors-csrf.ts';
+import { corsHeadersOf, corsOptions, csrfPlugins } from './cors-csrf.ts';
 import { createReadiness, type ReadinessOptions } from './readiness.ts';
 
 export interface HttpOptions {
@@ -22,6 +22,8 @@ export interface HttpOptions {
 interface HttpSurface {
   /** Yoga's `cors` option. */
   cors: CORSOptions;
+  /** The CORS headers Yoga's CORS plugin adds to an answer to this request, for answers made outside Yoga; null without an `Origin`. */
+  corsHeaders(request: Pick<Request, 'headers'>): Record<string, string> | null;
   plugins: Plugin[];
   /** Readiness answers 503 and every response closes its connection from now on. */
   beginShutdown(): void;
@@ -55,8 +57,10 @@ export function createHttpSurface(options: HttpOptions, graphqlEndpoint: string)
       if (readiness.shuttingDown) response.headers.set('connection', 'close');
     },
   };
+  const cors = corsOptions(options.corsOrigins);
   return {
-    cors: corsOptions(options.corsOrigins),
+    cors,
+    corsHeaders: (request) => corsHeadersOf(request, cors),
     plugins: [readiness.plugin, closeWhenShuttingDown, graphqlPathOnly(graphqlEndpoint), ...csrfPlugins(options.csrfPrevention)],
     beginShutdown: () => readiness.beginShutdown(),
     close: () => readiness.close(),

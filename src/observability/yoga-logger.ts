@@ -19,6 +19,8 @@ export function yogaLogger(logger: Logger, alreadyLogged: WeakSet<Error>): YogaL
       if (level === 'error' && (isExpected(original) || alreadyLogged.has(original))) {
         logger.debug({ err: original, path }, 'upstream failure returned to the caller');
       } else if (level === 'error') {
+        // Once: Yoga may report a failure of a request it could not parse twice.
+        alreadyLogged.add(original);
         logger.error({ err: original, path }, 'unexpected error (the caller saw "Unexpected error.")');
       } else {
         logger[level]({ err: original, path }, message || original.message);

@@ -14,13 +14,11 @@ import {
   type GraphQLSchema,
   getArgumentValues,
   getNamedType,
-  getNullableType,
   getOperationAST,
   getVariableValues,
   isCompositeType,
   isInputObjectType,
   isInterfaceType,
-  isListType,
   isObjectType,
   Kind,
   type SelectionSetNode,
@@ -79,8 +77,11 @@ function badArguments(
   // stands, and a document cannot make this walk exponential.
   const checkedFragments = new Set<string>();
 
-  /** `path`: the response path down to `set`, or undefined below a list (whose indices are not known yet). */
-  const visit = (type: GraphQLCompositeType, set: SelectionSetNode, path: readonly string[] | undefined) => {
+  /**
+   * `path`: the names of the fields down to `set`. Below a list it has no index: the operation is
+   * refused before the list is fetched, so the error names the field, as a top-level one does.
+   */
+  const visit = (type: GraphQLCompositeType, set: SelectionSetNode, path: readonly string[]) => {
     for (const selection of set.selections) {
       if (errors.length >= MAX_ERRORS) return;
       if (!isIncluded(selection, variables)) continue;
@@ -99,7 +100,7 @@ function badArguments(
       }
       const field = isObjectType(type) || isInterfaceType(type) ? type.getFields()[selection.name.value] : undefined;
       if (!field) continue;
-      const fieldPath = path && [...path, selection.alias?.value ?? selection.name.value];
+      const fieldPath = [...path, selection.alias?.value ?? selection.name.value];
       let args: Record<string, unknown> = {};
       let error: GraphQLError | undefined;
       try {
@@ -114,7 +115,7 @@ function badArguments(
       if (error) errors.push(new GraphQLError(error.message, { nodes: selection, path: fieldPath, extensions: error.extensions }));
       const childType = getNamedType(field.type);
       if (selection.selectionSet && isCompositeType(childType)) {
-        visit(childType, selection.selectionSet, isListType(getNullableType(field.type)) ? undefined : fieldPath);
+        visit(childType, selection.selectionSet, fieldPath);
       }
     }
   };

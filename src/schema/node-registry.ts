@@ -29,12 +29,16 @@ export function parseNodeId(id: string, argName = 'id', expected?: readonly stri
   const loader = loaders.get(decoded.typename);
   if (!loader) throw gatewayError('BAD_USER_INPUT', `\`${argName}\` is not a valid global id.`, { argumentName: argName });
   if (expected && !expected.includes(decoded.typename)) {
-    throw gatewayError('BAD_USER_INPUT', `\`${argName}\` must be the id of a ${expected.join(' or ')}, not a ${decoded.typename}.`, {
+    const wanted = expected.map(withArticle).join(' or ');
+    throw gatewayError('BAD_USER_INPUT', `\`${argName}\` must be the id of ${wanted}, not ${withArticle(decoded.typename)}.`, {
       argumentName: argName,
     });
   }
   return { typename: decoded.typename, parts: checkParts(decoded, loader.shape, argName), loader };
 }
+
+/** "an Organization", "a Domain": every type name is an English noun, read as written. */
+const withArticle = (typename: string) => `${/^[AEIOU]/.test(typename) ? 'an' : 'a'} ${typename}`;
 
 /**
  * The upstream call looking up this global id makes (of `typename` when given), for the fan-out

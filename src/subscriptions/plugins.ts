@@ -1,5 +1,5 @@
-// The Yoga plugins of subscriptions: how they execute, push only changes, and let no stream outlive
-// a refused answer.
+// The Yoga plugins of subscriptions: how they execute, and push only changes. (A stream whose
+// answer is refused with 406 is ended by src/protocol-errors.ts.)
 import { createSourceEventStream, type ExecutionArgs, type ExecutionResult, type GraphQLError } from 'graphql';
 import { isCompiledQuery } from 'graphql-jit';
 import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
@@ -89,19 +89,6 @@ function changesOnly(source: AsyncIterable<ExecutionResult>): AsyncIterableItera
   };
 }
 
-/**
- * A subscription asked for without `Accept: text/event-stream` is answered 406 by Yoga, after its
- * stream was opened; Yoga then drops the stream without ending it, which would keep its poll and
- * its place in the limits for ever. It is ended here.
- */
-function endUnservedStreamsPlugin(): Plugin {
-  return {
-    onResultProcess({ result, resultProcessor }) {
-      if (!resultProcessor && isAsyncIterable(result)) void result[Symbol.asyncIterator]().return?.();
-    },
-  };
-}
-
 export function subscriptionPlugins(operations: CompiledOperations): Plugin[] {
-  return [subscriptionExecutionPlugin(operations), changesOnlyPlugin(), endUnservedStreamsPlugin()];
+  return [subscriptionExecutionPlugin(operations), changesOnlyPlugin()];
 }

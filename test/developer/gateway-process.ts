@@ -14,8 +14,9 @@ export interface GatewayProcess {
 
 export const repositoryRoot = new URL('../../', import.meta.url);
 
-export async function startGatewayProcess(env: Record<string, string> = {}): Promise<GatewayProcess> {
-  const main = startMain(env);
+/** `args`: what follows `node` (startMain's; by default what `npm start` runs). */
+export async function startGatewayProcess(env: Record<string, string> = {}, args?: string[]): Promise<GatewayProcess> {
+  const main = startMain(env, args);
   const { output, url } = await main.ready;
   let stopping: Promise<void> | undefined;
   return {

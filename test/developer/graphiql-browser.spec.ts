@@ -2,73 +2,32 @@
 // /graphql runs its example query with the demo key, shows the schema's descriptions, and says
 // UNAUTHENTICATED without a key. All of it under the page's strict Content-Security-Policy (no
 // violation reported) and with no request leaving localhost. Debian's Chromium, driven by
-// playwright-core; screenshots go to test-artifacts/.
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+// playwright-core; screenshots go to test-artifacts/. GraphiQL of the production build
+// (`npm run start:prod`) is opened in test/ops/production-start.spec.ts, the one spec that builds it:
+// two specs building dist/ at once, as vitest runs files, would race.
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import { type BrowserContext, chromium, type Locator, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type GatewayProcess, repositoryRoot, startGatewayProcess } from './gateway-process.ts';
+import { artifacts, type Browser, openChromium, shown, skipBrowserTests } from './chromium.ts';
+import { type GatewayProcess, startGatewayProcess } from './gateway-process.ts';
 
-const CHROMIUM = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
-const artifacts = fileURLToPath(new URL('test-artifacts/', repositoryRoot));
-
-/** What a locator shows, with the editor's non-breaking spaces and line breaks as single spaces. */
-const shown = async (locator: Locator) => ((await locator.textContent()) ?? '').replace(/\s+/g, ' ');
-
-describe.skipIf(process.env.SKIP_BROWSER_TESTS === '1')('GraphiQL in Chromium', { timeout: 40_000 }, () => {
+describe.skipIf(skipBrowserTests)('GraphiQL in Chromium', { timeout: 40_000 }, () => {
   let gateway: GatewayProcess;
-  let context: BrowserContext;
+  let browser: Browser;
   let page: Page;
-  let profile: string;
-  const violations: string[] = [];
-  const pageErrors: string[] = [];
-  const requests: string[] = [];
+  let violations: string[];
+  let pageErrors: string[];
+  let requests: string[];
 
   beforeAll(async () => {
-    if (!existsSync(CHROMIUM)) {
-      throw new Error(
-        `No Chromium at ${CHROMIUM}. Install it (Debian: apt-get install -y chromium; .ci/run does), ` +
-          'point CHROMIUM_PATH at one, or set SKIP_BROWSER_TESTS=1 to skip the browser tests.',
-      );
-    }
-    mkdirSync(artifacts, { recursive: true });
     gateway = await startGatewayProcess();
-    profile = mkdtempSync(join(tmpdir(), 'graphiql-chromium-'));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      viewport: { width: 1400, height: 900 },
-      args: [
-        '--no-sandbox',
-        '--disable-gpu',
-        '--disable-quic',
-        '--no-first-run',
-        '--disable-background-networking',
-        '--disable-component-update',
-        '--disable-sync',
-      ],
-    });
-    context.on('request', (request) => requests.push(request.url()));
-    await context.exposeFunction('reportCspViolation', (text: string) => violations.push(text));
-    await context.addInitScript(() => {
-      document.addEventListener('securitypolicyviolation', (event) => {
-        const report = (window as unknown as { reportCspViolation(text: string): void }).reportCspViolation;
-        report(`${event.effectiveDirective} blocked ${event.blockedURI || 'inline'} (${event.sourceFile}:${event.lineNumber})`);
-      });
-    });
-    page = context.pages()[0] ?? (await context.newPage());
-    page.on('pageerror', (error) => pageErrors.push(error.message));
-    page.on('console', (message) => {
-      if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
-    });
+    browser = await openChromium();
+    ({ page, violations, pageErrors, requests } = browser);
   }, 60_000);
 
   afterAll(async () => {
-    await context?.close();
+    await browser?.close();
     await gateway?.stop();
-    if (profile) rmSync(profile, { recursive: true, force: true });
   });
 
   it('runs the example query with the demo key and shows the demo data', async () => {

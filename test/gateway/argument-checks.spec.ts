@@ -23,13 +23,35 @@ const codesOf = (errors: readonly { extensions?: Record<string, unknown> }[] | u
   errors?.map((error) => [error.extensions?.code, error.extensions?.argumentName]);
 
 describe('a bad argument below or beside other fields', () => {
-  it('in a connection below a list: refused with no upstream call, located but without a path (the list index is not known yet)', async () => {
+  it('in a connection below a list: refused with no upstream call, located, with the path of its field (no index: the list is never fetched)', async () => {
     const result = await h.runCounting('{ organizations { nodes { domains(after: "garbage") { totalCount } } } }');
     expect(result.data).toBeNull();
     expect(codesOf(result.errors)).toEqual([['BAD_USER_INPUT', 'after']]);
-    expect(result.errors?.[0]?.path).toBeUndefined();
+    expect(result.errors?.[0]?.path).toEqual(['organizations', 'nodes', 'domains']);
     expect(result.errors?.[0]?.locations).toEqual([{ line: 1, column: 27 }]);
     expect(result.routes).toEqual([]);
+  });
+
+  it('a nested `first: 1000` carries the path of its field, aliases included, as a top-level one does', async () => {
+    const nested = await h.runCounting('{ orgs: organizations(first: 2) { nodes { exports: batchExports(first: 1000) { totalCount } } } }');
+    expect(nested.errors).toMatchObject([
+      { message: '`first` must be between 0 and 100.', path: ['orgs', 'nodes', 'exports'], extensions: { code: 'BAD_USER_INPUT' } },
+    ]);
+    const top = await h.runCounting('{ organizations(first: 1000) { totalCount } }');
+    expect(top.errors).toMatchObject([{ message: '`first` must be between 0 and 100.', path: ['organizations'] }]);
+    expect([...nested.routes, ...top.routes]).toEqual([]);
+  });
+
+  it('an id of the wrong type names both types with their articles: "an Organization", "a BatchExport"', async () => {
+    const exportId = Buffer.from(`BatchExport:${org}:00000000-0000-4000-8000-000000000000`).toString('base64');
+    const wrong = await h.runCounting(
+      `mutation { pauseBatchExport(input: { id: "${orgId}" }) { __typename } createInvite(input: { organizationId: "${exportId}", targetEmail: "a@example.com" }) { __typename } }`,
+    );
+    expect(wrong.errors?.map((error) => error.message)).toEqual([
+      '`input.id` must be the id of a BatchExport, not an Organization.',
+      '`input.organizationId` must be the id of an Organization, not a BatchExport.',
+    ]);
+    expect(wrong.routes).toEqual([]);
   });
 
   it('in a lookup beside a list: refused with no upstream call, at its path', async () => {

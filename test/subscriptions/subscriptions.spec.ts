@@ -178,6 +178,8 @@ describe('a batch export subscription', () => {
     await subscription.waitForComplete();
     expect(subscription.events).toHaveLength(2);
     expect(subscription.events[1]?.errors?.map((e) => e.extensions?.code)).toEqual(['NOT_FOUND']);
+    // A poll's error is a field error of an executed event: the field is null in `data`, at its path.
+    expect(subscription.events[1]).toMatchObject({ data: { batchExport: null }, errors: [{ path: ['batchExport'] }] });
     // /metrics: the first poll (and any before the delete), the delete (a write through this
     // instance) and the poll that found the record gone.
     expect(await metric('gateway_subscription_polls_total{outcome="ok"}')).toBeGreaterThan(okPolls);
@@ -332,6 +334,9 @@ describe('refusals', () => {
     const subscription = await watch(WATCH_PAUSED, { id: exportIds[0] }, null);
     await subscription.waitForComplete();
     expect(subscription.events.map((event) => event.errors?.map((e) => e.extensions?.code))).toEqual([['UNAUTHENTICATED']]);
+    // A refusal before the stream starts is a request error (GraphQL's CreateSourceEventStream): no `data` at all.
+    expect(subscription.events[0]).not.toHaveProperty('data');
+    expect(subscription.events[0]?.errors?.[0]?.path).toEqual(['batchExport']);
     expect(h.api.requests).toEqual([]);
   });
 
@@ -388,13 +393,47 @@ describe('refusals', () => {
     expect(await metric(series)).toBe(refusals + 1);
   });
 
-  it('without Accept: text/event-stream: 406, and no stream is left open', async () => {
-    const response = await fetch(h.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${h.api.keys.demo}` },
-      body: JSON.stringify({ query: WATCH_PAUSED, variables: { id: exportIds[0] } }),
-    });
-    expect(response.status).toBe(406);
+  it('with an Accept that allows JSON only: 406 with a JSON body naming text/event-stream, and no stream is left open', async () => {
+    const streams = h.gateway.subscriptionStats().streams;
+    for (const accept of ['application/json', 'application/graphql-response+json, application/json;q=0.9']) {
+      const response = await fetch(h.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept, authorization: `Bearer ${h.api.keys.demo}` },
+        body: JSON.stringify({ query: WATCH_PAUSED, variables: { id: exportIds[0] } }),
+      });
+      expect(response.status).toBe(406);
+      expect(response.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(response.headers.get('accept')).toBe('text/event-stream');
+      expect(await response.json()).toEqual({
+        errors: [
+          {
+            message: 'The Accept header allows none of the media types this answer can take: text/event-stream.',
+            extensions: { code: 'BAD_REQUEST', accept: ['text/event-stream'] },
+          },
+        ],
+      });
+    }
+    await expect.poll(() => h.gateway.subscriptionStats().streams).toBe(streams);
+  });
+
+  it('with Accept: */* (plain curl) or none: the SSE stream, as with text/event-stream', async () => {
+    for (const headers of [{ accept: '*/*' }, {}] as Record<string, string>[]) {
+      const stop = new AbortController();
+      const response = await fetch(h.url, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${h.api.keys.demo}`, ...headers },
+        body: JSON.stringify({ query: WATCH_PAUSED, variables: { id: exportIds[0] } }),
+        signal: stop.signal,
+      });
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      let text = '';
+      while (!text.includes('event: next')) text += new TextDecoder().decode((await reader.read()).value);
+      expect(text).toMatch(/event: next\ndata: \{"data":\{"batchExport":\{"paused":(true|false)\}\}\}/);
+      stop.abort();
+    }
+    await expect.poll(() => h.gateway.subscriptionStats().streams).toBe(0);
   });
 });
 
