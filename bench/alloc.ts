@@ -11,6 +11,7 @@ import { Session } from 'node:inspector/promises';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { resolveConfig } from '../src/config/index.ts';
 import { createGateway } from '../src/gateway.ts';
 import { createLogger } from '../src/observability/logger.ts';
 import { readFlags } from './lib/cli.ts';
@@ -36,7 +37,10 @@ interface SamplingNode {
 const key = 'phx_bench_alloc_key';
 const stamp = fileStamp();
 const upstream = await startScript('bench/fake-upstream.ts', ['--key', key]);
-const gateway = createGateway({ upstreamUrl: upstream.url, logger: createLogger({ logFile: join(tmpdir(), `bench-alloc-${stamp}.log`) }) });
+const gateway = createGateway({
+  upstreamUrl: upstream.url,
+  logger: createLogger({ ...resolveConfig(), logFile: join(tmpdir(), `bench-alloc-${stamp}.log`) }),
+});
 const server = createServer(gateway.listener);
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
 const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;

@@ -29,7 +29,10 @@ const { numbers } = readFlags({
 });
 
 buildGateway();
-const { createUpstreamTransport } = (await import(distModule('rest/transport.js'))) as typeof import('../src/rest/transport.ts');
+const { createUpstreamTransport, transportSettings } = (await import(
+  distModule('rest/transport.js')
+)) as typeof import('../src/rest/transport.ts');
+const { resolveConfig } = (await import(distModule('config/index.js'))) as typeof import('../src/config/index.ts');
 const { withCircuitBreakers } = (await import(distModule('rest/circuit-breaker.js'))) as typeof import('../src/rest/circuit-breaker.ts');
 const { createRequestTransport } = (await import(
   distModule('rest/request-transport.js')
@@ -85,8 +88,9 @@ const through = (transport: UpstreamTransport) =>
       (await transport.request<ListedPage>({ method: 'GET', path, route, query: { limit, offset: 0 }, key, requestId })).body,
   );
 
-const transport = createUpstreamTransport({ baseUrl: upstream.url });
-const breakers = withCircuitBreakers(transport);
+const defaults = resolveConfig();
+const transport = createUpstreamTransport({ baseUrl: upstream.url, ...transportSettings(defaults) });
+const breakers = withCircuitBreakers(transport, defaults.circuitBreaker);
 const [viaTransport, viaBreakers] = [through(transport), through(breakers)];
 
 /** A fresh request's client per dashboard, as each GraphQL request gets (src/context.ts). */

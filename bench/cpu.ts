@@ -5,7 +5,7 @@
 // `CACHE=memory npm run bench:cpu` measures dashboards served from the cache.
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '../src/config.ts';
+import { loadConfig, resolveConfig } from '../src/config/index.ts';
 import { createGateway } from '../src/gateway.ts';
 import { createLogger } from '../src/observability/logger.ts';
 import { startScript } from './lib/processes.ts';
@@ -24,7 +24,7 @@ const gateway = createGateway({
   upstreamUrl: upstream.url,
   cache,
   upstreamBudget,
-  logger: createLogger({ logFile: join(tmpdir(), `bench-cpu-${process.pid}.log`) }),
+  logger: createLogger({ ...resolveConfig(), logFile: join(tmpdir(), `bench-cpu-${process.pid}.log`) }),
   tracing,
 });
 const body = JSON.stringify({ query: DASHBOARD });

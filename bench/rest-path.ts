@@ -36,7 +36,8 @@ const { values } = parseArgs({
 });
 if (!values.upstream || !values.log) throw new Error('--upstream and --log are required');
 
-const { DEFAULTS } = (await import(distModule('config.js'))) as typeof import('../src/config.ts');
+const { resolveConfig } = (await import(distModule('config/index.js'))) as typeof import('../src/config/index.ts');
+const defaults = resolveConfig();
 const { createContext, requestIdOf } = (await import(distModule('context.js'))) as typeof import('../src/context.ts');
 const { createGateway } = (await import(distModule('gateway.js'))) as typeof import('../src/gateway.ts');
 const { createLogger } = (await import(distModule('observability/logger.js'))) as typeof import('../src/observability/logger.ts');
@@ -44,15 +45,15 @@ const { globalIdOf } = (await import(distModule('schema/global-id.js'))) as type
 const { leafSerializers } = (await import(distModule('schema/leaf-serializers.js'))) as typeof import('../src/schema/leaf-serializers.ts');
 const { subgraphSchema } = (await import(distModule('schema/subgraph.js'))) as typeof import('../src/schema/subgraph.ts');
 
-const logger = createLogger({ logFile: values.log });
+const logger = createLogger({ ...defaults, logFile: values.log });
 const gateway = createGateway({ upstreamUrl: values.upstream, logger });
 // The summary line skips pino's redaction, as request-log.ts's does (it holds only named fields).
 const summaryLog = logger.child({}, { redact: [] });
 const limits = {
-  maxCalls: DEFAULTS.MAX_UPSTREAM_CALLS,
-  concurrency: DEFAULTS.UPSTREAM_CONCURRENCY_PER_REQUEST,
-  deadlineMs: DEFAULTS.REQUEST_DEADLINE_MS,
-  maxLookupScanPages: DEFAULTS.MAX_LOOKUP_SCAN_PAGES,
+  maxCalls: defaults.maxUpstreamCalls,
+  concurrency: defaults.upstreamConcurrencyPerRequest,
+  deadlineMs: defaults.requestDeadlineMs,
+  maxLookupScanPages: defaults.maxLookupScanPages,
   onCall: (call: Parameters<typeof gateway.metrics.observeUpstreamCall>[0]) => gateway.metrics.observeUpstreamCall(call),
 };
 
@@ -69,7 +70,7 @@ const pagesOf = (loaders: Loaders): DashboardPages => ({
 /** The gateway's own global-id encoder (the floor restates it). */
 const gatewayIdOf = (typename: string, ...parts: (string | number)[]) => globalIdOf(typename, parts);
 
-const jitOptions = { customSerializers: leafSerializers(subgraphSchema, DEFAULTS.MAX_JSON_DEPTH) };
+const jitOptions = { customSerializers: leafSerializers(subgraphSchema, defaults.maxJsonDepth) };
 const compiled = new Map<string, CompiledQuery>();
 /** The operation compiled once per query text, as the gateway's parse cache and src/compiled-operations.ts keep it. */
 function compiledOperation(query: string): CompiledQuery {

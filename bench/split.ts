@@ -55,7 +55,10 @@ buildGateway();
 const { createGateway } = (await import(distModule('gateway.js'))) as typeof import('../src/gateway.ts');
 const { createGatewayServer } = (await import(distModule('http/server.js'))) as typeof import('../src/http/server.ts');
 const { createLogger } = (await import(distModule('observability/logger.js'))) as typeof import('../src/observability/logger.ts');
-const { createUpstreamTransport } = (await import(distModule('rest/transport.js'))) as typeof import('../src/rest/transport.ts');
+const { createUpstreamTransport, transportSettings } = (await import(
+  distModule('rest/transport.js')
+)) as typeof import('../src/rest/transport.ts');
+const { resolveConfig } = (await import(distModule('config/index.js'))) as typeof import('../src/config/index.ts');
 
 const FIXED_QUERY = '{ __typename }';
 const key = 'phx_bench_split_key';
@@ -92,13 +95,14 @@ async function listen(server: Server): Promise<string> {
 const drive = (url: string, seconds: number, query: string) => driveInChild({ url, key, seconds, connections: numbers.connections, query });
 
 const upstream = await startScript('bench/fake-upstream.ts', ['--key', key]);
+const defaults = resolveConfig();
 // One log for both gateways, written at info as in production.
 const logFile = join(tmpdir(), `bench-split-${stamp}.log`);
-const logger = createLogger({ logFile });
+const logger = createLogger({ ...defaults, logFile });
 const gatewayFor = (transport?: UpstreamTransport): Gateway => createGateway({ upstreamUrl: upstream.url, transport, logger });
 const gateway = gatewayFor();
-const memory = gatewayFor(memoryTransport(createUpstreamTransport({ baseUrl: upstream.url })));
-const servers = [createGatewayServer(gateway.listener), createGatewayServer(memory.listener)];
+const memory = gatewayFor(memoryTransport(createUpstreamTransport({ baseUrl: upstream.url, ...transportSettings(defaults) })));
+const servers = [createGatewayServer(gateway.listener, defaults.server), createGatewayServer(memory.listener, defaults.server)];
 const [gatewayUrl, memoryUrl] = await Promise.all(servers.map(listen));
 const floor = await startFloor({ upstreamUrl: upstream.url });
 

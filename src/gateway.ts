@@ -5,15 +5,14 @@
 import type { RequestListener } from 'node:http';
 import { type ExecutionResult, GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
-import type { BudgetWindow } from './budget-setting.ts';
 import { compiledExecutionPlugin, compiledOperations } from './compiled-operations.ts';
-import { type CacheSettings, DEFAULTS, type IdempotencySettings, type SubscriptionSettings, type TracingSettings } from './config.ts';
+import { type ConfigOverrides, type GatewayConfig, resolveConfig } from './config/index.ts';
 import { type Arrival, createContext, type GatewayContext, type RequestLimits, requestIdOf } from './context.ts';
 import { EXAMPLE_QUERY } from './example-query.ts';
 import { createLocalGraphiQL } from './graphiql/index.ts';
 import { GRAPHQL_ENDPOINT } from './graphql-endpoint.ts';
 import { toGraphQLError, unexpectedError } from './graphql-errors.ts';
-import { createHttpSurface, type HttpOptions } from './http/index.ts';
+import { createHttpSurface } from './http/index.ts';
 import { createIdempotencyMetrics, IDEMPOTENCY_KEY_HEADER, idempotencyPlugin } from './idempotency/index.ts';
 import { fastPathListener } from './known-queries/fast-path.ts';
 import { createKnownQueries } from './known-queries/known-queries.ts';
@@ -22,17 +21,17 @@ import { admissionGate } from './limits/admission-plugin.ts';
 import { bodyLimitPlugin } from './limits/body-limit.ts';
 import { fanOutBudgetPlugin } from './limits/fan-out-plugin.ts';
 import { jsonDepthPlugin } from './limits/json-depth.ts';
-import { DEFAULT_QUERY_LIMITS, type QueryLimits, queryLimitPlugins } from './limits/query-limits.ts';
+import { queryLimitPlugins } from './limits/query-limits.ts';
 import type { LabelBounds } from './observability/bounded-label.ts';
 import { DEBUG_HEADER } from './observability/debug-extension.ts';
-import { createObservability, type ObservabilityOptions } from './observability/index.ts';
+import { createObservability } from './observability/index.ts';
 import type { Logger } from './observability/logger.ts';
 import { GATEWAY_LABEL_MAX_LENGTH, type GatewayMetrics } from './observability/metrics.ts';
-import { type OperationManifest, persistedOperations } from './persisted/index.ts';
+import { persistedOperations } from './persisted/index.ts';
 import { protocolErrorPlugins } from './protocol-errors.ts';
 import { type CircuitBreakerOptions, type GuardedTransport, withCircuitBreakers } from './rest/circuit-breaker.ts';
 import type { UpstreamCall } from './rest/request-transport.ts';
-import { createUpstreamTransport, type UpstreamTransport } from './rest/transport.ts';
+import { createUpstreamTransport, transportSettings, type UpstreamTransport } from './rest/transport.ts';
 import { argumentChecksPlugin } from './schema/argument-checks.ts';
 import { leafSerializers } from './schema/leaf-serializers.ts';
 import { subgraphSchema as schema } from './schema/subgraph.ts'; // the public schema plus _service and _entities
@@ -43,70 +42,24 @@ import type { PollRunner } from './subscriptions/watched.ts';
 import { createTracing } from './tracing/index.ts';
 import { createUpstreamEconomy } from './upstream-economy/index.ts';
 
-/** Logging, metrics, readiness, CORS and CSRF settings: see src/observability and src/http. */
-type OperationsOptions = Omit<ObservabilityOptions, 'transport' | 'requestIdOf' | 'onOperation'> &
-  Omit<HttpOptions, 'transport' | 'upstreamUrl' | 'cacheStore'>;
-
-export interface GatewayOptions extends OperationsOptions {
+/** What createGateway takes: settings (each left out keeps its declared default, src/config), and the parts a caller builds itself. */
+export interface GatewayOptions extends Omit<ConfigOverrides, 'upstreamUrl' | 'circuitBreaker'> {
   upstreamUrl: string;
-  /** @default DEFAULTS.UPSTREAM_TIMEOUT_MS */
-  upstreamTimeoutMs?: number;
-  /** @default DEFAULTS.UPSTREAM_CONNECTIONS */
-  upstreamConnections?: number;
-  /** @default DEFAULTS.UPSTREAM_GET_RETRIES */
-  upstreamGetRetries?: number;
-  /** Upstream calls one request may make; the fan-out estimate refuses operations above it. @default DEFAULTS.MAX_UPSTREAM_CALLS */
-  maxUpstreamCalls?: number;
-  /** Upstream calls of one request in flight at once. @default DEFAULTS.UPSTREAM_CONCURRENCY_PER_REQUEST */
-  upstreamConcurrencyPerRequest?: number;
-  /** From a request's arrival, time until its last upstream call must have ended. @default DEFAULTS.REQUEST_DEADLINE_MS */
-  requestDeadlineMs?: number;
-  /** Estimated upstream calls of admitted requests at once. @default ADMITTED_CALLS_PER_CONNECTION × upstreamConnections (DEFAULTS.ADMISSION_CAPACITY is unset) */
-  admissionCapacity?: number;
-  /** Longest predicted wait for admission; longer is refused at once. @default DEFAULTS.ADMISSION_MAX_WAIT_MS */
-  admissionMaxWaitMs?: number;
-  /** Requests waiting for admission at once. @default DEFAULTS.ADMISSION_MAX_QUEUED */
-  admissionMaxQueued?: number;
-  /** List pages (of 100) a lookup of an invite or member may scan; they have no REST retrieve. @default DEFAULTS.MAX_LOOKUP_SCAN_PAGES */
-  maxLookupScanPages?: number;
-  /** Largest upstream answer body, in bytes. @default DEFAULTS.MAX_UPSTREAM_RESPONSE_BYTES */
-  maxUpstreamResponseBytes?: number;
-  /** Upstream answer bytes all calls in flight may buffer at once. @default DEFAULTS.MAX_UPSTREAM_BUFFERED_BYTES */
-  maxUpstreamBufferedBytes?: number;
-  /** Most values an upstream answer over 64 KiB may hold. @default DEFAULTS.MAX_UPSTREAM_JSON_VALUES */
-  maxUpstreamJsonValues?: number;
-  /** The upstream circuit breakers (whole upstream, and per route for reads). @default DEFAULTS.CIRCUIT_BREAKER_* */
-  circuitBreaker?: CircuitBreakerOptions;
-  /** Depth, aliases, tokens and directives per operation. @default DEFAULT_QUERY_LIMITS */
-  queryLimits?: Partial<QueryLimits>;
-  /** Largest request body accepted. @default DEFAULTS.MAX_REQUEST_BYTES */
-  maxRequestBytes?: number;
-  /** How deeply a `JSON` value may nest, in a caller's input and in an upstream answer. @default DEFAULTS.MAX_JSON_DEPTH */
-  maxJsonDepth?: number;
+  circuitBreaker?: Partial<CircuitBreakerOptions>;
   /** Filled into GraphiQL's headers: only for the embedded demo API, never for a real upstream. */
   demoKey?: string;
-  /** Run only these operations, by id (PERSISTED_OPERATIONS). @default undefined: any operation, and APQ */
-  persistedOperations?: OperationManifest;
-  /** Caches upstream GET answers across requests (CACHE and its settings). @default undefined: nothing is cached */
-  cache?: CacheSettings;
-  /** Known queries the fast path keeps (FAST_PATH_MAX_QUERIES); 0 turns it off. @default DEFAULTS.FAST_PATH_MAX_QUERIES */
+  /** Where the gateway logs. @default the process logger (LOG_LEVEL, LOG_FILE) */
+  logger?: Logger;
+  /** Known queries the fast path keeps; 0 turns it off. @default FAST_PATH_MAX_QUERIES */
   fastPathMaxQueries?: number;
-  /** Upstream calls each key may make per window (UPSTREAM_BUDGET). @default undefined: no budget */
-  upstreamBudget?: readonly BudgetWindow[];
-  /** What idempotent mutations remember, and how long. @default DEFAULTS.IDEMPOTENCY_* */
-  idempotency?: Partial<IdempotencySettings>;
-  /** Poll interval and stream limits of subscriptions. @default DEFAULTS.SUBSCRIPTION_POLL_MS, DEFAULTS.MAX_SUBSCRIPTIONS_PER_KEY, DEFAULTS.MAX_SUBSCRIPTIONS */
-  subscriptions?: Partial<SubscriptionSettings>;
-  /** Export spans over OTLP/HTTP (the OTEL_* settings). @default undefined: nothing exported; an incoming `traceparent` is still passed on */
-  tracing?: TracingSettings;
   /** A transport to use instead of building one (tests). */
   transport?: UpstreamTransport;
   /** Told of every finished upstream call, after the metrics. */
   onUpstreamCall?: (call: UpstreamCall) => void;
 }
 
-/** ADMISSION_CAPACITY when unset: estimated calls admitted per upstream connection (docs/overload.md). */
-const ADMITTED_CALLS_PER_CONNECTION = 2;
+/** Known queries the fast path keeps unless told otherwise (no longer a setting). */
+const FAST_PATH_MAX_QUERIES = 100;
 
 export interface Gateway {
   /** The Node request listener to serve: the fast path for known queries, then Yoga for every other request. */
@@ -124,19 +77,11 @@ export interface Gateway {
   close(flushWithinMs?: number): Promise<void>;
 }
 
-export function createGateway(options: GatewayOptions): Gateway {
+export function createGateway(given: GatewayOptions): Gateway {
+  const options = { ...given, ...resolveConfig(given), upstreamUrl: given.upstreamUrl };
   const transport = withCircuitBreakers(
-    options.transport ??
-      createUpstreamTransport({
-        baseUrl: options.upstreamUrl,
-        timeoutMs: options.upstreamTimeoutMs,
-        connections: options.upstreamConnections,
-        getRetries: options.upstreamGetRetries,
-        maxResponseBytes: options.maxUpstreamResponseBytes,
-        maxBufferedBytes: options.maxUpstreamBufferedBytes,
-        maxJsonValues: options.maxUpstreamJsonValues,
-      }),
-    options.circuitBreaker,
+    options.transport ?? createUpstreamTransport({ baseUrl: options.upstreamUrl, ...transportSettings(options) }),
+    { ...options.circuitBreaker, rollingWindowMs: given.circuitBreaker?.rollingWindowMs },
   );
   const arrivals = new WeakMap<object, Arrival>();
   const observability = createObservability({
@@ -153,20 +98,14 @@ export function createGateway(options: GatewayOptions): Gateway {
     arrivals.set(request, { requestId, receivedAt, trace: tracing.startRequest(request, receivedAt) });
     return requestId;
   };
-  const idempotency: IdempotencySettings = {
-    ttlMs: DEFAULTS.IDEMPOTENCY_TTL_MS,
-    maxResponseBytes: DEFAULTS.IDEMPOTENCY_MAX_RESPONSE_BYTES,
-    maxEntries: DEFAULTS.IDEMPOTENCY_MAX_ENTRIES,
-    maxEntriesPerCaller: DEFAULTS.IDEMPOTENCY_MAX_ENTRIES_PER_CALLER,
-    ...options.idempotency,
-  };
+  const { idempotency } = options;
   // Each operation's fan-out estimate, noted once by the fan-out plugin and read by the upstream
   // budget (which reserves it) and admission control (which weighs the request by it).
   const estimates = new WeakMap<object, number>();
   const estimateOf = (context: object) => estimates.get(context);
   const labelBounds = {
     maxLength: GATEWAY_LABEL_MAX_LENGTH,
-    maxValues: options.metricsMaxLabelValues ?? DEFAULTS.METRICS_MAX_LABEL_VALUES,
+    maxValues: options.metricsMaxLabelValues,
   };
   const economy = createUpstreamEconomy({
     ...options,
@@ -178,10 +117,10 @@ export function createGateway(options: GatewayOptions): Gateway {
   });
   const http = createHttpSurface({ ...options, transport, cacheStore: economy?.storeReport }, GRAPHQL_ENDPOINT);
   const limits: RequestLimits = {
-    maxCalls: options.maxUpstreamCalls ?? DEFAULTS.MAX_UPSTREAM_CALLS,
-    concurrency: options.upstreamConcurrencyPerRequest ?? DEFAULTS.UPSTREAM_CONCURRENCY_PER_REQUEST,
-    deadlineMs: options.requestDeadlineMs ?? DEFAULTS.REQUEST_DEADLINE_MS,
-    maxLookupScanPages: options.maxLookupScanPages ?? DEFAULTS.MAX_LOOKUP_SCAN_PAGES,
+    maxCalls: options.maxUpstreamCalls,
+    concurrency: options.upstreamConcurrencyPerRequest,
+    deadlineMs: options.requestDeadlineMs,
+    maxLookupScanPages: options.maxLookupScanPages,
     onCall: (call) => {
       observability.onUpstreamCall(call);
       options.onUpstreamCall?.(call);
@@ -190,18 +129,16 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   const subscriptions = subscriptionHub(options, { transport, economy, limits, observability, labelBounds });
   const admission = createAdmission({
-    // Twice the pool (measured: docs/overload.md): a request's estimate is its most calls at once,
-    // and it holds about half that on average (a dashboard's first call runs alone, then its 20).
-    capacity: options.admissionCapacity ?? ADMITTED_CALLS_PER_CONNECTION * (options.upstreamConnections ?? DEFAULTS.UPSTREAM_CONNECTIONS),
-    maxWaitMs: options.admissionMaxWaitMs ?? DEFAULTS.ADMISSION_MAX_WAIT_MS,
-    maxQueued: options.admissionMaxQueued ?? DEFAULTS.ADMISSION_MAX_QUEUED,
+    capacity: options.admissionCapacity,
+    maxWaitMs: options.admissionMaxWaitMs,
+    maxQueued: options.admissionMaxQueued,
     observer: observability.metrics.admission,
   });
   observability.metrics.trackAdmission(admission.state);
   const gate = admissionGate(admission, {
     estimateOf,
     deadlineAt: (request) => (arrivals.get(request)?.receivedAt ?? performance.now()) + limits.deadlineMs,
-    stuckAfterMs: (options.upstreamTimeoutMs ?? DEFAULTS.UPSTREAM_TIMEOUT_MS) + STUCK_MARGIN_MS,
+    stuckAfterMs: options.upstreamTimeoutMs + STUCK_MARGIN_MS,
     onStuck: (request) =>
       observability.logger.error(
         { requestId: arrivals.get(request)?.requestId },
@@ -209,7 +146,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       ),
   });
 
-  const maxJsonDepth = options.maxJsonDepth ?? DEFAULTS.MAX_JSON_DEPTH;
+  const maxJsonDepth = options.maxJsonDepth;
   // An upstream value a field cannot represent fails that field with UPSTREAM_ERROR (graphql-errors.ts).
   const operations = compiledOperations({ customSerializers: leafSerializers(schema, maxJsonDepth) }, (result) =>
     jitCompileFailure(observability.logger, result),
@@ -219,7 +156,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   const persisted = persistedOperations(options.persistedOperations, economy?.persistedQueries);
   const contextOf = ({ request }: { request: Request }) =>
     createContext(economy ? economy.transportFor(request, transport) : transport, request, limits, arrivals.get(request), subscriptions);
-  const fastPathMaxQueries = options.fastPathMaxQueries ?? DEFAULTS.FAST_PATH_MAX_QUERIES;
+  const fastPathMaxQueries = options.fastPathMaxQueries ?? FAST_PATH_MAX_QUERIES;
   const fastPath = fastPathMaxQueries > 0 ? { known: createKnownQueries({ max: fastPathMaxQueries, operations, estimateOf }) } : undefined;
   const yoga = createYoga<Record<string, never>, GatewayContext>({
     schema,
@@ -246,11 +183,11 @@ export function createGateway(options: GatewayOptions): Gateway {
       graphiql.plugin,
       ...observability.plugins,
       ...http.plugins,
-      bodyLimitPlugin(options.maxRequestBytes ?? DEFAULTS.MAX_REQUEST_BYTES),
+      bodyLimitPlugin(options.maxRequestBytes),
       // After every plugin that picks a request parser: it wraps the one picked.
       ...protocolErrorPlugins(),
       ...persisted.plugins,
-      ...queryLimitPlugins({ ...DEFAULT_QUERY_LIMITS, ...options.queryLimits }),
+      ...queryLimitPlugins(options.queryLimits),
       // Before the fan-out estimate: it reads the variables.
       jsonDepthPlugin(maxJsonDepth),
       // After the depth check (it reads the variables too), before the idempotency claim: a
@@ -261,7 +198,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         ...idempotency,
         store: economy?.store,
         // A write sent just before the deadline is seen through for up to UPSTREAM_TIMEOUT_MS; a second for storing.
-        maxRequestMs: limits.deadlineMs + (options.upstreamTimeoutMs ?? DEFAULTS.UPSTREAM_TIMEOUT_MS) + 1000,
+        maxRequestMs: limits.deadlineMs + options.upstreamTimeoutMs + 1000,
         events: createIdempotencyMetrics(observability.metrics.registry),
       }),
       fanOutBudgetPlugin(limits.maxCalls, limits.maxLookupScanPages, (context, estimate) => estimates.set(context, estimate)),
@@ -283,7 +220,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         {
           known: fastPath.known,
           endpoint: GRAPHQL_ENDPOINT,
-          maxRequestBytes: options.maxRequestBytes ?? DEFAULTS.MAX_REQUEST_BYTES,
+          maxRequestBytes: options.maxRequestBytes,
           pipelineHeaders: [DEBUG_HEADER, IDEMPOTENCY_KEY_HEADER, ...(economy?.pipelineHeaders ?? [])],
           corsHeaders: http.corsHeaders,
           persistedText: persisted.textOf,
@@ -346,7 +283,10 @@ interface HubParts {
 }
 
 /** This gateway's subscriptions, and their metrics. */
-function subscriptionHub(options: GatewayOptions, { transport, economy, limits, observability, labelBounds }: HubParts) {
+function subscriptionHub(
+  options: Pick<GatewayConfig, 'subscriptions'>,
+  { transport, economy, limits, observability, labelBounds }: HubParts,
+) {
   // A poll is a request of its own: a fresh context (loaders, call records) through the same
   // transport path as a request's (the cache, the circuit breakers) and under the key's budget.
   const runPoll: PollRunner = (key, signal, fetch) => {
@@ -363,9 +303,7 @@ function subscriptionHub(options: GatewayOptions, { transport, economy, limits, 
   };
   const metrics = createSubscriptionMetrics(observability.metrics.registry, labelBounds);
   const hub = createSubscriptionHub({
-    pollMs: options.subscriptions?.pollMs ?? DEFAULTS.SUBSCRIPTION_POLL_MS,
-    maxPerKey: options.subscriptions?.maxPerKey ?? DEFAULTS.MAX_SUBSCRIPTIONS_PER_KEY,
-    max: options.subscriptions?.max ?? DEFAULTS.MAX_SUBSCRIPTIONS,
+    ...options.subscriptions,
     run: runPoll,
     logger: observability.logger,
     feed: economy?.writeFeed,

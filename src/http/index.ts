@@ -1,21 +1,17 @@
 // The gateway's HTTP surface beyond GraphQL: /readiness, CORS, CSRF prevention, and closing
 // connections once shutdown has begun. (/health is in gateway.ts.)
 import type { CORSOptions, Plugin } from 'graphql-yoga';
-import { DEFAULTS } from '../config.ts';
 import { isGraphQLPath } from '../observability/request-log.ts';
 import type { GuardedTransport } from '../rest/circuit-breaker.ts';
 import { corsHeadersOf, corsOptions, csrfPlugins } from './cors-csrf.ts';
 import { createReadiness, type ReadinessOptions } from './readiness.ts';
 
-export interface HttpOptions {
+interface HttpOptions {
   upstreamUrl: string;
   transport: Pick<GuardedTransport, 'circuits'>;
-  /** @default DEFAULTS.READINESS_TIMEOUT_MS */
-  readinessTimeoutMs?: number;
-  /** @default DEFAULTS.CORS_ORIGINS */
-  corsOrigins?: '*' | readonly string[];
-  /** @default DEFAULTS.CSRF_PREVENTION */
-  csrfPrevention?: boolean;
+  readinessTimeoutMs: number;
+  corsOrigins: '*' | readonly string[];
+  csrfPrevention: boolean;
   /** The shared store's state, reported by /readiness (CACHE). */
   cacheStore?: ReadinessOptions['cacheStore'];
 }
@@ -62,7 +58,7 @@ export function createHttpSurface(options: HttpOptions, graphqlEndpoint: string)
     },
   };
   const cors = corsOptions(options.corsOrigins);
-  const csrfPrevention = options.csrfPrevention ?? DEFAULTS.CSRF_PREVENTION;
+  const { csrfPrevention } = options;
   return {
     cors,
     corsHeaders: (request) => corsHeadersOf(request, cors),

@@ -4,7 +4,6 @@
 // hooks for every promise of every request.
 import { type ExecutionResult, GraphQLError, getOperationAST } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import { DEFAULTS } from '../config.ts';
 import { GRAPHQL_ENDPOINT } from '../graphql-endpoint.ts';
 import { isOperationName } from '../operation-name.ts';
 import type { UpstreamCall } from '../rest/request-transport.ts';
@@ -41,8 +40,8 @@ interface RequestLogOptions {
   isUnexpected(error: Error): boolean;
   /** Original errors logged here, so Yoga's own masking log does not report them again. */
   logged: WeakSet<Error>;
-  /** Operation names are chosen by callers: the summary keeps at most this many characters. @default DEFAULTS.MAX_OPERATION_NAME_LENGTH */
-  maxOperationNameLength?: number;
+  /** Operation names are chosen by callers: the summary keeps at most this many characters. */
+  maxOperationNameLength: number;
 }
 
 interface Pending {
@@ -73,7 +72,7 @@ export interface RequestLog {
 }
 
 export function createRequestLog(options: RequestLogOptions): RequestLog {
-  const maxNameLength = options.maxOperationNameLength ?? DEFAULTS.MAX_OPERATION_NAME_LENGTH;
+  const maxNameLength = options.maxOperationNameLength;
   const operationName = (name: string | undefined) => (name === undefined ? null : truncate(name, maxNameLength));
   const pending = new WeakMap<object, Pending>();
   // The summary line holds only the named fields above (ids, numbers, codes), so it skips pino's

@@ -13,18 +13,17 @@
 // Each breaker is a small counting one (./breaker.ts) that re-creates what the gateway used of
 // opossum, which it replaced: opossum's two fire()s per read cost ~2.3% of the CPU and ~46 KB per
 // dashboard; here a call costs a few counter increments and one `.then` for both breakers.
-import { DEFAULTS } from '../config.ts';
 import { Breaker, type BreakerSettings, type CircuitState } from './breaker.ts';
 import type { UpstreamRequest, UpstreamResponse, UpstreamTransport } from './transport.ts';
 import { UpstreamError } from './upstream-error.ts';
 
 export interface CircuitBreakerOptions {
-  /** Failure percentage within the rolling window that opens a circuit. @default DEFAULTS.CIRCUIT_BREAKER_ERROR_PERCENT */
-  errorThresholdPercentage?: number;
-  /** Calls a circuit's window must hold before the percentage counts. @default DEFAULTS.CIRCUIT_BREAKER_MIN_CALLS */
-  volumeThreshold?: number;
-  /** How long a circuit stays open before a probe. @default DEFAULTS.CIRCUIT_BREAKER_RESET_MS */
-  resetTimeoutMs?: number;
+  /** Failure percentage within the rolling window that opens a circuit (CIRCUIT_BREAKER_ERROR_PERCENT). */
+  errorThresholdPercentage: number;
+  /** Calls a circuit's window must hold before the percentage counts (CIRCUIT_BREAKER_MIN_CALLS). */
+  volumeThreshold: number;
+  /** How long a circuit stays open before a probe (CIRCUIT_BREAKER_RESET_MS). */
+  resetTimeoutMs: number;
   /** The rolling window. @default ROLLING_WINDOW_MS */
   rollingWindowMs?: number;
 }
@@ -92,12 +91,10 @@ interface Guard<Reads extends Breaker | undefined = Breaker | undefined> {
   failed: (error: unknown) => never;
 }
 
-export function withCircuitBreakers(transport: UpstreamTransport, options: CircuitBreakerOptions = {}): GuardedTransport {
+export function withCircuitBreakers(transport: UpstreamTransport, options: CircuitBreakerOptions): GuardedTransport {
   const listeners: ((state: CircuitState, route: string) => void)[] = [];
   const settings: BreakerSettings = {
-    errorThresholdPercentage: options.errorThresholdPercentage ?? DEFAULTS.CIRCUIT_BREAKER_ERROR_PERCENT,
-    volumeThreshold: options.volumeThreshold ?? DEFAULTS.CIRCUIT_BREAKER_MIN_CALLS,
-    resetTimeoutMs: options.resetTimeoutMs ?? DEFAULTS.CIRCUIT_BREAKER_RESET_MS,
+    ...options,
     rollingWindowMs: options.rollingWindowMs ?? ROLLING_WINDOW_MS,
   };
   const breaker = (route: string): Breaker =>

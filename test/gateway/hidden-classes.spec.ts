@@ -8,12 +8,13 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { createContext } from '../../src/context.ts';
 import { createRequestTransport } from '../../src/rest/request-transport.ts';
 import { createUpstreamTransport } from '../../src/rest/transport.ts';
+import { TRANSPORT_DEFAULTS } from '../support/defaults.ts';
 
 setFlagsFromString('--allow-natives-syntax');
 const haveSameClass = new Function('a', 'b', 'return %HaveSameMap(a, b)') as (a: object, b: object) => boolean;
 const isFastMode = new Function('a', 'return %HasFastProperties(a)') as (a: object) => boolean;
 
-const transport = createUpstreamTransport({ baseUrl: 'http://127.0.0.1:9' });
+const transport = createUpstreamTransport({ baseUrl: 'http://127.0.0.1:9', ...TRANSPORT_DEFAULTS });
 afterAll(() => transport.close());
 const limits = { maxCalls: 10, concurrency: 4, deadlineMs: 1000, maxLookupScanPages: 10 };
 const request = () => new Request('http://gateway.test/graphql', { headers: { authorization: 'Bearer phx_hidden_classes' } });

@@ -1,6 +1,6 @@
 // The operations settings: each with its default, and a clear ConfigError for a bad value.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, loadLoggingConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig, loadLoggingConfig } from '../../src/config/index.ts';
 
 describe('operations settings', () => {
   it('default to info logs on stdout, a 10 s grace period, open CORS, no CSRF header, metrics and the debug extension on', () => {
