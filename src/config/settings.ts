@@ -164,10 +164,11 @@ const requests = {
   }),
   MAX_INTROSPECTION_TYPES: setting(wholeNumber(0, 1000), { default: 10, description: '`__type` lookups per document' }),
   MAX_REQUEST_BYTES: setting(wholeNumber(1024, 100 * MiB), { default: 100 * 1024, description: 'largest request body (413 above it)' }),
+  // At most 256: far below the depths at which JSON.stringify and graphql-jit overflow the stack.
   MAX_JSON_DEPTH: setting(wholeNumber(1, 256), {
     default: 32,
     description:
-      "deepest nesting of a `JSON` value (1 to 256), in a caller's input (`BAD_USER_INPUT` beyond it; also of any variable below the lists and input objects its type expects, and of undeclared ones) and in an upstream answer (that field fails)",
+      "deepest nesting of a `JSON` value, in a caller's input (`BAD_USER_INPUT` beyond it; also of any variable below the lists and input objects its type expects, and of undeclared ones) and in an upstream answer (that field fails)",
   }),
   SERVER_HEADERS_TIMEOUT_MS: setting(wholeNumber(100, 600_000), {
     default: 10_000,
@@ -243,9 +244,10 @@ const economy = {
     description:
       '`memory`: cache upstream GET answers per key in this instance; `redis://[user:password@]host:port/db` (or `rediss://`): in that Redis, shared by every instance on it, with read-your-writes across instances; `redis-cluster://[user:password@]host:port[,host:port…]` (or `rediss-cluster://`): in that Redis Cluster ([caching and the upstream budget](caching-and-budget.md))',
   }),
+  // At most an hour: a Redis generation outlives every answer that read it by far (src/store/redis-store.ts).
   CACHE_TTL_MS: setting(wholeNumber(1, 3_600_000), {
     default: 5000,
-    description: 'how long a cached answer is used (up to 3600000); also the longest a write made outside the gateway goes unseen',
+    description: 'how long a cached answer is used; also the longest a write made outside the gateway goes unseen',
   }),
   CACHE_SECRET: setting(secret(16), {
     unset: 'generated once and kept in the store; per process with `memory`',
@@ -277,7 +279,7 @@ const idempotency = {
     default: DAY_MS,
     note: '24 h',
     description:
-      'how long the outcome of a mutation sent with an `Idempotency-Key` is remembered for that key (1000 to 2592000000) ([idempotent mutations](idempotency.md)); the key is held while its request runs however short this is',
+      'how long the outcome of a mutation sent with an `Idempotency-Key` is remembered for that key ([idempotent mutations](idempotency.md)); the key is held while its request runs however short this is',
   }),
   IDEMPOTENCY_MAX_RESPONSE_BYTES: setting(wholeNumber(1024, 16 * MiB), {
     default: 16_384,
@@ -300,7 +302,7 @@ const subscriptions = {
   SUBSCRIPTION_POLL_MS: setting(wholeNumber(250, 3_600_000), {
     default: 5000,
     description:
-      'time between two polls of a watched record, at least `250` ([subscriptions](subscriptions.md)); a 429 stretches it to its `retryAfter`',
+      'time between two polls of a watched record ([subscriptions](subscriptions.md)); a 429 stretches it to its `retryAfter`',
   }),
   MAX_SUBSCRIPTIONS_PER_KEY: setting(wholeNumber(1, 100_000), {
     default: 20,
