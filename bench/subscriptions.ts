@@ -4,6 +4,7 @@
 // 2. the memory of 1,000 open idle subscriptions (heap and RSS after a full GC, before and after).
 // Run: npm run bench:subscriptions [-- --poll-ms 1000 --seconds 15]. Needs --expose-gc (the script sets it).
 import { parseArgs } from 'node:util';
+import { resolveConfig } from '../src/config/index.ts';
 import { createGateway, type GatewayOptions } from '../src/gateway.ts';
 import { createLogger } from '../src/observability/logger.ts';
 import { startReferenceApi } from '../src/reference-api/index.ts';
@@ -20,7 +21,7 @@ const IDLE_SUBSCRIPTIONS = 1000;
 const SELECTION = '{ id name paused lastUpdatedAt latestRuns { status recordsCompleted } }';
 
 const api = await startReferenceApi();
-const logger = createLogger({ logLevel: 'silent' });
+const logger = createLogger({ ...resolveConfig(), logLevel: 'silent' });
 const key = api.keys.demo;
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 

@@ -4,33 +4,32 @@
 import type { RequestListener } from 'node:http';
 import { type ExecutionResult, GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
-import type { BudgetWindow } from './budget-setting.ts';
 import { compiledExecutionPlugin, compiledOperations } from './compiled-operations.ts';
-import { type CacheSettings, DEFAULTS, type IdempotencySettings, type SubscriptionSettings, type TracingSettings } from './config.ts';
+import { type ConfigOverrides, type GatewayConfig, resolveConfig } from './config/index.ts';
 import { type Arrival, createContext, type GatewayContext, type RequestLimits, requestIdOf } from './context.ts';
 import { EXAMPLE_QUERY } from './example-query.ts';
 import { createLocalGraphiQL } from './graphiql/index.ts';
 import { GRAPHQL_ENDPOINT } from './graphql-endpoint.ts';
 import { toGraphQLError, unexpectedError } from './graphql-errors.ts';
 import { errorBoundary } from './http/error-boundary.ts';
-import { createHttpSurface, type HttpOptions } from './http/index.ts';
+import { createHttpSurface } from './http/index.ts';
 import { createIdempotencyMetrics, idempotencyPlugin } from './idempotency/index.ts';
 import { createAdmission } from './limits/admission.ts';
 import { admissionPlugin } from './limits/admission-plugin.ts';
 import { bodyLimitPlugin } from './limits/body-limit.ts';
 import { fanOutBudgetPlugin } from './limits/fan-out-plugin.ts';
 import { jsonDepthPlugin } from './limits/json-depth.ts';
-import { DEFAULT_QUERY_LIMITS, type QueryLimits, queryLimitPlugins } from './limits/query-limits.ts';
+import { queryLimitPlugins } from './limits/query-limits.ts';
 import type { LabelBounds } from './observability/bounded-label.ts';
 import { costExtensionPlugin } from './observability/cost-extension.ts';
-import { createObservability, type ObservabilityOptions } from './observability/index.ts';
+import { createObservability } from './observability/index.ts';
 import type { Logger } from './observability/logger.ts';
 import { GATEWAY_LABEL_MAX_LENGTH, type GatewayMetrics } from './observability/metrics.ts';
-import { type OperationManifest, persistedOperations } from './persisted/index.ts';
+import { persistedOperations } from './persisted/index.ts';
 import { protocolErrorPlugins } from './protocol-errors.ts';
 import { type CircuitBreakerOptions, type GuardedTransport, withCircuitBreakers } from './rest/circuit-breaker.ts';
 import type { UpstreamCall } from './rest/request-transport.ts';
-import { createUpstreamTransport, type UpstreamTransport } from './rest/transport.ts';
+import { createUpstreamTransport, transportSettings, type UpstreamTransport } from './rest/transport.ts';
 import { argumentChecksPlugin } from './schema/argument-checks.ts';
 import { leafSerializers } from './schema/leaf-serializers.ts';
 import { subgraphSchema as schema } from './schema/subgraph.ts'; // the public schema plus _service and _entities
@@ -41,62 +40,16 @@ import type { PollRunner } from './subscriptions/watched.ts';
 import { createTracing } from './tracing/index.ts';
 import { createUpstreamEconomy } from './upstream-economy/index.ts';
 
-/** Logging, metrics, readiness, CORS and CSRF settings: see src/observability and src/http. */
-type OperationsOptions = Omit<ObservabilityOptions, 'transport' | 'requestIdOf' | 'onOperation'> &
-  Omit<HttpOptions, 'transport' | 'upstreamUrl' | 'cacheStore'>;
-
-export interface GatewayOptions extends OperationsOptions {
+/** What createGateway takes: settings (each left out keeps its declared default, src/config), and the parts a caller builds itself. */
+export interface GatewayOptions extends Omit<ConfigOverrides, 'upstreamUrl' | 'circuitBreaker'> {
   upstreamUrl: string;
-  /** @default DEFAULTS.UPSTREAM_TIMEOUT_MS */
-  upstreamTimeoutMs?: number;
-  /** @default DEFAULTS.UPSTREAM_CONNECTIONS */
-  upstreamConnections?: number;
-  /** @default DEFAULTS.UPSTREAM_GET_RETRIES */
-  upstreamGetRetries?: number;
-  /** Upstream calls one request may make; the fan-out estimate refuses operations above it. @default DEFAULTS.MAX_UPSTREAM_CALLS */
-  maxUpstreamCalls?: number;
-  /** Upstream calls of one request in flight at once. @default DEFAULTS.UPSTREAM_CONCURRENCY_PER_REQUEST */
-  upstreamConcurrencyPerRequest?: number;
-  /** From a request's arrival, time until its last upstream call must have ended. @default DEFAULTS.REQUEST_DEADLINE_MS */
-  requestDeadlineMs?: number;
-  /** Estimated upstream calls of admitted requests at once. @default ADMITTED_CALLS_PER_CONNECTION × upstreamConnections (DEFAULTS.ADMISSION_CAPACITY is unset) */
-  admissionCapacity?: number;
-  /** Longest predicted wait for admission; longer is refused at once. @default DEFAULTS.ADMISSION_MAX_WAIT_MS */
-  admissionMaxWaitMs?: number;
-  /** Requests waiting for admission at once. @default DEFAULTS.ADMISSION_MAX_QUEUED */
-  admissionMaxQueued?: number;
-  /** List pages (of 100) a lookup of an invite or member may scan; they have no REST retrieve. @default DEFAULTS.MAX_LOOKUP_SCAN_PAGES */
-  maxLookupScanPages?: number;
-  /** Largest upstream answer body, in bytes. @default DEFAULTS.MAX_UPSTREAM_RESPONSE_BYTES */
-  maxUpstreamResponseBytes?: number;
-  /** Upstream answer bytes all calls in flight may buffer at once. @default DEFAULTS.MAX_UPSTREAM_BUFFERED_BYTES */
-  maxUpstreamBufferedBytes?: number;
-  /** Most values an upstream answer over 64 KiB may hold. @default DEFAULTS.MAX_UPSTREAM_JSON_VALUES */
-  maxUpstreamJsonValues?: number;
-  /** The upstream circuit breakers (whole upstream, and per route for reads). @default DEFAULTS.CIRCUIT_BREAKER_* */
-  circuitBreaker?: CircuitBreakerOptions;
-  /** Depth, aliases, tokens and directives per operation. @default DEFAULT_QUERY_LIMITS */
-  queryLimits?: Partial<QueryLimits>;
-  /** Largest request body accepted. @default DEFAULTS.MAX_REQUEST_BYTES */
-  maxRequestBytes?: number;
-  /** How deeply a `JSON` value may nest, in a caller's input and in an upstream answer. @default DEFAULTS.MAX_JSON_DEPTH */
-  maxJsonDepth?: number;
+  circuitBreaker?: Partial<CircuitBreakerOptions>;
   /** Filled into GraphiQL's headers: only for the embedded demo API, never for a real upstream. */
   demoKey?: string;
   /** Where GraphiQL's bootstrap script is read. @default src/graphiql/bootstrap.browser.js (dist/ when built); tests point it at a missing one */
   graphiqlBootstrapScript?: URL;
-  /** Run only these operations, by id (PERSISTED_OPERATIONS). @default undefined: any operation, and APQ */
-  persistedOperations?: OperationManifest;
-  /** Caches upstream GET answers across requests (CACHE and its settings). @default undefined: nothing is cached */
-  cache?: CacheSettings;
-  /** Upstream calls each key may make per window (UPSTREAM_BUDGET). @default undefined: no budget */
-  upstreamBudget?: readonly BudgetWindow[];
-  /** What idempotent mutations remember, and how long. @default DEFAULTS.IDEMPOTENCY_* */
-  idempotency?: Partial<IdempotencySettings>;
-  /** Poll interval and stream limits of subscriptions. @default DEFAULTS.SUBSCRIPTION_POLL_MS, DEFAULTS.MAX_SUBSCRIPTIONS_PER_KEY, DEFAULTS.MAX_SUBSCRIPTIONS */
-  subscriptions?: Partial<SubscriptionSettings>;
-  /** Export spans over OTLP/HTTP (the OTEL_* settings). @default undefined: nothing exported; an incoming `traceparent` is still passed on */
-  tracing?: TracingSettings;
+  /** Where the gateway logs. @default the process logger (LOG_LEVEL, LOG_FILE) */
+  logger?: Logger;
   /** Yoga plugins to run before the gateway's own (tests inject failures with them). */
   plugins?: Plugin[];
   /** A transport to use instead of building one (tests). */
@@ -104,9 +57,6 @@ export interface GatewayOptions extends OperationsOptions {
   /** Told of every finished upstream call, after the metrics. */
   onUpstreamCall?: (call: UpstreamCall) => void;
 }
-
-/** ADMISSION_CAPACITY when unset: estimated calls admitted per upstream connection (docs/overload.md). */
-const ADMITTED_CALLS_PER_CONNECTION = 2;
 
 export interface Gateway {
   /** The Node request listener to serve: Yoga behind the error boundary (src/http/error-boundary.ts). */
@@ -124,19 +74,11 @@ export interface Gateway {
   close(flushWithinMs?: number): Promise<void>;
 }
 
-export function createGateway(options: GatewayOptions): Gateway {
+export function createGateway(given: GatewayOptions): Gateway {
+  const options = { ...given, ...resolveConfig(given), upstreamUrl: given.upstreamUrl };
   const transport = withCircuitBreakers(
-    options.transport ??
-      createUpstreamTransport({
-        baseUrl: options.upstreamUrl,
-        timeoutMs: options.upstreamTimeoutMs,
-        connections: options.upstreamConnections,
-        getRetries: options.upstreamGetRetries,
-        maxResponseBytes: options.maxUpstreamResponseBytes,
-        maxBufferedBytes: options.maxUpstreamBufferedBytes,
-        maxJsonValues: options.maxUpstreamJsonValues,
-      }),
-    options.circuitBreaker,
+    options.transport ?? createUpstreamTransport({ baseUrl: options.upstreamUrl, ...transportSettings(options) }),
+    { ...options.circuitBreaker, rollingWindowMs: given.circuitBreaker?.rollingWindowMs },
   );
   const arrivals = new WeakMap<object, Arrival>();
   const observability = createObservability({
@@ -146,20 +88,14 @@ export function createGateway(options: GatewayOptions): Gateway {
     onOperation: (summary, request) => arrivals.get(request)?.trace?.end(summary),
   });
   const tracing = createTracing({ settings: options.tracing, upstreamUrl: options.upstreamUrl, logger: observability.logger });
-  const idempotency: IdempotencySettings = {
-    ttlMs: DEFAULTS.IDEMPOTENCY_TTL_MS,
-    maxResponseBytes: DEFAULTS.IDEMPOTENCY_MAX_RESPONSE_BYTES,
-    maxEntries: DEFAULTS.IDEMPOTENCY_MAX_ENTRIES,
-    maxEntriesPerCaller: DEFAULTS.IDEMPOTENCY_MAX_ENTRIES_PER_CALLER,
-    ...options.idempotency,
-  };
+  const { idempotency } = options;
   // Each operation's fan-out estimate, noted once by the fan-out plugin and read by the upstream
   // budget (which reserves it) and admission control (which weighs the request by it).
   const estimates = new WeakMap<object, number>();
   const estimateOf = (context: object) => estimates.get(context);
   const labelBounds = {
     maxLength: GATEWAY_LABEL_MAX_LENGTH,
-    maxValues: options.metricsMaxLabelValues ?? DEFAULTS.METRICS_MAX_LABEL_VALUES,
+    maxValues: options.metricsMaxLabelValues,
   };
   const economy = createUpstreamEconomy({
     ...options,
@@ -171,10 +107,10 @@ export function createGateway(options: GatewayOptions): Gateway {
   });
   const http = createHttpSurface({ ...options, transport, cacheStore: economy?.storeReport }, GRAPHQL_ENDPOINT);
   const limits: RequestLimits = {
-    maxCalls: options.maxUpstreamCalls ?? DEFAULTS.MAX_UPSTREAM_CALLS,
-    concurrency: options.upstreamConcurrencyPerRequest ?? DEFAULTS.UPSTREAM_CONCURRENCY_PER_REQUEST,
-    deadlineMs: options.requestDeadlineMs ?? DEFAULTS.REQUEST_DEADLINE_MS,
-    maxLookupScanPages: options.maxLookupScanPages ?? DEFAULTS.MAX_LOOKUP_SCAN_PAGES,
+    maxCalls: options.maxUpstreamCalls,
+    concurrency: options.upstreamConcurrencyPerRequest,
+    deadlineMs: options.requestDeadlineMs,
+    maxLookupScanPages: options.maxLookupScanPages,
     onCall: (call) => {
       observability.onUpstreamCall(call);
       options.onUpstreamCall?.(call);
@@ -183,18 +119,16 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   const subscriptions = subscriptionHub(options, { transport, economy, limits, observability, labelBounds });
   const admission = createAdmission({
-    // Twice the pool (measured: docs/overload.md): a request's estimate is its most calls at once,
-    // and it holds about half that on average (a dashboard's first call runs alone, then its 20).
-    capacity: options.admissionCapacity ?? ADMITTED_CALLS_PER_CONNECTION * (options.upstreamConnections ?? DEFAULTS.UPSTREAM_CONNECTIONS),
-    maxWaitMs: options.admissionMaxWaitMs ?? DEFAULTS.ADMISSION_MAX_WAIT_MS,
-    maxQueued: options.admissionMaxQueued ?? DEFAULTS.ADMISSION_MAX_QUEUED,
+    capacity: options.admissionCapacity,
+    maxWaitMs: options.admissionMaxWaitMs,
+    maxQueued: options.admissionMaxQueued,
     observer: observability.metrics.admission,
   });
   observability.metrics.trackAdmission(admission.state);
   const admissionGate = admissionPlugin(admission, {
     estimateOf,
     deadlineAt: (request) => (arrivals.get(request)?.receivedAt ?? performance.now()) + limits.deadlineMs,
-    stuckAfterMs: (options.upstreamTimeoutMs ?? DEFAULTS.UPSTREAM_TIMEOUT_MS) + STUCK_MARGIN_MS,
+    stuckAfterMs: options.upstreamTimeoutMs + STUCK_MARGIN_MS,
     onStuck: (request) =>
       observability.logger.error(
         { requestId: arrivals.get(request)?.requestId },
@@ -202,7 +136,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       ),
   });
 
-  const maxJsonDepth = options.maxJsonDepth ?? DEFAULTS.MAX_JSON_DEPTH;
+  const maxJsonDepth = options.maxJsonDepth;
   // An upstream value a field cannot represent fails that field with UPSTREAM_ERROR (graphql-errors.ts).
   const operations = compiledOperations({ customSerializers: leafSerializers(schema, maxJsonDepth) }, (result) =>
     jitCompileFailure(observability.logger, result),
@@ -243,11 +177,11 @@ export function createGateway(options: GatewayOptions): Gateway {
       ...observability.plugins,
       costExtensionPlugin({ max: limits.maxCalls, estimateOf }),
       ...http.plugins,
-      bodyLimitPlugin(options.maxRequestBytes ?? DEFAULTS.MAX_REQUEST_BYTES),
+      bodyLimitPlugin(options.maxRequestBytes),
       // After every plugin that picks a request parser: it wraps the one picked.
       ...protocolErrorPlugins(),
       ...persisted.plugins,
-      ...queryLimitPlugins({ ...DEFAULT_QUERY_LIMITS, ...options.queryLimits }),
+      ...queryLimitPlugins(options.queryLimits),
       // Before the fan-out estimate: it reads the variables.
       jsonDepthPlugin(maxJsonDepth),
       // After the depth check (it reads the variables too), before the idempotency claim: a
@@ -258,7 +192,7 @@ export function createGateway(options: GatewayOptions): Gateway {
         ...idempotency,
         store: economy?.store,
         // A write sent just before the deadline is seen through for up to UPSTREAM_TIMEOUT_MS; a second for storing.
-        maxRequestMs: limits.deadlineMs + (options.upstreamTimeoutMs ?? DEFAULTS.UPSTREAM_TIMEOUT_MS) + 1000,
+        maxRequestMs: limits.deadlineMs + options.upstreamTimeoutMs + 1000,
         events: createIdempotencyMetrics(observability.metrics.registry),
       }),
       fanOutBudgetPlugin(limits.maxCalls, limits.maxLookupScanPages, (context, estimate) => estimates.set(context, estimate)),
@@ -317,7 +251,10 @@ interface HubParts {
 }
 
 /** This gateway's subscriptions, and their metrics. */
-function subscriptionHub(options: GatewayOptions, { transport, economy, limits, observability, labelBounds }: HubParts) {
+function subscriptionHub(
+  options: Pick<GatewayConfig, 'subscriptions'>,
+  { transport, economy, limits, observability, labelBounds }: HubParts,
+) {
   // A poll is a request of its own: a fresh context (loaders, call records) through the same
   // transport path as a request's (the cache, the circuit breakers) and under the key's budget.
   const runPoll: PollRunner = (key, signal, fetch) => {
@@ -334,9 +271,7 @@ function subscriptionHub(options: GatewayOptions, { transport, economy, limits, 
   };
   const metrics = createSubscriptionMetrics(observability.metrics.registry, labelBounds);
   const hub = createSubscriptionHub({
-    pollMs: options.subscriptions?.pollMs ?? DEFAULTS.SUBSCRIPTION_POLL_MS,
-    maxPerKey: options.subscriptions?.maxPerKey ?? DEFAULTS.MAX_SUBSCRIPTIONS_PER_KEY,
-    max: options.subscriptions?.max ?? DEFAULTS.MAX_SUBSCRIPTIONS,
+    ...options.subscriptions,
     run: runPoll,
     logger: observability.logger,
     feed: economy?.writeFeed,

@@ -1,7 +1,7 @@
 // Entry: config -> the bundled reference API unless UPSTREAM_URL is set -> gateway -> listen.
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { ConfigError, loadConfig } from './config.ts';
+import { ConfigError, likelyMisspellings, loadConfig } from './config/index.ts';
 import { EXAMPLE_QUERY } from './example-query.ts';
 import { createGateway } from './gateway.ts';
 import { createGatewayServer } from './http/server.ts';
@@ -15,6 +15,9 @@ async function main(): Promise<void> {
   const embedded = config.upstreamUrl ? undefined : await startEmbeddedApi(config.referenceApiPort);
   const upstreamUrl = config.upstreamUrl ?? (embedded?.url as string);
   const logger = openLogger(config);
+  for (const { variable, setting } of likelyMisspellings()) {
+    logger.warn({ variable, setting }, `${variable} is not a setting, and is ignored: did you mean ${setting}?`);
+  }
   const gateway = createGateway({ ...config, upstreamUrl, demoKey: embedded?.keys.demo, logger });
   const server = createGatewayServer(gateway.listener, config.server);
   await listen(server, config.port, config.host);

@@ -5,12 +5,11 @@
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { getCORSHeadersByRequestAndOptions } from '@whatwg-node/server';
 import type { CORSOptions, Plugin } from 'graphql-yoga';
-import { DEFAULTS } from '../config.ts';
 
 /** Any of these headers satisfies CSRF prevention (Apollo Client sends the second). */
 const CSRF_HEADERS = ['x-graphql-csrf', 'apollo-require-preflight'];
 
-export function corsOptions(origins: '*' | readonly string[] = DEFAULTS.CORS_ORIGINS): CORSOptions {
+export function corsOptions(origins: '*' | readonly string[]): CORSOptions {
   return {
     origin: origins === '*' ? ['*'] : [...origins],
     methods: ['GET', 'POST', 'OPTIONS'],
@@ -30,6 +29,6 @@ export function corsHeadersOf(request: Pick<Request, 'headers'>, options: CORSOp
   return getCORSHeadersByRequestAndOptions(request as Request, options);
 }
 
-export function csrfPlugins(enabled: boolean = DEFAULTS.CSRF_PREVENTION): Plugin[] {
+export function csrfPlugins(enabled: boolean): Plugin[] {
   return enabled ? [useCSRFPrevention({ requestHeaders: CSRF_HEADERS })] : [];
 }

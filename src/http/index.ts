@@ -6,15 +6,12 @@ import type { GuardedTransport } from '../rest/circuit-breaker.ts';
 import { corsHeadersOf, corsOptions, csrfPlugins } from './cors-csrf.ts';
 import { createReadiness, type ReadinessOptions } from './readiness.ts';
 
-export interface HttpOptions {
+interface HttpOptions {
   upstreamUrl: string;
   transport: Pick<GuardedTransport, 'circuits'>;
-  /** @default DEFAULTS.READINESS_TIMEOUT_MS */
-  readinessTimeoutMs?: number;
-  /** @default DEFAULTS.CORS_ORIGINS */
-  corsOrigins?: '*' | readonly string[];
-  /** @default DEFAULTS.CSRF_PREVENTION */
-  csrfPrevention?: boolean;
+  readinessTimeoutMs: number;
+  corsOrigins: '*' | readonly string[];
+  csrfPrevention: boolean;
   /** The shared store's state, reported by /readiness (CACHE). */
   cacheStore?: ReadinessOptions['cacheStore'];
 }

@@ -9,7 +9,6 @@
 // check waits for its probe. Checks arriving together share one upstream request.
 import type { Plugin } from 'graphql-yoga';
 import { Pool } from 'undici';
-import { DEFAULTS } from '../config.ts';
 import type { GuardedTransport } from '../rest/circuit-breaker.ts';
 
 const READINESS_PATH = '/readiness';
@@ -17,8 +16,8 @@ const READINESS_PATH = '/readiness';
 export interface ReadinessOptions {
   /** The REST base URL without `/api`. */
   upstreamUrl: string;
-  /** How long the probe waits for the upstream. @default DEFAULTS.READINESS_TIMEOUT_MS */
-  timeoutMs?: number;
+  /** How long the probe waits for the upstream. */
+  timeoutMs: number;
   transport: Pick<GuardedTransport, 'circuits'>;
   /** The cache's store (CACHE), reported as information like the upstream: a store that is down never fails readiness. */
   cacheStore?: () => CacheStoreReport | undefined;
@@ -47,7 +46,7 @@ interface Readiness {
 }
 
 export function createReadiness(options: ReadinessOptions): Readiness {
-  const timeoutMs = options.timeoutMs ?? DEFAULTS.READINESS_TIMEOUT_MS;
+  const { timeoutMs } = options;
   const base = new URL(options.upstreamUrl);
   const probePath = `${base.pathname.replace(/\/+$/, '')}/api/organizations/`;
   let pool: Pool | undefined;

@@ -2,20 +2,13 @@
 // timeouts cover receiving a request (headers, then the whole body) and idle keep-alive time, never
 // the sending of a response, so a long response stream (Server-Sent Events) is not cut.
 import { createServer, type RequestListener, type Server } from 'node:http';
-import { DEFAULTS, type ServerSettings } from '../config.ts';
-
-const DEFAULT_SERVER_SETTINGS: ServerSettings = {
-  headersTimeoutMs: DEFAULTS.SERVER_HEADERS_TIMEOUT_MS,
-  requestTimeoutMs: DEFAULTS.SERVER_REQUEST_TIMEOUT_MS,
-  keepAliveTimeoutMs: DEFAULTS.SERVER_KEEP_ALIVE_TIMEOUT_MS,
-  maxConnections: DEFAULTS.MAX_CONNECTIONS,
-};
+import type { ServerSettings } from '../config/index.ts';
 
 /** How often Node checks the headers and request timeouts (its default, 30 s, would let them run that much over). */
 export const SERVER_TIMEOUT_CHECK_MS = 250;
 
-export function createGatewayServer(handler: RequestListener, settings: Partial<ServerSettings> = {}): Server {
-  const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, maxConnections } = { ...DEFAULT_SERVER_SETTINGS, ...settings };
+export function createGatewayServer(handler: RequestListener, settings: ServerSettings): Server {
+  const { headersTimeoutMs, requestTimeoutMs, keepAliveTimeoutMs, maxConnections } = settings;
   const server = createServer(
     {
       headersTimeout: headersTimeoutMs,

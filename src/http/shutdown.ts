@@ -2,13 +2,12 @@
 // keep-alive connection as it goes idle), release the upstream pool and the embedded API and export
 // the spans still queued, exit 0. If requests are still running after the grace period, exit 1 anyway.
 import type { Server } from 'node:http';
-import { DEFAULTS } from '../config.ts';
 import type { Logger } from '../observability/logger.ts';
 
 interface ShutdownOptions {
   server: Server;
-  /** @default DEFAULTS.SHUTDOWN_GRACE_MS */
-  graceMs?: number;
+  /** How long requests in flight may take (SHUTDOWN_GRACE_MS). */
+  graceMs: number;
   logger: Logger;
   /** Called first: readiness answers 503 and responses close their connections from now on. */
   beginShutdown(): void;
@@ -26,7 +25,7 @@ const EXIT_MARGIN_MS = 100;
 
 /** Returns the signal handler; a second signal while shutting down is ignored. */
 export function gracefulShutdown(options: ShutdownOptions): (signal: string) => Promise<void> {
-  const graceMs = options.graceMs ?? DEFAULTS.SHUTDOWN_GRACE_MS;
+  const { graceMs } = options;
   const exit = options.exit ?? ((code: number) => process.exit(code));
   let started = false;
 

@@ -8,7 +8,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { type GraphQLError, getOperationAST } from 'graphql';
 import type { Plugin, YogaInitialContext } from 'graphql-yoga';
 import { callerKey, callerTag } from '../caller.ts';
-import type { IdempotencySettings } from '../config.ts';
+import type { IdempotencySettings } from '../config/index.ts';
 import type { GatewayContext } from '../context.ts';
 import { createMemoryStore } from '../store/memory-store.ts';
 import { CallerRecordsFullError, type SharedStore } from '../store/shared-store.ts';

@@ -19,7 +19,7 @@ import {
   Kind,
   type SelectionSetNode,
 } from 'graphql';
-import { DEFAULTS } from '../config.ts';
+import { SETTINGS } from '../config/settings.ts';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../page-size.ts';
 import { fragmentsByName } from '../selections.ts';
 
@@ -68,7 +68,7 @@ const SCANNING_LOOKUP: LookupCall = { key: 'scan', scan: true };
  */
 export function costWeightsOf(
   fanOut: FanOut | undefined,
-  { rootMutation, maxLookupScanPages = DEFAULTS.MAX_LOOKUP_SCAN_PAGES }: { rootMutation: boolean; maxLookupScanPages?: number },
+  { rootMutation, maxLookupScanPages = SETTINGS.MAX_LOOKUP_SCAN_PAGES.default }: { rootMutation: boolean; maxLookupScanPages?: number },
 ): { weight: number; assumedSize?: number } {
   const weight = ownCalls(fanOut, rootMutation);
   if (fanOut === 'connection') return { weight, assumedSize: DEFAULT_PAGE_SIZE };

@@ -17,10 +17,10 @@ import {
 import type { Plugin } from 'graphql-yoga';
 import { gatewayError } from '../graphql-errors.ts';
 
-export interface IntrospectionLimits {
-  /** Deepest selection inside `__schema` or `__type` (which count as 1). @default DEFAULTS.MAX_INTROSPECTION_DEPTH */
+interface IntrospectionLimits {
+  /** Deepest selection inside `__schema` or `__type` (which count as 1; MAX_INTROSPECTION_DEPTH). */
   maxIntrospectionDepth: number;
-  /** `__type` selections (distinct response names) per document. @default DEFAULTS.MAX_INTROSPECTION_TYPES */
+  /** `__type` selections (distinct response names) per document (MAX_INTROSPECTION_TYPES). */
   maxIntrospectionTypes: number;
 }
 

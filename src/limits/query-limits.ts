@@ -9,29 +9,9 @@ import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { GraphQLError, Kind, type SelectionSetNode, type ValidationContext, type ValidationRule } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { callerKey } from '../caller.ts';
-import { DEFAULTS } from '../config.ts';
+import type { QueryLimits } from '../config/index.ts';
 import { gatewayError } from '../graphql-errors.ts';
-import { type IntrospectionLimits, introspectionLimitsPlugin } from './introspection-limits.ts';
-
-export interface QueryLimits extends IntrospectionLimits {
-  /** @default DEFAULTS.MAX_DEPTH */
-  maxDepth: number;
-  /** @default DEFAULTS.MAX_ALIASES */
-  maxAliases: number;
-  /** @default DEFAULTS.MAX_TOKENS */
-  maxTokens: number;
-  /** @default DEFAULTS.MAX_DIRECTIVES */
-  maxDirectives: number;
-}
-
-export const DEFAULT_QUERY_LIMITS: QueryLimits = {
-  maxDepth: DEFAULTS.MAX_DEPTH,
-  maxAliases: DEFAULTS.MAX_ALIASES,
-  maxTokens: DEFAULTS.MAX_TOKENS,
-  maxDirectives: DEFAULTS.MAX_DIRECTIVES,
-  maxIntrospectionDepth: DEFAULTS.MAX_INTROSPECTION_DEPTH,
-  maxIntrospectionTypes: DEFAULTS.MAX_INTROSPECTION_TYPES,
-};
+import { introspectionLimitsPlugin } from './introspection-limits.ts';
 
 /** Armor reports plain errors: give each the contract's code and the name of the limit it hit. */
 const rejectAs = (limit: 'maxDepth' | 'maxAliases' | 'maxTokens' | 'maxDirectives') => ({

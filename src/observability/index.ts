@@ -1,7 +1,6 @@
 // The gateway's observability, wired once per gateway: the logger Yoga logs through, the request
 // log line, Prometheus metrics at /metrics and the debug extension.
 import type { Plugin, YogaLogger } from 'graphql-yoga';
-import { DEFAULTS } from '../config.ts';
 import type { GuardedTransport } from '../rest/circuit-breaker.ts';
 import type { UpstreamCall } from '../rest/request-transport.ts';
 import { debugExtensionPlugin } from './debug-extension.ts';
@@ -10,17 +9,17 @@ import { createMetrics, type GatewayMetrics } from './metrics.ts';
 import { type OperationSummary, requestLogPlugin } from './request-log.ts';
 import { isExpected, yogaLogger } from './yoga-logger.ts';
 
-export interface ObservabilityOptions {
+interface ObservabilityOptions {
   /** @default the process logger (LOG_LEVEL, LOG_FILE) */
   logger?: Logger;
-  /** Serve `/metrics`. @default DEFAULTS.METRICS_ENABLED */
-  metricsEnabled?: boolean;
-  /** Operation names are cut to this many characters in the request line and in metrics. @default DEFAULTS.MAX_OPERATION_NAME_LENGTH */
-  maxOperationNameLength?: number;
-  /** Distinct values per metric label; later new values count as `other`. @default DEFAULTS.METRICS_MAX_LABEL_VALUES */
-  metricsMaxLabelValues?: number;
-  /** Honour `x-debug-upstream: 1`. @default DEFAULTS.DEBUG_UPSTREAM_CALLS */
-  debugUpstreamCalls?: boolean;
+  /** Serve `/metrics`. */
+  metricsEnabled: boolean;
+  /** Operation names are cut to this many characters in the request line and in metrics. */
+  maxOperationNameLength: number;
+  /** Distinct values per metric label; later new values count as `other`. */
+  metricsMaxLabelValues: number;
+  /** Honour `x-debug-upstream: 1`. */
+  debugUpstreamCalls: boolean;
   transport: Pick<GuardedTransport, 'state' | 'onStateChange'>;
   requestIdOf(request: Request): string | undefined;
   /** Told of every finished GraphQL request, after the metrics (tracing ends the request's span). */
@@ -61,8 +60,8 @@ export function createObservability(options: ObservabilityOptions): Observabilit
       maxOperationNameLength: options.maxOperationNameLength,
     }),
   ];
-  if (options.metricsEnabled ?? DEFAULTS.METRICS_ENABLED) plugins.push(metricsEndpointPlugin(metrics));
-  if (options.debugUpstreamCalls ?? DEFAULTS.DEBUG_UPSTREAM_CALLS) plugins.push(debugExtensionPlugin());
+  if (options.metricsEnabled) plugins.push(metricsEndpointPlugin(metrics));
+  if (options.debugUpstreamCalls) plugins.push(debugExtensionPlugin());
 
   return {
     logger,

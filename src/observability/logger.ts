@@ -3,18 +3,17 @@
 // redaction is the second line of defence, not the first. No line is longer than logMaxLineLength,
 // whatever a caller sent.
 import { type DestinationStream, type Logger, pino } from 'pino';
-import { DEFAULTS, type LogLevel, loadLoggingConfig } from '../config.ts';
+import { type LogLevel, loadLoggingConfig } from '../config/index.ts';
 import { truncate } from '../truncate.ts';
 
 export type { Logger } from 'pino';
 
 interface LoggerSettings {
-  /** @default DEFAULTS.LOG_LEVEL */
-  logLevel?: LogLevel;
+  logLevel: LogLevel;
   /** Append to this file (created with its directory); unset: stdout. */
   logFile?: string;
-  /** Longest line, in characters (see boundedLine). @default DEFAULTS.LOG_MAX_LINE_LENGTH */
-  logMaxLineLength?: number;
+  /** Longest line, in characters (see boundedLine). */
+  logMaxLineLength: number;
 }
 
 const SECRET_NAMES = ['authorization', 'cookie', 'set-cookie', 'key', 'apiKey', 'token', 'accessToken', 'password', 'secret'];
@@ -30,16 +29,16 @@ const REDACTED_PATHS = [
   '*.*.headers.cookie',
 ];
 
-export function createLogger(settings: LoggerSettings = {}, destination?: DestinationStream): Logger {
+export function createLogger(settings: LoggerSettings, destination?: DestinationStream): Logger {
   return pino(
     {
-      level: settings.logLevel ?? DEFAULTS.LOG_LEVEL,
+      level: settings.logLevel,
       base: { pid: process.pid },
       timestamp: pino.stdTimeFunctions.isoTime,
       formatters: { level: (label) => ({ level: label }) },
       redact: { paths: REDACTED_PATHS, censor: '[redacted]' },
       serializers: { err: pino.stdSerializers.err },
-      hooks: { streamWrite: boundedLine(settings.logMaxLineLength ?? DEFAULTS.LOG_MAX_LINE_LENGTH) },
+      hooks: { streamWrite: boundedLine(settings.logMaxLineLength) },
     },
     // Written synchronously: a log line is never lost to an exit, a crash or a forced shutdown.
     destination ?? pino.destination({ dest: settings.logFile ?? 1, append: true, mkdir: true, sync: true }),

@@ -2,7 +2,6 @@
 // process metrics (CPU, memory, event loop, GC) live in one registry per process and are merged in
 // at scrape time.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import { DEFAULTS } from '../config.ts';
 import { type CircuitState, type GuardedTransport, WHOLE_UPSTREAM } from '../rest/circuit-breaker.ts';
 import type { UpstreamCall } from '../rest/request-transport.ts';
 import { boundedLabel } from './bounded-label.ts';
@@ -10,10 +9,10 @@ import type { OperationSummary } from './request-log.ts';
 import { upstreamCallSeries } from './upstream-call-series.ts';
 
 interface MetricsOptions {
-  /** Operation names are cut to this many characters. @default DEFAULTS.MAX_OPERATION_NAME_LENGTH */
-  maxOperationNameLength?: number;
-  /** Distinct values per label; later new values count as `other`. @default DEFAULTS.METRICS_MAX_LABEL_VALUES */
-  maxLabelValues?: number;
+  /** Operation names are cut to this many characters. */
+  maxOperationNameLength: number;
+  /** Distinct values per label; later new values count as `other`. */
+  maxLabelValues: number;
 }
 
 export interface GatewayMetrics {
@@ -47,9 +46,9 @@ export const GATEWAY_LABEL_MAX_LENGTH = 200;
 
 let processRegistry: Registry | undefined;
 
-export function createMetrics(options: MetricsOptions = {}): GatewayMetrics {
-  const maxValues = options.maxLabelValues ?? DEFAULTS.METRICS_MAX_LABEL_VALUES;
-  const operationLabel = boundedLabel({ maxLength: options.maxOperationNameLength ?? DEFAULTS.MAX_OPERATION_NAME_LENGTH, maxValues });
+export function createMetrics(options: MetricsOptions): GatewayMetrics {
+  const maxValues = options.maxLabelValues;
+  const operationLabel = boundedLabel({ maxLength: options.maxOperationNameLength, maxValues });
   const gatewayBounds = { maxLength: GATEWAY_LABEL_MAX_LENGTH, maxValues };
   const codeLabel = boundedLabel(gatewayBounds);
   const methodLabel = boundedLabel(gatewayBounds);

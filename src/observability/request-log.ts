@@ -4,7 +4,6 @@
 // hooks for every promise of every request.
 import { GraphQLError, getOperationAST } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import { DEFAULTS } from '../config.ts';
 import { GRAPHQL_ENDPOINT } from '../graphql-endpoint.ts';
 import type { UpstreamCall } from '../rest/request-transport.ts';
 import { truncate } from '../truncate.ts';
@@ -40,8 +39,8 @@ interface RequestLogOptions {
   isUnexpected(error: Error): boolean;
   /** Original errors logged here, so Yoga's own masking log does not report them again. */
   logged: WeakSet<Error>;
-  /** Operation names are chosen by callers: the summary keeps at most this many characters. @default DEFAULTS.MAX_OPERATION_NAME_LENGTH */
-  maxOperationNameLength?: number;
+  /** Operation names are chosen by callers: the summary keeps at most this many characters. */
+  maxOperationNameLength: number;
 }
 
 /** Only a GraphQL name can name an operation: the name a caller asks for is kept only then. */
@@ -57,7 +56,7 @@ interface Pending {
 }
 
 export function requestLogPlugin(options: RequestLogOptions): Plugin {
-  const maxNameLength = options.maxOperationNameLength ?? DEFAULTS.MAX_OPERATION_NAME_LENGTH;
+  const maxNameLength = options.maxOperationNameLength;
   const operationName = (name: string | undefined) => (name === undefined ? null : truncate(name, maxNameLength));
   const pending = new WeakMap<Request, Pending>();
   // The summary line holds only the named fields above (ids, numbers, codes), so it skips pino's

@@ -8,8 +8,6 @@ import { createGraphQLError, type Plugin } from 'graphql-yoga';
 import { apqHash, createApqStore, type SharedQueries } from './apq-store.ts';
 import { manifestId, type OperationManifest } from './manifest.ts';
 
-export type { OperationManifest } from './manifest.ts';
-
 interface PersistedOperations {
   /** Where persisted-operation plugins go: right after the request parsers. */
   plugins: Plugin[];

@@ -13,17 +13,16 @@
 // Each breaker is opossum's: its rolling window, volumeThreshold, errorThresholdPercentage and
 // resetTimeout are the CIRCUIT_BREAKER_* settings, and its errorFilter is failureScope below.
 import CircuitBreaker from 'opossum';
-import { DEFAULTS } from '../config.ts';
 import type { UpstreamRequest, UpstreamResponse, UpstreamTransport } from './transport.ts';
 import { UpstreamError } from './upstream-error.ts';
 
 export interface CircuitBreakerOptions {
-  /** Failure percentage within the rolling window that opens a circuit. @default DEFAULTS.CIRCUIT_BREAKER_ERROR_PERCENT */
-  errorThresholdPercentage?: number;
-  /** Calls a circuit's window must hold before the percentage counts. @default DEFAULTS.CIRCUIT_BREAKER_MIN_CALLS */
-  volumeThreshold?: number;
-  /** How long a circuit stays open before a probe. @default DEFAULTS.CIRCUIT_BREAKER_RESET_MS */
-  resetTimeoutMs?: number;
+  /** Failure percentage within the rolling window that opens a circuit (CIRCUIT_BREAKER_ERROR_PERCENT). */
+  errorThresholdPercentage: number;
+  /** Calls a circuit's window must hold before the percentage counts (CIRCUIT_BREAKER_MIN_CALLS). */
+  volumeThreshold: number;
+  /** How long a circuit stays open before a probe (CIRCUIT_BREAKER_RESET_MS). */
+  resetTimeoutMs: number;
   /** The rolling window. @default ROLLING_WINDOW_MS */
   rollingWindowMs?: number;
 }
@@ -85,7 +84,7 @@ const MAX_ROUTE_BREAKERS = 100;
 
 type Breaker = CircuitBreaker<[UpstreamRequest, Breaker?], UpstreamResponse>;
 
-export function withCircuitBreakers(transport: UpstreamTransport, options: CircuitBreakerOptions = {}): GuardedTransport {
+export function withCircuitBreakers(transport: UpstreamTransport, options: CircuitBreakerOptions): GuardedTransport {
   const listeners: ((state: CircuitState, route: string) => void)[] = [];
   // A read goes through the whole upstream's breaker, then its route's, then the transport.
   const send = (req: UpstreamRequest, reads?: Breaker): Promise<UpstreamResponse> => (reads ? reads.fire(req) : transport.request(req));
@@ -96,9 +95,9 @@ export function withCircuitBreakers(transport: UpstreamTransport, options: Circu
       // Only the failure ratio matters here: no latency percentiles or periodic snapshots per call.
       rollingPercentilesEnabled: false,
       enableSnapshots: false,
-      errorThresholdPercentage: options.errorThresholdPercentage ?? DEFAULTS.CIRCUIT_BREAKER_ERROR_PERCENT,
-      volumeThreshold: options.volumeThreshold ?? DEFAULTS.CIRCUIT_BREAKER_MIN_CALLS,
-      resetTimeout: options.resetTimeoutMs ?? DEFAULTS.CIRCUIT_BREAKER_RESET_MS,
+      errorThresholdPercentage: options.errorThresholdPercentage,
+      volumeThreshold: options.volumeThreshold,
+      resetTimeout: options.resetTimeoutMs,
       rollingCountTimeout: options.rollingWindowMs ?? ROLLING_WINDOW_MS,
       // True means "not a failure of mine": it counts as a success, and closes a half-open circuit.
       errorFilter: (error: unknown) => failureScope(error) !== counts,

@@ -1,9 +1,10 @@
 // The gateway's only way to reach the REST upstream: one keep-alive undici Pool, a per-call deadline,
 // a cap on each answer's size, GET-only retries, and every failure turned into an UpstreamError in
 // one place.
+
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Dispatcher, Pool } from 'undici';
-import { DEFAULTS } from '../config.ts';
+import type { GatewayConfig } from '../config/index.ts';
 import { AnswerBuffers, Attempt, type RawAnswer, ResponseTooLargeError } from './attempt.ts';
 import { type CallDeadline, startDeadline } from './deadline.ts';
 import { parseErrorBody } from './error-body.ts';
@@ -21,38 +22,32 @@ export interface UpstreamTransportOptions {
   /**
    * Budget for one `request()` in milliseconds, end to end: waiting for a pooled connection, the
    * headers, the whole body, every retry and the waits between them.
-   * @default DEFAULTS.UPSTREAM_TIMEOUT_MS
    */
-  timeoutMs?: number;
+  timeoutMs: number;
   /**
    * Largest answer body accepted, in bytes: a larger Content-Length fails before reading, a longer
    * chunked body fails as soon as it passes the cap; either way the socket is destroyed.
-   * @default DEFAULTS.MAX_UPSTREAM_RESPONSE_BYTES
    */
-  maxResponseBytes?: number;
+  maxResponseBytes: number;
   /**
    * Most values (arrays, objects, and items after a comma) an answer longer than 64 KiB may hold;
    * one with more, or nested deeper than MAX_ANSWER_DEPTH, fails as too large before it is parsed
    * (src/rest/json-values.ts).
-   * @default DEFAULTS.MAX_UPSTREAM_JSON_VALUES
    */
-  maxJsonValues?: number;
+  maxJsonValues: number;
   /**
    * Most answer bytes all calls in flight may buffer at once; a call whose next chunk would pass
    * it fails as too large.
-   * @default DEFAULTS.MAX_UPSTREAM_BUFFERED_BYTES
    */
-  maxBufferedBytes?: number;
+  maxBufferedBytes: number;
   /**
    * Size of the undici Pool (ignored when `dispatcher` is given).
-   * @default DEFAULTS.UPSTREAM_CONNECTIONS
    */
-  connections?: number;
+  connections: number;
   /**
    * How many times a GET is sent again after a dropped/refused connection or a 502/503/504.
-   * @default DEFAULTS.UPSTREAM_GET_RETRIES
    */
-  getRetries?: number;
+  getRetries: number;
   /**
    * Base of the exponential backoff (equal jitter) between retries.
    * @default RETRY_BASE_DELAY_MS
@@ -145,17 +140,24 @@ interface CallContext {
   wireMs: number;
 }
 
+/** The transport's settings in the gateway's configuration. */
+export function transportSettings(config: GatewayConfig) {
+  return {
+    timeoutMs: config.upstreamTimeoutMs,
+    connections: config.upstreamConnections,
+    getRetries: config.upstreamGetRetries,
+    maxResponseBytes: config.maxUpstreamResponseBytes,
+    maxBufferedBytes: config.maxUpstreamBufferedBytes,
+    maxJsonValues: config.maxUpstreamJsonValues,
+  } satisfies Partial<UpstreamTransportOptions>;
+}
+
 export function createUpstreamTransport(options: UpstreamTransportOptions): UpstreamTransport {
   const target = parseBaseUrl(options.baseUrl);
-  const timeoutMs = options.timeoutMs ?? DEFAULTS.UPSTREAM_TIMEOUT_MS;
-  const getRetries = options.getRetries ?? DEFAULTS.UPSTREAM_GET_RETRIES;
+  const { timeoutMs, getRetries, maxResponseBytes, maxJsonValues } = options;
   const retryBaseDelayMs = options.retryBaseDelayMs ?? RETRY_BASE_DELAY_MS;
-  const maxResponseBytes = options.maxResponseBytes ?? DEFAULTS.MAX_UPSTREAM_RESPONSE_BYTES;
-  const maxJsonValues = options.maxJsonValues ?? DEFAULTS.MAX_UPSTREAM_JSON_VALUES;
-  const buffers = new AnswerBuffers(options.maxBufferedBytes ?? DEFAULTS.MAX_UPSTREAM_BUFFERED_BYTES);
-  const ownPool = options.dispatcher
-    ? undefined
-    : new Pool(target.origin, { connections: options.connections ?? DEFAULTS.UPSTREAM_CONNECTIONS });
+  const buffers = new AnswerBuffers(options.maxBufferedBytes);
+  const ownPool = options.dispatcher ? undefined : new Pool(target.origin, { connections: options.connections });
   const dispatcher: Dispatcher = options.dispatcher ?? (ownPool as Pool);
   const redactorFor = upstreamTextRedaction(target.origin);
 

@@ -2,7 +2,7 @@
 // this instance's memory; and this instance's memory in any case, which counts the upstream budget
 // while Redis is away. With Redis, persisted query texts are kept there too, and every instance
 // hears of the others' writes.
-import type { CacheSettings } from '../config.ts';
+import type { CacheSettings } from '../config/index.ts';
 import type { Logger } from '../observability/logger.ts';
 import { createMemoryStore } from './memory-store.ts';
 import { createRedisStore } from './redis-store.ts';
@@ -34,15 +34,10 @@ interface StoreEvents {
 export function openStores(
   settings: CacheSettings | undefined,
   logger: Logger,
-  events: StoreEvents = {},
-  idempotencyMaxEntries?: number,
+  events: StoreEvents,
+  idempotencyMaxEntries: number,
 ): Stores {
-  const local = createMemoryStore({
-    maxEntries: settings?.maxEntries,
-    maxBytes: settings?.maxBytes,
-    secret: settings?.secret,
-    idempotencyMaxEntries,
-  });
+  const local = createMemoryStore({ answers: settings, secret: settings?.secret, idempotencyMaxEntries });
   if (settings === undefined || settings.store === 'memory') return { shared: local, local, close: () => local.close() };
   const shared = createRedisStore({ url: settings.store, timeoutMs: settings.timeoutMs, secret: settings.secret, logger, ...events });
   return {

@@ -5,7 +5,6 @@
 
 import { randomBytes } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
-import { DEFAULTS } from '../config.ts';
 import {
   type BudgetWindowAt,
   type BudgetWindowCheck,
@@ -16,14 +15,15 @@ import {
 } from './shared-store.ts';
 
 interface MemoryStoreOptions {
-  /** Cached answers kept at most. @default DEFAULTS.CACHE_MAX_ENTRIES */
-  maxEntries?: number;
-  /** Characters of cached answers (and their ids) kept at most: about bytes, for the ASCII JSON answers usually are. @default DEFAULTS.CACHE_MAX_BYTES */
-  maxBytes?: number;
+  /**
+   * Cached answers kept at most (CACHE_MAX_ENTRIES), and their characters (and their ids'): about
+   * bytes, for the ASCII JSON answers usually are (CACHE_MAX_BYTES). Unset (no CACHE): none.
+   */
+  answers?: { maxEntries: number; maxBytes: number };
   /** The secret caller tags are made with. @default random, per process */
   secret?: string;
-  /** Idempotency records kept at most; past it new claims are refused. @default DEFAULTS.IDEMPOTENCY_MAX_ENTRIES */
-  idempotencyMaxEntries?: number;
+  /** Idempotency records kept at most; past it new claims are refused (IDEMPOTENCY_MAX_ENTRIES). */
+  idempotencyMaxEntries: number;
 }
 
 /** Scopes with a generation at once; past it every generation and every cached answer is dropped (see bumpGenerations). */
@@ -31,10 +31,10 @@ const MAX_GENERATIONS = 100_000;
 /** Budget counters (caller tags × window lengths × 2) at once; the least recently used go first. */
 const MAX_BUDGET_COUNTERS = 100_000;
 
-export function createMemoryStore(options: MemoryStoreOptions = {}): SharedStore {
+export function createMemoryStore(options: MemoryStoreOptions): SharedStore {
   const entries = new LRUCache<string, string>({
-    max: options.maxEntries ?? DEFAULTS.CACHE_MAX_ENTRIES,
-    maxSize: options.maxBytes ?? DEFAULTS.CACHE_MAX_BYTES,
+    max: options.answers?.maxEntries ?? 1,
+    maxSize: options.answers?.maxBytes ?? 1,
     sizeCalculation: (value, key) => value.length + key.length,
   });
   const generations = new Map<string, string>();
@@ -45,7 +45,7 @@ export function createMemoryStore(options: MemoryStoreOptions = {}): SharedStore
   // a record forgotten before its time would let a retry write again. Records are counted per
   // caller tag as they come and go (a replaced record stays counted).
   let idempotencyRecords: LRUCache<string, string> | undefined;
-  const idempotencyMax = options.idempotencyMaxEntries ?? DEFAULTS.IDEMPOTENCY_MAX_ENTRIES;
+  const idempotencyMax = options.idempotencyMaxEntries;
   const recordsPerTag = new Map<string, number>();
   const recordsOf = (tag: string) => recordsPerTag.get(tag) ?? 0;
   const countRecord = (tag: string, delta: number) => {

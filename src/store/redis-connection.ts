@@ -3,7 +3,7 @@
 // command is queued while it is down or retried, and it reconnects in the background for ever.
 import { createRequire } from 'node:module';
 import type { Cluster, ClusterOptions, Redis, RedisOptions } from 'ioredis';
-import { redisClusterTarget } from '../config.ts';
+import { redisClusterTarget } from '../config/index.ts';
 
 // Loaded on the first connection, not at start: a gateway without a Redis CACHE never connects,
 // and ioredis is ~40 ms of a start and ~1 MB of heap (docs/performance.md#memory-at-rest).

@@ -14,7 +14,6 @@
 // and one pub/sub channel, gw:writes (write-feed.ts).
 
 import { randomBytes } from 'node:crypto';
-import { DEFAULTS } from '../config.ts';
 import { type AvailabilityOptions, StoreAvailability } from './availability.ts';
 import { newGeneration } from './memory-store.ts';
 import { connectRedis, type RedisClient } from './redis-connection.ts';
@@ -34,8 +33,8 @@ interface RedisStoreOptions extends Pick<AvailabilityOptions, 'logger' | 'onFail
   onFeedFailure?(operation: WriteFeedOperation): void;
   /** `redis://[[user]:password@]host:port/db` (or `rediss://`). */
   url: string;
-  /** How long one operation may take before it is given up. @default DEFAULTS.CACHE_TIMEOUT_MS */
-  timeoutMs?: number;
+  /** How long one operation may take before it is given up (CACHE_TIMEOUT_MS). */
+  timeoutMs: number;
   /** The secret caller tags are made with; unset: the one stored in Redis, set there by the first instance. */
   secret?: string;
 }
@@ -176,7 +175,7 @@ interface RedisStore extends SharedStore {
 
 export function createRedisStore(options: RedisStoreOptions): RedisStore {
   const redis = connectRedis(options.url, {
-    commandTimeout: options.timeoutMs ?? DEFAULTS.CACHE_TIMEOUT_MS,
+    commandTimeout: options.timeoutMs,
     connectionName: 'org-graphql-gateway',
     scripts: {
       takeBudget: { lua: TAKE_BUDGET },

@@ -3,7 +3,7 @@
 // incoming `traceparent` is still continued: each upstream call carries the caller's context as it
 // came (re-written from its parsed form), as OpenTelemetry's API does without an SDK.
 import { type Attributes, ROOT_CONTEXT, trace } from '@opentelemetry/api';
-import type { TracingSettings } from '../config.ts';
+import type { TracingSettings } from '../config/index.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { CallTrace } from '../rest/request-transport.ts';
 import type { TraceHeaders } from '../rest/transport.ts';

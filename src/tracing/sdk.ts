@@ -7,7 +7,7 @@
 import { createRequire } from 'node:module';
 import type { Tracer } from '@opentelemetry/api';
 import type { Sampler, SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { DEFAULTS, type SamplerName, type TracingSettings } from '../config.ts';
+import type { SamplerName, TracingSettings } from '../config/index.ts';
 import type { Logger } from '../observability/logger.ts';
 import { LoggedExporter } from './logged-exporter.ts';
 
@@ -17,7 +17,8 @@ interface Sdk {
   shutdown(): Promise<void>;
 }
 
-const SCOPE = 'org-graphql-gateway';
+/** The tracer's scope, and the spans' `service.name` when neither OTEL_SERVICE_NAME nor OTEL_RESOURCE_ATTRIBUTES names one. */
+const GATEWAY_NAME = 'org-graphql-gateway';
 
 // Loaded when spans are exported, not at start: the SDK, its resources and its two exporters are
 // ~70 ms of a gateway's start and ~2 MB of its heap (docs/performance.md#memory-at-rest), and a
@@ -35,7 +36,7 @@ export function startSdk(settings: TracingSettings, logger: Logger): Sdk {
   const exporter = exporterFor(settings);
   // service.name: OTEL_SERVICE_NAME, else OTEL_RESOURCE_ATTRIBUTES' (the env detector reads both), else the gateway's name.
   const resource = defaultResource()
-    .merge(resourceFromAttributes({ 'service.name': DEFAULTS.OTEL_SERVICE_NAME }))
+    .merge(resourceFromAttributes({ 'service.name': GATEWAY_NAME }))
     .merge(detectResources({ detectors: [envDetector] }))
     .merge(settings.serviceName ? resourceFromAttributes({ 'service.name': settings.serviceName }) : null);
   // The batch processor drops spans past its queue (OTEL_BSP_MAX_QUEUE_SIZE, 2048) instead of growing.
@@ -44,7 +45,7 @@ export function startSdk(settings: TracingSettings, logger: Logger): Sdk {
     sampler: sampler(settings.sampler, settings.samplerRatio),
     spanProcessors: [new BatchSpanProcessor(new LoggedExporter(exporter, logger))],
   });
-  return { tracer: provider.getTracer(SCOPE), shutdown: () => provider.shutdown() };
+  return { tracer: provider.getTracer(GATEWAY_NAME), shutdown: () => provider.shutdown() };
 }
 
 /** The OTLP/HTTP exporter of the configured encoding. */

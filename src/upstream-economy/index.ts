@@ -7,7 +7,7 @@ import type { Registry } from 'prom-client';
 import { upstreamBudgetPlugin } from '../budget/budget-plugin.ts';
 import { createUpstreamBudget } from '../budget/upstream-budget.ts';
 import type { BudgetWindow } from '../budget-setting.ts';
-import { type CacheSettings, DEFAULTS } from '../config.ts';
+import type { CacheSettings } from '../config/index.ts';
 import type { GatewayContext } from '../context.ts';
 import type { LabelBounds } from '../observability/bounded-label.ts';
 import type { Logger } from '../observability/logger.ts';
@@ -19,8 +19,8 @@ import { createCacheMetrics } from './metrics.ts';
 
 interface UpstreamEconomyOptions {
   cache?: CacheSettings;
-  /** Idempotency records a memory store keeps at most. @default DEFAULTS.IDEMPOTENCY_MAX_ENTRIES */
-  idempotencyMaxEntries?: number;
+  /** Idempotency records a memory store keeps at most (IDEMPOTENCY_MAX_ENTRIES). */
+  idempotencyMaxEntries: number;
   upstreamBudget?: readonly BudgetWindow[];
   /** The fan-out estimate of a request's operation, by its context: what the budget reserves. */
   estimateOf(context: object): number | undefined;
@@ -59,8 +59,7 @@ export function createUpstreamEconomy(options: UpstreamEconomyOptions): Upstream
     options.idempotencyMaxEntries,
   );
   metrics.storeAvailable(stores.shared.available);
-  const cache =
-    options.cache && createUpstreamCache({ store: stores.shared, ttlMs: options.cache.ttlMs ?? DEFAULTS.CACHE_TTL_MS, events: metrics });
+  const cache = options.cache && createUpstreamCache({ store: stores.shared, ttlMs: options.cache.ttlMs, events: metrics });
   const budget =
     options.upstreamBudget &&
     upstreamBudgetPlugin(

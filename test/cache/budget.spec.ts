@@ -6,7 +6,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitMs, windowAt } from '../../src/budget/sliding-window.ts';
 import { BUDGET_UNITS, type BudgetUnit, parseUpstreamBudget } from '../../src/budget-setting.ts';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig } from '../../src/config/index.ts';
 import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { fits } from '../../src/store/memory-store.ts';
 import { postGraphQL } from '../ops/support.ts';

@@ -4,13 +4,14 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { callerTag } from '../../src/caller.ts';
 import { createMemoryStore } from '../../src/store/memory-store.ts';
+import { CACHE_DEFAULTS, MEMORY_STORE_DEFAULTS } from '../support/defaults.ts';
 import { forbiddenForms } from './support.ts';
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('the memory store', () => {
   it('keeps at most CACHE_MAX_ENTRIES answers, dropping the least recently used', async () => {
-    const store = createMemoryStore({ maxEntries: 3 });
+    const store = createMemoryStore({ ...MEMORY_STORE_DEFAULTS, answers: { ...CACHE_DEFAULTS, maxEntries: 3 } });
     for (const id of ['a', 'b', 'c']) await store.writeEntries('tag', [{ id, value: id, ttlMs: 60_000 }]);
     await store.readEntries('tag', ['a']); // a is now more recent than b
     await store.writeEntries('tag', [{ id: 'd', value: 'd', ttlMs: 60_000 }]);
@@ -20,7 +21,7 @@ describe('the memory store', () => {
   it('keeps at most CACHE_MAX_BYTES of answers and their ids, whatever their sizes', () => {
     fc.assert(
       fc.asyncProperty(fc.array(fc.integer({ min: 1, max: 600 }), { minLength: 1, maxLength: 30 }), async (sizes) => {
-        const store = createMemoryStore({ maxBytes: 1024, maxEntries: 1000 });
+        const store = createMemoryStore({ ...MEMORY_STORE_DEFAULTS, answers: { maxBytes: 1024, maxEntries: 1000 } });
         const ids = sizes.map((_, i) => `id${i}`);
         for (const [i, size] of sizes.entries())
           await store.writeEntries('t', [{ id: ids[i] as string, value: 'x'.repeat(size), ttlMs: 60_000 }]);
@@ -34,7 +35,7 @@ describe('the memory store', () => {
   });
 
   it('forgets an answer after its time to live', async () => {
-    const store = createMemoryStore();
+    const store = createMemoryStore(MEMORY_STORE_DEFAULTS);
     await store.writeEntries('tag', [{ id: 'short', value: 'v', ttlMs: 40 }]);
     await store.writeEntries('tag', [{ id: 'long', value: 'v', ttlMs: 60_000 }]);
     expect(await store.readEntries('tag', ['short', 'long'])).toEqual(['v', 'v']);
@@ -43,13 +44,13 @@ describe('the memory store', () => {
   });
 
   it('keeps answers of one tag from another', async () => {
-    const store = createMemoryStore();
+    const store = createMemoryStore(MEMORY_STORE_DEFAULTS);
     await store.writeEntries('one', [{ id: '/api/organizations/', value: 'mine', ttlMs: 60_000 }]);
     expect(await store.readEntries('two', ['/api/organizations/'])).toEqual([null]);
   });
 
   it('gives a scope a generation it never had before on every bump', async () => {
-    const store = createMemoryStore();
+    const store = createMemoryStore(MEMORY_STORE_DEFAULTS);
     expect(await store.readGenerations(['org:1'])).toEqual([null]);
     const seen = new Set<string | null>([null]);
     for (let i = 0; i < 50; i += 1) {

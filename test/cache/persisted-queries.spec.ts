@@ -7,6 +7,7 @@ import { createApqStore } from '../../src/persisted/apq-store.ts';
 import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { createRedisStore } from '../../src/store/redis-store.ts';
 import { captureLogger } from '../ops/support.ts';
+import { CACHE_DEFAULTS } from '../support/defaults.ts';
 import { type RedisServer, startRedisServer } from '../support/redis-server.ts';
 import { type TestGateway, twoInstances, untilStoreReachable } from './support.ts';
 
@@ -90,8 +91,8 @@ describe('automatic persisted queries on a shared Redis', () => {
   });
 
   it('keeps the most recently used texts within the count and length bounds, for every instance at once', async () => {
-    const one = createRedisStore({ url: redis.url, logger: captureLogger('info').logger });
-    const two = createRedisStore({ url: redis.url, logger: captureLogger('info').logger });
+    const one = createRedisStore({ url: redis.url, timeoutMs: CACHE_DEFAULTS.timeoutMs, logger: captureLogger('info').logger });
+    const two = createRedisStore({ url: redis.url, timeoutMs: CACHE_DEFAULTS.timeoutMs, logger: captureLogger('info').logger });
     try {
       while (!(one.available && two.available)) await new Promise((resolve) => setTimeout(resolve, 10));
       const client = redis.client();
@@ -117,7 +118,9 @@ describe('automatic persisted queries on a shared Redis', () => {
   });
 
   it('keeps the texts instances serve from their own memory: they count as used in Redis too, once a minute', async () => {
-    const stores = [0, 1, 2].map(() => createRedisStore({ url: redis.url, logger: captureLogger('info').logger }));
+    const stores = [0, 1, 2].map(() =>
+      createRedisStore({ url: redis.url, timeoutMs: CACHE_DEFAULTS.timeoutMs, logger: captureLogger('info').logger }),
+    );
     vi.useFakeTimers({ toFake: ['performance'] });
     try {
       while (!stores.every((store) => store.available)) await new Promise((resolve) => setTimeout(resolve, 10));

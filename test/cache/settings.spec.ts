@@ -1,7 +1,7 @@
 // The cache settings: off unless CACHE names a store, each other setting with its default, and a
 // clear configuration error that never echoes a Redis URL (it may hold a password).
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, redisClusterTarget } from '../../src/config.ts';
+import { ConfigError, loadConfig, redisClusterTarget } from '../../src/config/index.ts';
 
 describe('cache settings', () => {
   it('cache nothing and count no budget by default', () => {

@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig } from '../../src/config/index.ts';
 import { createApqStore } from '../../src/persisted/apq-store.ts';
 import { readOperationManifest } from '../../src/persisted/manifest.ts';
 import { type Harness, startHarness } from '../support/harness.ts';

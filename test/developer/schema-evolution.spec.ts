@@ -18,7 +18,8 @@ import { afterAll, describe, expect, it } from 'vitest';
 import { acknowledgementOf } from '../../scripts/schema-evolution/changelog.ts';
 import { checkSchemaEvolution, formatReport, releaseSchema } from '../../scripts/schema-evolution/index.ts';
 import { nextIncompatibleVersion } from '../../scripts/schema-evolution/versions.ts';
-import { DEFAULT_QUERY_LIMITS, queryLimitPlugins } from '../../src/limits/query-limits.ts';
+import { queryLimitPlugins } from '../../src/limits/query-limits.ts';
+import { DEFAULTS } from '../support/defaults.ts';
 
 const directories: string[] = [];
 afterAll(() => {
@@ -355,7 +356,7 @@ describe('deprecation', () => {
   });
 
   it("is shown by GraphiQL: its introspection query passes the gateway's query limits and answers deprecated fields and arguments with their reasons", async () => {
-    const yoga = createYoga({ schema: pothosSchema(true), plugins: queryLimitPlugins(DEFAULT_QUERY_LIMITS), logging: false });
+    const yoga = createYoga({ schema: pothosSchema(true), plugins: queryLimitPlugins(DEFAULTS.queryLimits), logging: false });
     // The options Yoga's GraphiQL asks with (render-graphiql sets schemaDescription and inputValueDeprecation).
     const query = getIntrospectionQuery({
       schemaDescription: true,

@@ -21,10 +21,10 @@ import {
   valueFromASTUntyped,
 } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { DEFAULTS } from '../../src/config.ts';
 import { estimateUpstreamCalls } from '../../src/limits/fan-out.ts';
 import { globalId } from '../../src/schema/global-id.ts';
 import { subgraphSchema } from '../../src/schema/subgraph.ts';
+import { DEFAULTS } from '../support/defaults.ts';
 import { UNKNOWN_UUID } from '../support/ids.ts';
 
 const SDL = readFileSync(new URL('../../subgraph.graphql', import.meta.url), 'utf8');
@@ -65,7 +65,7 @@ function estimate(typeName: string, selection: string): number {
     undefined,
     {},
     {
-      maxLookupScanPages: DEFAULTS.MAX_LOOKUP_SCAN_PAGES,
+      maxLookupScanPages: DEFAULTS.maxLookupScanPages,
     },
   );
 }
@@ -122,8 +122,8 @@ describe('the cost directives of subgraph.graphql', () => {
     // The contract's examples, as a reader checks them.
     expect(weights.get('Query.organization')).toBe(1);
     expect(weights.get('Query.organizations')).toBe(1);
-    expect(weights.get('Query.node')).toBe(DEFAULTS.MAX_LOOKUP_SCAN_PAGES);
-    expect(weights.get('Query.nodes')).toBe(DEFAULTS.MAX_LOOKUP_SCAN_PAGES);
+    expect(weights.get('Query.node')).toBe(DEFAULTS.maxLookupScanPages);
+    expect(weights.get('Query.nodes')).toBe(DEFAULTS.maxLookupScanPages);
     expect(weights.get('Mutation.createOrganization')).toBe(2);
     expect(weights.get('PipelineDestination.source')).toBe(1);
     expect(weights.has('Query.project')).toBe(false);

@@ -9,7 +9,7 @@ import { InMemorySpanExporter } from '@opentelemetry/sdk-trace-base';
 import { composeServices } from '@theguild/federation-composition';
 import type { ExecutionResult } from 'graphql';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/index.ts';
 import { createGateway, type Gateway } from '../../src/gateway.ts';
 import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { type ServedGateway, serveOverHttp } from '../support/http-server.ts';

@@ -2,7 +2,7 @@
 // ids in one scan, and never past MAX_LOOKUP_SCAN_PAGES pages. The first page tells `count`; the
 // other pages within the bound go out together. A record past the bound is an error, not a null.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig } from '../../src/config/index.ts';
 import { createGateway, type Gateway } from '../../src/gateway.ts';
 import { globalId } from '../../src/schema/global-id.ts';
 import { type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';

@@ -154,7 +154,7 @@ describe('npm start', () => {
   it.each([
     [{ SERVER_HEADERS_TIMEOUT_MS: '60000' }, /SERVER_HEADERS_TIMEOUT_MS \(60000\) must not be longer than SERVER_REQUEST_TIMEOUT_MS/],
     [{ PORT: 'eighty' }, /PORT must be a whole number/],
-    [{ UPSTREAM_URL: 'ftp://example.com' }, /UPSTREAM_URL must be an http\(s\) URL/],
+    [{ UPSTREAM_URL: 'ftp://example.com' }, /UPSTREAM_URL must be an http\(s\) URL: its scheme, ftp:, is not supported/],
     [{ UPSTREAM_URL: 'http://127.0.0.1:9/api' }, /without `\/api`/],
     [{ UPSTREAM_TIMEOUT_MS: '0' }, /UPSTREAM_TIMEOUT_MS must be a whole number from 1/],
     // Not an address of this machine: the server's own error, told in one line.

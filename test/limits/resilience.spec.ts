@@ -9,6 +9,7 @@ import { createGateway, type Gateway, type GatewayOptions } from '../../src/gate
 import { createGatewayServer } from '../../src/http/server.ts';
 import { globalId } from '../../src/schema/global-id.ts';
 import { captureLogger } from '../ops/support.ts';
+import { DEFAULTS } from '../support/defaults.ts';
 import { type FakeUpstream, refusedUrl, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 
 const ORG = 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbb1';
@@ -334,7 +335,7 @@ describe('a timeout counts only when the call ran out its own UPSTREAM_TIMEOUT_M
 
   async function serve(options: Partial<GatewayOptions>) {
     const { upstream, gateway } = await setUp({ circuitBreaker: BREAKER, ...options });
-    const server = createGatewayServer(gateway.listener);
+    const server = createGatewayServer(gateway.listener, DEFAULTS.server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
     const post = async (key: string, signal?: AbortSignal) => {
@@ -417,7 +418,7 @@ describe('per-request bounds', () => {
       res.on('close', () => (upstreamClosedAt = performance.now()));
       received();
     });
-    const server = createGatewayServer(gateway.listener);
+    const server = createGatewayServer(gateway.listener, DEFAULTS.server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
       const client = new AbortController();
@@ -458,7 +459,7 @@ describe('per-request bounds', () => {
       res.on('close', () => heldCallEnded());
       received(); // never answered
     });
-    const server = createGatewayServer(gateway.listener);
+    const server = createGatewayServer(gateway.listener, DEFAULTS.server);
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const ids = ['0f000000-0000-4000-8000-00000000000a', '0f000000-0000-4000-8000-00000000000b'];
     try {

@@ -9,6 +9,7 @@ import { createContext } from '../../src/context.ts';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway.ts';
 import { createGatewayServer } from '../../src/http/server.ts';
 import { createUpstreamTransport } from '../../src/rest/transport.ts';
+import { DEFAULTS, TRANSPORT_DEFAULTS } from '../support/defaults.ts';
 import { dripBody, type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 import { lateness } from '../support/lateness.ts';
 
@@ -37,7 +38,7 @@ afterEach(async () => {
 async function serve(options: Partial<GatewayOptions>) {
   const fake = await startFakeUpstream();
   const created = createGateway({ upstreamUrl: fake.url, upstreamGetRetries: 0, ...options });
-  const listening = createGatewayServer(created.listener);
+  const listening = createGatewayServer(created.listener, DEFAULTS.server);
   await new Promise<void>((resolve) => listening.listen(0, '127.0.0.1', resolve));
   [upstream, gateway, server] = [fake, created, listening];
   const url = `http://127.0.0.1:${(listening.address() as AddressInfo).port}/graphql`;
@@ -96,7 +97,7 @@ describe('REQUEST_DEADLINE_MS', () => {
     const fake = await startFakeUpstream();
     upstream = fake;
     fake.handle((_req, res) => sendJson(res, 200, page([])));
-    const transport = createUpstreamTransport({ baseUrl: fake.url });
+    const transport = createUpstreamTransport({ baseUrl: fake.url, ...TRANSPORT_DEFAULTS });
     try {
       const request = new Request('http://gateway.test/graphql', { headers: { authorization: `Bearer ${KEY}` } });
       const limits = { maxCalls: 10, concurrency: 4, deadlineMs: 1000, maxLookupScanPages: 10 };

@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway.ts';
 import { createLogger } from '../../src/observability/logger.ts';
+import { DEFAULTS } from '../support/defaults.ts';
 import { type ServedGateway, serveOverHttp } from '../support/http-server.ts';
 import { captureLogger } from './support.ts';
 
@@ -23,7 +24,7 @@ afterAll(async () => {
 /** A gateway over a loopback port, logging to a file of its own; no request here needs the upstream. */
 async function serve(options: Partial<GatewayOptions> = {}) {
   const logFile = join(directory, `gateway-${gateways.length}.ndjson`);
-  const gateway = createGateway({ upstreamUrl: 'http://127.0.0.1:9', logger: createLogger({ logFile }), ...options });
+  const gateway = createGateway({ upstreamUrl: 'http://127.0.0.1:9', logger: createLogger({ ...DEFAULTS, logFile }), ...options });
   const server = await serveOverHttp(gateway);
   gateways.push(gateway);
   servers.push(server);
@@ -139,7 +140,7 @@ describe('any name, in the document or the operationName parameter', () => {
 describe('log lines', () => {
   it('are cut to LOG_MAX_LINE_LENGTH whatever they carry, and stay JSON', async () => {
     const file = join(directory, 'lines.ndjson');
-    const logger = createLogger({ logFile: file, logMaxLineLength: 2048 });
+    const logger = createLogger({ ...DEFAULTS, logFile: file, logMaxLineLength: 2048 });
     const anyText = fc.oneof(
       fc.string({ unit: 'binary', maxLength: 100 }),
       fc.string({ unit: 'binary', minLength: 1000, maxLength: 6000, size: 'max' }),

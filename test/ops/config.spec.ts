@@ -1,6 +1,6 @@
 // The operations settings: each with its default, and a clear ConfigError for a bad value.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, loadLoggingConfig } from '../../src/config.ts';
+import { ConfigError, loadConfig, loadLoggingConfig } from '../../src/config/index.ts';
 
 describe('operations settings', () => {
   it('default to info logs on stdout, a 10 s grace period, open CORS, no CSRF header, metrics and the debug extension on', () => {
@@ -59,6 +59,14 @@ describe('operations settings', () => {
     expect(loadConfig({ MAX_JSON_DEPTH: '64' }).maxJsonDepth).toBe(64);
     expect(() => loadConfig({ MAX_JSON_DEPTH: '0' })).toThrow(/MAX_JSON_DEPTH must be a whole number from 1 to 256/);
     expect(() => loadConfig({ MAX_JSON_DEPTH: '257' })).toThrow(ConfigError);
+  });
+
+  it('name every accepted spelling of a boolean (issue 51)', () => {
+    expect(() => loadConfig({ CSRF_PREVENTION: 'maybe' })).toThrow(
+      'CSRF_PREVENTION must be true or false: true, 1, on, yes for true; false, 0, off, no for false (got "maybe").',
+    );
+    for (const spelling of ['TRUE', '1', 'On', 'yes']) expect(loadConfig({ CSRF_PREVENTION: spelling }).csrfPrevention).toBe(true);
+    for (const spelling of ['false', '0', 'OFF', 'No']) expect(loadConfig({ CSRF_PREVENTION: spelling }).csrfPrevention).toBe(false);
   });
 
   it.each([
@@ -217,6 +225,16 @@ describe("the contract's settings", () => {
       cache: undefined,
       upstreamBudget: undefined,
     });
+  });
+
+  it('name the scheme of an UPSTREAM_URL that is not http(s) as the problem (issue 51)', () => {
+    expect(() => loadConfig({ UPSTREAM_URL: 'ftp://files.example.com/pub' })).toThrow(
+      'UPSTREAM_URL must be an http(s) URL: its scheme, ftp:, is not supported (use http:// or https://).',
+    );
+    expect(() => loadConfig({ UPSTREAM_URL: 'upstream.internal:8010' })).toThrow(
+      /UPSTREAM_URL must be an http\(s\) URL: its scheme, upstream.internal:, is not supported/,
+    );
+    expect(loadConfig({ UPSTREAM_URL: 'https://api.example.com/v2/' }).upstreamUrl).toBe('https://api.example.com/v2');
   });
 
   it('accept polls down to 250 ms, and refuse anything faster', () => {

@@ -1,35 +1,43 @@
-// docs/configuration.md is the settings table operators read; DEFAULTS in src/config.ts is what the
-// gateway does when a setting is unset. Every setting has exactly one row, in the same order, and
-// each row's default is the code's: a default changed on one side only fails here. Likewise every
-// metric the gateway registers is named in docs/operations.md.
+// docs/configuration.md's settings tables are printed from the declaration in
+// src/config/settings.ts (`npm run config:docs`): a setting added, removed or changed on one side
+// only fails here. Likewise every metric the gateway registers is named in docs/operations.md.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 import { parseUpstreamBudget } from '../../src/budget-setting.ts';
-import { DEFAULTS } from '../../src/config.ts';
+import { withSettingsTables } from '../../src/config/docs.ts';
+import { loadConfig } from '../../src/config/index.ts';
+import { SETTINGS } from '../../src/config/settings.ts';
 import { createGateway } from '../../src/gateway.ts';
 import { captureLogger } from './support.ts';
 
-const table = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
-/** The rows `| \`NAME\` | default | meaning |`: the variable and its default cell. */
-const rows = [...table.matchAll(/^\| `([A-Z0-9_]+)` \| ([^|]*) \|/gm)].map(([, name, cell]) => ({
-  name: name as keyof typeof DEFAULTS,
+const page = readFileSync(new URL('../../docs/configuration.md', import.meta.url), 'utf8');
+/** The rows `| \`NAME\` | default | accepts | meaning |`: the variable and its default cell. */
+const rows = [...page.matchAll(/^\| `([A-Z0-9_]+)` \| ([^|]*) \|/gm)].map(([, name, cell]) => ({
+  name: name as string,
   cell: (cell ?? '').trim(),
 }));
 
 describe('docs/configuration.md', () => {
-  it('has one row per setting of src/config.ts, in the same order', () => {
-    expect(rows.map((row) => row.name)).toEqual(Object.keys(DEFAULTS));
+  it('holds the tables printed from the declaration of every setting', () => {
+    expect(page).toBe(withSettingsTables(page));
   });
 
-  it.each(rows)("gives $name the code's default", ({ name, cell }) => {
-    const value: unknown = DEFAULTS[name];
+  it('has one row per declared setting, in the order of the declaration', () => {
+    expect(rows.map((row) => row.name)).toEqual(Object.keys(SETTINGS));
+  });
+
+  it.each(rows)('gives $name the default loadConfig applies when it is unset', ({ name, cell }) => {
+    const value: unknown = SETTINGS[name as keyof typeof SETTINGS].default;
     const documented = /^`([^`]*)`/.exec(cell)?.[1];
-    if (value === undefined) {
-      expect(cell).toMatch(/^unset\b/);
-      expect(documented).toBeUndefined();
-    } else {
-      expect(documented).toBe(String(value));
-    }
+    if (value === undefined) expect(cell).toMatch(/^unset\b/);
+    else expect(documented).toBe(String(value));
+  });
+
+  it('names defaults loadConfig really applies (a few, spelled out)', () => {
+    expect(page).toMatch(/^\| `PORT` \| `4000` \|/m);
+    expect(loadConfig({}).port).toBe(4000);
+    expect(page).toMatch(/^\| `MAX_UPSTREAM_RESPONSE_BYTES` \| `8388608` \(8 MiB\) \|/m);
+    expect(loadConfig({}).maxUpstreamResponseBytes).toBe(8 * 1024 * 1024);
   });
 });
 

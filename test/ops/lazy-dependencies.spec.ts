@@ -12,7 +12,7 @@ const PACKAGES = ['@opentelemetry/sdk-trace-base', '@opentelemetry/resources', '
 // Every package here has a CommonJS `main`, so an `import` of it lands in require's cache as a `require` does.
 const PROBE = `
 import { createRequire } from 'node:module';
-import { loadConfig } from './src/config.ts';
+import { loadConfig } from './src/config/index.ts';
 import { createGateway } from './src/gateway.ts';
 createGateway(loadConfig());
 const loaded = Object.keys(createRequire(import.meta.url).cache);

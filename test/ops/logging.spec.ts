@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { createGateway } from '../../src/gateway.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { startReferenceApi } from '../../src/reference-api/index.ts';
+import { DEFAULTS } from '../support/defaults.ts';
 import { subscribe } from '../support/sse.ts';
 import { captureLogger, postGraphQL } from './support.ts';
 
@@ -232,7 +233,7 @@ describe('redaction', () => {
 
   it('honours the level', () => {
     const lines: string[] = [];
-    const logger = createLogger({ logLevel: 'warn' }, { write: (line: string) => lines.push(line) });
+    const logger = createLogger({ ...DEFAULTS, logLevel: 'warn' }, { write: (line: string) => lines.push(line) });
     logger.info('quiet');
     logger.warn('loud');
     expect(lines.map((line) => JSON.parse(line).msg)).toEqual(['loud']);

@@ -5,9 +5,10 @@
 import type { RequestListener, Server } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import type { ServerSettings } from '../../src/config.ts';
+import type { ServerSettings } from '../../src/config/index.ts';
 import { createGateway, type Gateway } from '../../src/gateway.ts';
 import { createGatewayServer, SERVER_TIMEOUT_CHECK_MS } from '../../src/http/server.ts';
+import { DEFAULTS } from '../support/defaults.ts';
 import { type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 
 /** Node checks the timeouts every SERVER_TIMEOUT_CHECK_MS; plus room for a loaded test machine. */
@@ -38,7 +39,7 @@ async function serveGateway(settings: Partial<ServerSettings>): Promise<number> 
 }
 
 async function serve(handler: RequestListener, settings: Partial<ServerSettings>): Promise<number> {
-  const created = createGatewayServer(handler, settings);
+  const created = createGatewayServer(handler, { ...DEFAULTS.server, ...settings });
   server = created;
   await new Promise<void>((resolve) => created.listen(0, '127.0.0.1', resolve));
   return (created.address() as AddressInfo).port;

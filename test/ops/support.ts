@@ -1,7 +1,8 @@
 // Shared by the ops specs: a logger whose lines a test can read back, GraphQL over fetch, gateways.
-import type { LogLevel } from '../../src/config.ts';
+import type { LogLevel } from '../../src/config/index.ts';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway.ts';
 import { createLogger } from '../../src/observability/logger.ts';
+import { DEFAULTS } from '../support/defaults.ts';
 
 type LogLine = Record<string, any> & { level: string; msg: string };
 
@@ -9,7 +10,7 @@ export function captureLogger(logLevel: LogLevel = 'debug') {
   const lines: LogLine[] = [];
   let text = '';
   const logger = createLogger(
-    { logLevel },
+    { ...DEFAULTS, logLevel },
     {
       write(line: string) {
         text += line;

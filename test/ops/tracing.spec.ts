@@ -4,7 +4,7 @@
 // span made, unless configured; never a key, a variable value or a body in any exported byte.
 import fc from 'fast-check';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.ts';
+import { loadConfig } from '../../src/config/index.ts';
 import { EXAMPLE_QUERY } from '../../src/example-query.ts';
 import { createGateway, type Gateway } from '../../src/gateway.ts';
 import { startReferenceApi } from '../../src/reference-api/index.ts';

@@ -26,7 +26,7 @@ afterEach(() => {
 /** Lets every settled promise's handlers run. */
 const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-function breakerWith(settings: CircuitBreakerOptions) {
+function breakerWith(settings: Partial<CircuitBreakerOptions>) {
   /** Calls that reached the transport and have not ended, oldest first. */
   const running: { resolve: (response: UpstreamResponse) => void; reject: (error: unknown) => void }[] = [];
   let sent = 0;

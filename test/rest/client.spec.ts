@@ -3,6 +3,7 @@ import { createRestClient, type RestClient } from '../../src/rest/client.ts';
 import { InvalidPathSegmentError } from '../../src/rest/paths.ts';
 import { createUpstreamTransport, type UpstreamTransport } from '../../src/rest/transport.ts';
 import { UpstreamError } from '../../src/rest/upstream-error.ts';
+import { TRANSPORT_DEFAULTS } from '../support/defaults.ts';
 import { type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 
 const KEY = 'phx_client_key';
@@ -17,7 +18,7 @@ let client: RestClient;
 
 beforeAll(async () => {
   upstream = await startFakeUpstream();
-  transport = createUpstreamTransport({ baseUrl: upstream.url });
+  transport = createUpstreamTransport({ baseUrl: upstream.url, ...TRANSPORT_DEFAULTS });
   client = createRestClient(transport, { key: KEY, requestId: 'rid-1' });
 });
 

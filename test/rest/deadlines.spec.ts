@@ -6,6 +6,7 @@ import type { Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createUpstreamTransport, type UpstreamTransport, type UpstreamTransportOptions } from '../../src/rest/transport.ts';
 import type { UpstreamError } from '../../src/rest/upstream-error.ts';
+import { TRANSPORT_DEFAULTS } from '../support/defaults.ts';
 import { dripBody, type FakeUpstream, type StreamedBody, sendJson, startFakeUpstream, streamBody } from '../support/fake-upstream.ts';
 import { lateness } from '../support/lateness.ts';
 import { upstreamFailure } from '../support/upstream-failure.ts';
@@ -28,7 +29,7 @@ afterEach(async () => {
 });
 
 function connect(options: Partial<UpstreamTransportOptions> = {}): UpstreamTransport {
-  transport = createUpstreamTransport({ baseUrl: upstream.url, retryBaseDelayMs: 1, ...options });
+  transport = createUpstreamTransport({ baseUrl: upstream.url, ...TRANSPORT_DEFAULTS, retryBaseDelayMs: 1, ...options });
   return transport;
 }
 

@@ -5,6 +5,7 @@ import { gatewayError, isNotFound, toGraphQLError } from '../../src/graphql-erro
 import { InvalidPathSegmentError, segment } from '../../src/rest/paths.ts';
 import { createUpstreamTransport, type HttpMethod, type UpstreamTransport } from '../../src/rest/transport.ts';
 import { InvalidKeyError, UpstreamError } from '../../src/rest/upstream-error.ts';
+import { TRANSPORT_DEFAULTS } from '../support/defaults.ts';
 import { dropMidResponse, type FakeUpstream, refusedUrl, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 
 const KEY = 'phx_very_secret_key';
@@ -14,7 +15,7 @@ let transport: UpstreamTransport;
 
 beforeAll(async () => {
   upstream = await startFakeUpstream();
-  transport = createUpstreamTransport({ baseUrl: upstream.url, timeoutMs: 200, getRetries: 0 });
+  transport = createUpstreamTransport({ baseUrl: upstream.url, ...TRANSPORT_DEFAULTS, timeoutMs: 200, getRetries: 0 });
 });
 
 afterAll(async () => {
@@ -127,7 +128,7 @@ describe('toGraphQLError for upstream failures', () => {
   });
 
   it('refused connection -> UPSTREAM_ERROR', async () => {
-    const refused = createUpstreamTransport({ baseUrl: await refusedUrl(), getRetries: 0 });
+    const refused = createUpstreamTransport({ baseUrl: await refusedUrl(), ...TRANSPORT_DEFAULTS, getRetries: 0 });
     try {
       expect((await callerSees(() => undefined, 'GET', refused)).extensions).toEqual({ code: 'UPSTREAM_ERROR' });
     } finally {
@@ -136,7 +137,7 @@ describe('toGraphQLError for upstream failures', () => {
   });
 
   it('an answer over MAX_UPSTREAM_RESPONSE_BYTES -> UPSTREAM_ERROR with the status', async () => {
-    const capped = createUpstreamTransport({ baseUrl: upstream.url, maxResponseBytes: 1024, getRetries: 0 });
+    const capped = createUpstreamTransport({ baseUrl: upstream.url, ...TRANSPORT_DEFAULTS, maxResponseBytes: 1024, getRetries: 0 });
     try {
       expect(await callerSees((res) => sendJson(res, 200, 'x'.repeat(2000)), 'GET', capped)).toEqual({
         message: 'The upstream service sent a response larger than the gateway accepts.',

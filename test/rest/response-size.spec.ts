@@ -6,9 +6,9 @@
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULTS } from '../../src/config.ts';
 import { COUNT_VALUES_ABOVE_CHARS, MAX_ANSWER_DEPTH } from '../../src/rest/json-values.ts';
 import { createUpstreamTransport, type UpstreamTransport } from '../../src/rest/transport.ts';
+import { DEFAULTS, TRANSPORT_DEFAULTS } from '../support/defaults.ts';
 import {
   deepJsonText,
   type FakeUpstream,
@@ -29,7 +29,13 @@ let transport: UpstreamTransport;
 
 beforeEach(async () => {
   upstream = await startFakeUpstream();
-  transport = createUpstreamTransport({ baseUrl: upstream.url, maxResponseBytes: CAP, timeoutMs: 5000, getRetries: 0 });
+  transport = createUpstreamTransport({
+    baseUrl: upstream.url,
+    ...TRANSPORT_DEFAULTS,
+    maxResponseBytes: CAP,
+    timeoutMs: 5000,
+    getRetries: 0,
+  });
 });
 
 afterEach(async () => {
@@ -101,7 +107,7 @@ describe('the cap itself', () => {
   });
 
   it('defaults to 8 MiB', async () => {
-    const defaults = createUpstreamTransport({ baseUrl: upstream.url });
+    const defaults = createUpstreamTransport({ baseUrl: upstream.url, ...TRANSPORT_DEFAULTS });
     try {
       upstream.handle((_req, res) => sendJson(res, 200, bodyOf(8 * MB)));
       expect(
@@ -121,7 +127,7 @@ describe('the cap itself', () => {
 });
 
 describe('answers holding too many values (MAX_UPSTREAM_JSON_VALUES) or nested too deep', () => {
-  const MAX_VALUES = DEFAULTS.MAX_UPSTREAM_JSON_VALUES;
+  const MAX_VALUES = DEFAULTS.maxUpstreamJsonValues;
   /** `[0,0,…]` with `count` items: one array and `count - 1` commas, so `count` values as counted. */
   const numbers = (count: number) => `[${'0,'.repeat(count - 1)}0]`;
 
@@ -129,7 +135,7 @@ describe('answers holding too many values (MAX_UPSTREAM_JSON_VALUES) or nested t
     // 7.4 MiB, under the default 8 MiB cap: parsed, it stalled the event loop for seconds.
     const deep = `{"count":1,"results":[{"id":"x","name":"x","junk":${deepJsonText(3_900_000, 'array')}}]}`;
     const flat = `{"count":1,"results":[],"junk":[${'{},'.repeat(MAX_VALUES)}{}]}`;
-    const defaults = createUpstreamTransport({ baseUrl: upstream.url, getRetries: 0 });
+    const defaults = createUpstreamTransport({ baseUrl: upstream.url, ...TRANSPORT_DEFAULTS, getRetries: 0 });
     try {
       for (const text of [deep, flat]) {
         upstream.handle((_req, res) => sendText(res, 200, text));
@@ -167,7 +173,7 @@ describe('answers holding too many values (MAX_UPSTREAM_JSON_VALUES) or nested t
     expect(await upstreamFailure(get())).toMatchObject({ kind: 'too-large' });
 
     // An answer no longer than COUNT_VALUES_ABOVE_CHARS is not counted, even against a lower limit.
-    const strict = createUpstreamTransport({ baseUrl: upstream.url, maxJsonValues: 1000, getRetries: 0 });
+    const strict = createUpstreamTransport({ baseUrl: upstream.url, ...TRANSPORT_DEFAULTS, maxJsonValues: 1000, getRetries: 0 });
     const strictGet = () => strict.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY });
     try {
       const short = numbers(COUNT_VALUES_ABOVE_CHARS / 2 - 1);
@@ -194,7 +200,13 @@ describe('answers holding too many values (MAX_UPSTREAM_JSON_VALUES) or nested t
 
 describe('answer bytes buffered by all calls at once (MAX_UPSTREAM_BUFFERED_BYTES)', () => {
   it('the call whose bytes would pass it fails as too large, and a call that ends gives its bytes back', async () => {
-    const buffered = createUpstreamTransport({ baseUrl: upstream.url, maxBufferedBytes: 2 * MB, timeoutMs: 5000, getRetries: 0 });
+    const buffered = createUpstreamTransport({
+      baseUrl: upstream.url,
+      ...TRANSPORT_DEFAULTS,
+      maxBufferedBytes: 2 * MB,
+      timeoutMs: 5000,
+      getRetries: 0,
+    });
     // Each answer sends 768 KiB of a chunked body, then waits: three of them do not fit in 2 MiB.
     const held: ServerResponse[] = [];
     upstream.handle((_req, res) => {

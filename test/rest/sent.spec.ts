@@ -4,6 +4,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createUpstreamTransport, type UpstreamTransport, type UpstreamTransportOptions } from '../../src/rest/transport.ts';
 import { InvalidKeyError, mayHaveReachedUpstream } from '../../src/rest/upstream-error.ts';
+import { TRANSPORT_DEFAULTS } from '../support/defaults.ts';
 import { dripBody, type FakeUpstream, refusedUrl, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 import { upstreamFailure } from '../support/upstream-failure.ts';
 
@@ -23,7 +24,7 @@ afterEach(async () => {
 });
 
 function connect(options: Partial<UpstreamTransportOptions> = {}): UpstreamTransport {
-  const created = createUpstreamTransport({ baseUrl: upstream.url, retryBaseDelayMs: 1, ...options });
+  const created = createUpstreamTransport({ baseUrl: upstream.url, ...TRANSPORT_DEFAULTS, retryBaseDelayMs: 1, ...options });
   transport = created;
   return created;
 }

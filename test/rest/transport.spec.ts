@@ -2,6 +2,7 @@ import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createUpstreamTransport, type UpstreamTransport, type UpstreamTransportOptions } from '../../src/rest/transport.ts';
 import { InvalidKeyError, UpstreamError } from '../../src/rest/upstream-error.ts';
+import { TRANSPORT_DEFAULTS } from '../support/defaults.ts';
 import { dropMidResponse, type FakeUpstream, refusedUrl, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 
 const KEY = 'phx_secret_key_123';
@@ -10,7 +11,7 @@ let upstream: FakeUpstream;
 let transport: UpstreamTransport;
 
 function connect(options: Partial<UpstreamTransportOptions> = {}): UpstreamTransport {
-  transport = createUpstreamTransport({ baseUrl: upstream.url, retryBaseDelayMs: 1, ...options });
+  transport = createUpstreamTransport({ baseUrl: upstream.url, ...TRANSPORT_DEFAULTS, retryBaseDelayMs: 1, ...options });
   return transport;
 }
 

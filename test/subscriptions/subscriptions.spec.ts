@@ -9,6 +9,7 @@ import { gracefulShutdown } from '../../src/http/shutdown.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { USER_IDS } from '../../src/reference-api/demo-users.ts';
 import { globalId } from '../../src/schema/global-id.ts';
+import { DEFAULTS } from '../support/defaults.ts';
 import { type HttpHarness, startHttpHarness } from '../support/http-server.ts';
 import { metricValue } from '../support/metrics.ts';
 import { type SseSubscription, subscribe } from '../support/sse.ts';
@@ -448,7 +449,7 @@ describe('SIGTERM', () => {
       // A server of its own: the harness's is closed by afterAll.
       server: (await import('node:http')).createServer(),
       graceMs: 5000,
-      logger: createLogger({ logLevel: 'silent' }),
+      logger: createLogger({ ...DEFAULTS, logLevel: 'silent' }),
       beginShutdown: h.gateway.beginShutdown,
       release: [],
       exit: (code) => exits.push(code),
