@@ -1,11 +1,12 @@
 // The gateway's HTTP surface beyond GraphQL: /readiness, CORS, CSRF prevention, and closing
-// connections once shutdown has begun. (/health is in gateway.ts.)
+// connections once shutdown has begun or when a body was left unread. (/health is in gateway.ts.)
 import type { CORSOptions, Plugin } from 'graphql-yoga';
 import { DEFAULTS } from '../config.ts';
 import { isGraphQLPath } from '../observability/request-log.ts';
 import type { GuardedTransport } from '../rest/circuit-breaker.ts';
 import { corsHeadersOf, corsOptions, csrfPlugins } from './cors-csrf.ts';
 import { createReadiness, type ReadinessOptions } from './readiness.ts';
+import { closeAfterUnreadBody } from './unread-body.ts';
 
 export interface HttpOptions {
   upstreamUrl: string;
@@ -67,7 +68,13 @@ export function createHttpSurface(options: HttpOptions, graphqlEndpoint: string)
     cors,
     corsHeaders: (request) => corsHeadersOf(request, cors),
     csrfPrevention,
-    plugins: [readiness.plugin, closeWhenShuttingDown, graphqlPathOnly(graphqlEndpoint), ...csrfPlugins(csrfPrevention)],
+    plugins: [
+      readiness.plugin,
+      closeWhenShuttingDown,
+      closeAfterUnreadBody(),
+      graphqlPathOnly(graphqlEndpoint),
+      ...csrfPlugins(csrfPrevention),
+    ],
     beginShutdown: () => readiness.beginShutdown(),
     shuttingDown: () => readiness.shuttingDown,
     close: () => readiness.close(),
