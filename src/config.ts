@@ -15,6 +15,8 @@ export const DEFAULTS = {
   UPSTREAM_GET_RETRIES: 2,
   MAX_UPSTREAM_CALLS: 250,
   MAX_LOOKUP_SCAN_PAGES: 10,
+  MAX_LOOKUP_IDS: 250,
+  MAX_RESPONSE_BYTES: 16 * 1024 * 1024,
   UPSTREAM_CONCURRENCY_PER_REQUEST: 32,
   REQUEST_DEADLINE_MS: 30_000,
   ADMISSION_CAPACITY: undefined,
@@ -48,6 +50,9 @@ export const DEFAULTS = {
   CSRF_PREVENTION: false,
   METRICS_ENABLED: true,
   METRICS_MAX_LABEL_VALUES: 200,
+  METRICS_PORT: undefined,
+  METRICS_HOST: undefined,
+  METRICS_CACHE_MS: 1000,
   DEBUG_UPSTREAM_CALLS: true,
   FAST_PATH_MAX_QUERIES: 100,
   PERSISTED_OPERATIONS: undefined,
@@ -199,6 +204,10 @@ interface GatewayConfig {
   admissionMaxQueued: number;
   /** List pages (of 100) a lookup of an invite or member may scan; they have no REST retrieve. @default DEFAULTS.MAX_LOOKUP_SCAN_PAGES */
   maxLookupScanPages: number;
+  /** Ids one operation may look up in `node`/`nodes(ids:)` and representations in `_entities`, all together. @default DEFAULTS.MAX_LOOKUP_IDS */
+  maxLookupIds: number;
+  /** Largest GraphQL answer body (each payload of a stream), in bytes; a larger one is replaced by a RESPONSE_TOO_LARGE error. @default DEFAULTS.MAX_RESPONSE_BYTES */
+  maxResponseBytes: number;
   /** Largest upstream answer body, in bytes (8 MiB). @default DEFAULTS.MAX_UPSTREAM_RESPONSE_BYTES */
   maxUpstreamResponseBytes: number;
   /** Upstream answer bytes all calls in flight may buffer at once (256 MiB). @default DEFAULTS.MAX_UPSTREAM_BUFFERED_BYTES */
@@ -243,6 +252,10 @@ interface GatewayConfig {
   csrfPrevention: boolean;
   /** Serve Prometheus metrics at `/metrics`. @default DEFAULTS.METRICS_ENABLED */
   metricsEnabled: boolean;
+  /** Serve `/metrics` on this port of its own instead of the gateway's (METRICS_PORT, with METRICS_HOST); unset: on the gateway's port. @default DEFAULTS.METRICS_PORT */
+  metricsListen: { port: number; host: string } | undefined;
+  /** A scrape within this long of the last rendering gets that rendering again. @default DEFAULTS.METRICS_CACHE_MS */
+  metricsCacheMs: number;
   /** Answer `x-debug-upstream: 1` with `extensions.upstreamCalls`. @default DEFAULTS.DEBUG_UPSTREAM_CALLS */
   debugUpstreamCalls: boolean;
   /** Known queries (run before, without variables) the fast path keeps; 0 turns it off. @default DEFAULTS.FAST_PATH_MAX_QUERIES */
@@ -298,6 +311,8 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     admissionMaxWaitMs: integer(env, 'ADMISSION_MAX_WAIT_MS', 0, 600_000),
     admissionMaxQueued: integer(env, 'ADMISSION_MAX_QUEUED', 0, 1_000_000),
     maxLookupScanPages: integer(env, 'MAX_LOOKUP_SCAN_PAGES', 1, 1000),
+    maxLookupIds: integer(env, 'MAX_LOOKUP_IDS', 1, 100_000),
+    maxResponseBytes: integer(env, 'MAX_RESPONSE_BYTES', 1024, 1024 * 1024 * 1024),
     maxUpstreamResponseBytes: integer(env, 'MAX_UPSTREAM_RESPONSE_BYTES', 1024, 1024 * 1024 * 1024),
     maxUpstreamBufferedBytes: integer(env, 'MAX_UPSTREAM_BUFFERED_BYTES', 1024, 64 * 1024 * 1024 * 1024),
     maxUpstreamJsonValues: integer(env, 'MAX_UPSTREAM_JSON_VALUES', 1000, 100_000_000),
@@ -320,6 +335,8 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     corsOrigins: corsOrigins(env.CORS_ORIGINS),
     csrfPrevention: boolean(env, 'CSRF_PREVENTION'),
     metricsEnabled: boolean(env, 'METRICS_ENABLED'),
+    metricsListen: metricsListen(env),
+    metricsCacheMs: integer(env, 'METRICS_CACHE_MS', 0, 600_000),
     debugUpstreamCalls: boolean(env, 'DEBUG_UPSTREAM_CALLS'),
     fastPathMaxQueries: integer(env, 'FAST_PATH_MAX_QUERIES', 0, 10_000),
     persistedOperations: persistedOperations(env.PERSISTED_OPERATIONS),
@@ -387,6 +404,17 @@ function corsOrigins(raw: string | undefined): '*' | string[] {
     }
     return url.origin;
   });
+}
+
+/** METRICS_PORT, with METRICS_HOST (default HOST): where `/metrics` is served on its own; unset: on the gateway's port. */
+function metricsListen(env: Env): GatewayConfig['metricsListen'] {
+  const port = optionalInteger(env, 'METRICS_PORT', 1, 65535);
+  const host = env.METRICS_HOST?.trim();
+  if (port === undefined) {
+    if (host) throw new ConfigError("METRICS_HOST needs METRICS_PORT: /metrics is served on the gateway's own port otherwise.");
+    return undefined;
+  }
+  return { port, host: host || env.HOST?.trim() || DEFAULTS.HOST };
 }
 
 function serverSettings(env: Env): ServerSettings {

@@ -23,6 +23,7 @@ import { bodyLimitPlugin } from './limits/body-limit.ts';
 import { fanOutBudgetPlugin } from './limits/fan-out-plugin.ts';
 import { jsonDepthPlugin } from './limits/json-depth.ts';
 import { DEFAULT_QUERY_LIMITS, type QueryLimits, queryLimitPlugins } from './limits/query-limits.ts';
+import { responseSizePlugin } from './limits/response-size.ts';
 import type { LabelBounds } from './observability/bounded-label.ts';
 import { DEBUG_HEADER } from './observability/debug-extension.ts';
 import { createObservability, type ObservabilityOptions } from './observability/index.ts';
@@ -69,6 +70,10 @@ export interface GatewayOptions extends OperationsOptions {
   admissionMaxQueued?: number;
   /** List pages (of 100) a lookup of an invite or member may scan; they have no REST retrieve. @default DEFAULTS.MAX_LOOKUP_SCAN_PAGES */
   maxLookupScanPages?: number;
+  /** Ids one operation may look up in `node`/`nodes(ids:)` and representations in `_entities`, all together. @default DEFAULTS.MAX_LOOKUP_IDS */
+  maxLookupIds?: number;
+  /** Largest GraphQL answer body (each payload of a stream), in bytes; a larger one is replaced by a `maxResponseBytes` error. @default DEFAULTS.MAX_RESPONSE_BYTES */
+  maxResponseBytes?: number;
   /** Largest upstream answer body, in bytes. @default DEFAULTS.MAX_UPSTREAM_RESPONSE_BYTES */
   maxUpstreamResponseBytes?: number;
   /** Upstream answer bytes all calls in flight may buffer at once. @default DEFAULTS.MAX_UPSTREAM_BUFFERED_BYTES */
@@ -160,10 +165,13 @@ export function createGateway(options: GatewayOptions): Gateway {
     maxEntriesPerCaller: DEFAULTS.IDEMPOTENCY_MAX_ENTRIES_PER_CALLER,
     ...options.idempotency,
   };
-  // Each operation's fan-out estimate, noted once by the fan-out plugin and read by the upstream
-  // budget (which reserves it) and admission control (which weighs the request by it).
+  // Each operation's fan-out estimate, noted once by the fan-out plugin: its upstream calls, read by
+  // the upstream budget (which reserves them), and its weight, read by admission control (which
+  // weighs the request by it: the calls, and the lookups answered without one).
   const estimates = new WeakMap<object, number>();
   const estimateOf = (context: object) => estimates.get(context);
+  const weights = new WeakMap<object, number>();
+  const weightOf = (context: object) => weights.get(context);
   const labelBounds = {
     maxLength: GATEWAY_LABEL_MAX_LENGTH,
     maxValues: options.metricsMaxLabelValues ?? DEFAULTS.METRICS_MAX_LABEL_VALUES,
@@ -199,7 +207,7 @@ export function createGateway(options: GatewayOptions): Gateway {
   });
   observability.metrics.trackAdmission(admission.state);
   const gate = admissionGate(admission, {
-    estimateOf,
+    weightOf,
     deadlineAt: (request) => (arrivals.get(request)?.receivedAt ?? performance.now()) + limits.deadlineMs,
     stuckAfterMs: (options.upstreamTimeoutMs ?? DEFAULTS.UPSTREAM_TIMEOUT_MS) + STUCK_MARGIN_MS,
     onStuck: (request) =>
@@ -211,8 +219,11 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   const maxJsonDepth = options.maxJsonDepth ?? DEFAULTS.MAX_JSON_DEPTH;
   // An upstream value a field cannot represent fails that field with UPSTREAM_ERROR (graphql-errors.ts).
-  const operations = compiledOperations({ customSerializers: leafSerializers(schema, maxJsonDepth) }, (result) =>
-    jitCompileFailure(observability.logger, result),
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULTS.MAX_RESPONSE_BYTES;
+  const operations = compiledOperations(
+    { customSerializers: leafSerializers(schema, maxJsonDepth) },
+    (result) => jitCompileFailure(observability.logger, result),
+    maxResponseBytes,
   );
   const graphiql = createLocalGraphiQL({ title: 'Organization GraphQL gateway', defaultQuery: EXAMPLE_QUERY, demoKey: options.demoKey });
 
@@ -220,7 +231,8 @@ export function createGateway(options: GatewayOptions): Gateway {
   const contextOf = ({ request }: { request: Request }) =>
     createContext(economy ? economy.transportFor(request, transport) : transport, request, limits, arrivals.get(request), subscriptions);
   const fastPathMaxQueries = options.fastPathMaxQueries ?? DEFAULTS.FAST_PATH_MAX_QUERIES;
-  const fastPath = fastPathMaxQueries > 0 ? { known: createKnownQueries({ max: fastPathMaxQueries, operations, estimateOf }) } : undefined;
+  const fastPath =
+    fastPathMaxQueries > 0 ? { known: createKnownQueries({ max: fastPathMaxQueries, operations, estimateOf, weightOf }) } : undefined;
   const yoga = createYoga<Record<string, never>, GatewayContext>({
     schema,
     graphqlEndpoint: GRAPHQL_ENDPOINT,
@@ -241,6 +253,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     maxRequestBodySize: false,
     plugins: [
       compiledExecutionPlugin(operations),
+      responseSizePlugin(maxResponseBytes),
       arrivalPlugin(arrivals, arrive),
       withoutOriginalErrors(),
       graphiql.plugin,
@@ -264,7 +277,15 @@ export function createGateway(options: GatewayOptions): Gateway {
         maxRequestMs: limits.deadlineMs + (options.upstreamTimeoutMs ?? DEFAULTS.UPSTREAM_TIMEOUT_MS) + 1000,
         events: createIdempotencyMetrics(observability.metrics.registry),
       }),
-      fanOutBudgetPlugin(limits.maxCalls, limits.maxLookupScanPages, (context, estimate) => estimates.set(context, estimate)),
+      fanOutBudgetPlugin({
+        maxCalls: limits.maxCalls,
+        maxLookupIds: options.maxLookupIds ?? DEFAULTS.MAX_LOOKUP_IDS,
+        maxLookupScanPages: limits.maxLookupScanPages,
+        onEstimate: (context, calls, weight) => {
+          estimates.set(context, calls);
+          weights.set(context, weight);
+        },
+      }),
       // After the estimate: the upstream budget reserves it.
       ...(economy?.plugins ?? []),
       // Last before execution: a request weighs its estimated upstream calls. After the budget, whose

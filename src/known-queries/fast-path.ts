@@ -91,7 +91,7 @@ export function fastPathListener(options: FastPathOptions, pipeline: RequestList
     let result: ExecutionResult;
     try {
       const admitted = () =>
-        options.admission.run(request, query.estimate, () =>
+        options.admission.run(request, query.weight, () =>
           runCompiled(query.operation, { rootValue: undefined, contextValue: context, variableValues: {} }),
         );
       // Admission inside the budget's reservation, as the pipeline's plugins are ordered.

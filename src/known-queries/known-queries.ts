@@ -13,8 +13,10 @@ export interface KnownQuery {
   operation: CompiledQuery;
   /** The executed operation's own name (the request log's and the metrics' `operation`). */
   operationName: string | undefined;
-  /** Its fan-out estimate: the weight admission control gives it. */
+  /** Its fan-out estimate: the upstream calls the budget reserves. */
   estimate: number;
+  /** The weight admission control gives it: its calls and its lookups without one. */
+  weight: number;
 }
 
 export interface KnownQueries {
@@ -28,11 +30,12 @@ interface KnownQueriesOptions {
   /** Queries kept, the least recently used dropped first (FAST_PATH_MAX_QUERIES). */
   max: number;
   operations: CompiledOperations;
-  /** The operation's fan-out estimate, noted by the fan-out plugin before. */
+  /** The operation's fan-out estimate and admission weight, noted by the fan-out plugin before. */
   estimateOf(context: object): number | undefined;
+  weightOf(context: object): number | undefined;
 }
 
-export function createKnownQueries({ max, operations, estimateOf }: KnownQueriesOptions): KnownQueries {
+export function createKnownQueries({ max, operations, estimateOf, weightOf }: KnownQueriesOptions): KnownQueries {
   // By query text, then requested operation name ('' for none). A hit only stamps its entry: a
   // request's own strings are never stored, so they die young instead of being promoted with the
   // map (re-inserting each hit, as a Map-ordered LRU does, cost a full collection every ~0.7 s).
@@ -81,10 +84,11 @@ export function createKnownQueries({ max, operations, estimateOf }: KnownQueries
         if (known.get(params.query)?.has(operationName ?? '')) return;
         const operation = operations.of(args);
         const estimate = estimateOf(context);
-        if (!isCompiledQuery(operation) || estimate === undefined) return;
+        const weight = weightOf(context);
+        if (!isCompiledQuery(operation) || estimate === undefined || weight === undefined) return;
         const definition = getOperationAST(args.document, operationName);
         if (definition?.operation !== 'query') return;
-        remember(params.query, operationName ?? '', { operation, operationName: definition.name?.value, estimate });
+        remember(params.query, operationName ?? '', { operation, operationName: definition.name?.value, estimate, weight });
       },
     },
   };

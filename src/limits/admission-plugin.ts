@@ -13,8 +13,8 @@ import { startDeadline, unwatchDeadline, watchDeadline } from '../rest/deadline.
 import type { Admission, Grant, Refusal } from './admission.ts';
 
 interface AdmissionPluginOptions {
-  /** The request's fan-out estimate, noted by the fan-out plugin (src/limits/fan-out-plugin.ts). */
-  estimateOf(context: object): number | undefined;
+  /** The request's weight (its estimated upstream calls and its lookups without one), noted by the fan-out plugin (src/limits/fan-out-plugin.ts). */
+  weightOf(context: object): number | undefined;
   /** When the request's deadline ends, as a `performance.now()` time (its arrival + REQUEST_DEADLINE_MS). */
   deadlineAt(request: Request): number;
   /** How long past its deadline an execution may still run (a write is seen through for UPSTREAM_TIMEOUT_MS) before it counts as stuck. */
@@ -29,13 +29,13 @@ const ANONYMOUS = 'anonymous';
 /** Admission's plugin, and the same admission for a request that a path of its own executes (src/known-queries). */
 interface AdmissionGate {
   plugin: Plugin;
-  /** `execute` once the request is admitted for `estimate` upstream calls, its weight given back when it ends; refused, the OVERLOADED result. */
-  run(request: Request, estimate: number, execute: () => ExecutionResult | Promise<ExecutionResult>): Promise<ExecutionResult>;
+  /** `execute` once the request is admitted for `weight`, given back when it ends; refused, the OVERLOADED result. */
+  run(request: Request, weight: number, execute: () => ExecutionResult | Promise<ExecutionResult>): Promise<ExecutionResult>;
 }
 
 export function admissionGate(
   admission: Admission,
-  { estimateOf, deadlineAt, stuckAfterMs, onStuck }: AdmissionPluginOptions,
+  { weightOf, deadlineAt, stuckAfterMs, onStuck }: AdmissionPluginOptions,
 ): AdmissionGate {
   const callers = new WeakMap<Request, string>();
   const callerOf = (request: Request) => {
@@ -63,7 +63,7 @@ export function admissionGate(
     },
     onExecute({ context, executeFn, setExecuteFn, setResultAndStopExecution }) {
       const { request } = context as YogaInitialContext;
-      const outcome = acquire(request, estimateOf(context) ?? 1);
+      const outcome = acquire(request, weightOf(context) ?? 1);
       const apply = (settled: Grant | Refusal) => {
         if (settled.refused) {
           setResultAndStopExecution({ errors: [overloaded(settled.retryAfterSeconds)] });
@@ -77,8 +77,8 @@ export function admissionGate(
   };
   return {
     plugin,
-    async run(request, estimate, execute) {
-      const settled = await acquire(request, estimate);
+    async run(request, weight, execute) {
+      const settled = await acquire(request, weight);
       if (settled.refused) return { errors: [overloaded(settled.retryAfterSeconds)] };
       return admitted(request, settled, execute);
     },
