@@ -121,6 +121,7 @@ const server = createServer(async (req, res) => {
     coalescedCalls: 0,
     outcome: status === 200 ? 'ok' : 'error',
     errorCodes: status === 200 ? [] : ['UPSTREAM_ERROR'],
+    keyAccepted: context.upstreamCalls.some((call) => call.status !== undefined && call.status !== 401),
   };
   gateway.metrics.observeOperation(summary);
   summaryLog.info(summary, 'graphql request');

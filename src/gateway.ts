@@ -121,6 +121,8 @@ export interface Gateway {
   transport: GuardedTransport;
   logger: Logger;
   metrics: GatewayMetrics;
+  /** With `metricsListen` (METRICS_PORT): the listener to serve `/metrics` with, on its own port; undefined otherwise. */
+  metricsListener: RequestListener | undefined;
   /** Readiness answers 503, responses close their connections and every subscription stream completes (SIGTERM). */
   beginShutdown(): void;
   /** Open subscription streams and the polls feeding them. */
@@ -335,6 +337,7 @@ export function createGateway(options: GatewayOptions): Gateway {
     transport,
     logger: observability.logger,
     metrics: observability.metrics,
+    metricsListener: observability.metricsListener,
     beginShutdown: () => {
       http.beginShutdown();
       subscriptions.close();

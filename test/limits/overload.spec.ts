@@ -45,7 +45,8 @@ interface Answer {
 
 async function serve(options: Partial<GatewayOptions>) {
   const fake = await startFakeUpstream();
-  const created = createGateway({ upstreamUrl: fake.url, upstreamGetRetries: 0, ...options });
+  // Scraped during and after a request: each scrape renders anew.
+  const created = createGateway({ upstreamUrl: fake.url, upstreamGetRetries: 0, metricsCacheMs: 0, ...options });
   const listening = await serveOverHttp(created);
   [upstream, gateway, served] = [fake, created, listening];
   const { url } = listening;
