@@ -56,7 +56,7 @@ it('gives a made-up key no slot: its first poll ends its stream with UNAUTHENTIC
   expect(h.gateway.subscriptionStats().streams).toBe(0);
 
   // MAX_SUBSCRIPTIONS is 2: both go to the real keys.
-  const real = await Promise.all([h.api.keys.demo, h.api.keys.readOnly].map(watch));
+  const real = await Promise.all([h.api.keys.demo, h.api.keys.readOnly].map((key) => watch(key as string)));
   for (const subscription of real) {
     const [first] = await subscription.waitForEvents(1);
     expect(first?.errors).toBeUndefined();
@@ -66,7 +66,7 @@ it('gives a made-up key no slot: its first poll ends its stream with UNAUTHENTIC
 });
 
 it('counts a stream against the limits only once its key is accepted: a made-up key is refused as itself, not as over the limit', async () => {
-  const real = await Promise.all([h.api.keys.demo, h.api.keys.readOnly].map(watch));
+  const real = await Promise.all([h.api.keys.demo, h.api.keys.readOnly].map((key) => watch(key as string)));
   await Promise.all(real.map((subscription) => subscription.waitForEvents(1)));
   // Full: a made-up key is refused before any poll, as any key is.
   const late = await watch(MADE_UP[1] as string);
