@@ -6,6 +6,7 @@
 import type { DocumentNode, ExecutionArgs, ExecutionResult } from 'graphql';
 import { type CompiledQuery, type CompilerOptions, compileQuery, isCompiledQuery } from 'graphql-jit';
 import { isPromise, makeExecute, type Plugin } from 'graphql-yoga';
+import { boundedStringify } from './limits/response-size.ts';
 
 /** What an operation compiled to: its code, or the result of a failed compilation (a bug, answered as one). */
 export type CompiledOperation = CompiledQuery | ExecutionResult;
@@ -17,9 +18,11 @@ export interface CompiledOperations {
   of(args: OperationArgs): CompiledOperation;
 }
 
+/** `maxResponseBytes`: the largest answer an operation's serializer makes (MAX_RESPONSE_BYTES, src/limits/response-size.ts). */
 export function compiledOperations(
   compilerOptions: Partial<CompilerOptions>,
   onCompileError: (result: ExecutionResult) => void,
+  maxResponseBytes: number,
 ): CompiledOperations {
   // By document (Yoga's parse cache hands the same one for the same text), then operation name.
   const compiled = new WeakMap<DocumentNode, Map<string, CompiledOperation>>();
@@ -34,7 +37,8 @@ export function compiledOperations(
       let operation = byName.get(name);
       if (!operation) {
         operation = compileQuery(args.schema, args.document, args.operationName ?? undefined, compilerOptions);
-        if (!isCompiledQuery(operation)) onCompileError(operation);
+        if (isCompiledQuery(operation)) operation.stringify = boundedStringify(maxResponseBytes, operation.stringify);
+        else onCompileError(operation);
         byName.set(name, operation);
       }
       return operation;

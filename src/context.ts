@@ -32,8 +32,8 @@ export interface GatewayContext {
    * idempotent mutation keeps its real outcome for the retry. Before its first upstream call.
    */
   outliveCaller(): void;
-  /** A subscription's stream of the record's polled events, for this caller's key; UNAUTHENTICATED without one. */
-  watch<T>(resource: WatchedResource<T>): AsyncIterable<PollEvent<T>>;
+  /** A subscription's stream of the record's polled events, for this caller's key, once its first poll showed the key accepted; UNAUTHENTICATED without one. */
+  watch<T>(resource: WatchedResource<T>): Promise<AsyncIterable<PollEvent<T>>>;
 }
 
 const SAFE_REQUEST_ID = /^[\w.:@/+=-]{1,128}$/;
@@ -103,7 +103,7 @@ export function createContext(
     watch: (resource) => {
       if (key === null) throw unauthenticated();
       if (!subscriptions) throw new Error('This context was made without subscriptions.');
-      return subscriptions.open(key, resource);
+      return subscriptions.open(key, resource, request.signal);
     },
   };
 }

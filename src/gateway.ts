@@ -20,6 +20,7 @@ import { bodyLimitPlugin } from './limits/body-limit.ts';
 import { fanOutBudgetPlugin } from './limits/fan-out-plugin.ts';
 import { jsonDepthPlugin } from './limits/json-depth.ts';
 import { queryLimitPlugins } from './limits/query-limits.ts';
+import { responseSizePlugin } from './limits/response-size.ts';
 import type { LabelBounds } from './observability/bounded-label.ts';
 import { costExtensionPlugin } from './observability/cost-extension.ts';
 import { createObservability } from './observability/index.ts';
@@ -66,6 +67,8 @@ export interface Gateway {
   transport: GuardedTransport;
   logger: Logger;
   metrics: GatewayMetrics;
+  /** With `metricsListen` (METRICS_PORT): the listener to serve `/metrics` with, on its own port; undefined otherwise. */
+  metricsListener: RequestListener | undefined;
   /** Readiness answers 503, responses close their connections and every subscription stream completes (SIGTERM). */
   beginShutdown(): void;
   /** Open subscription streams and the polls feeding them. */
@@ -89,10 +92,13 @@ export function createGateway(given: GatewayOptions): Gateway {
   });
   const tracing = createTracing({ settings: options.tracing, upstreamUrl: options.upstreamUrl, logger: observability.logger });
   const { idempotency } = options;
-  // Each operation's fan-out estimate, noted once by the fan-out plugin and read by the upstream
-  // budget (which reserves it) and admission control (which weighs the request by it).
+  // Each operation's fan-out estimate, noted once by the fan-out plugin: its upstream calls, read by
+  // the upstream budget (which reserves them) and `x-cost`, and its weight, read by admission control
+  // (which weighs the request by it: the calls, and the lookups answered without one).
   const estimates = new WeakMap<object, number>();
   const estimateOf = (context: object) => estimates.get(context);
+  const weights = new WeakMap<object, number>();
+  const weightOf = (context: object) => weights.get(context);
   const labelBounds = {
     maxLength: GATEWAY_LABEL_MAX_LENGTH,
     maxValues: options.metricsMaxLabelValues,
@@ -126,7 +132,7 @@ export function createGateway(given: GatewayOptions): Gateway {
   });
   observability.metrics.trackAdmission(admission.state);
   const admissionGate = admissionPlugin(admission, {
-    estimateOf,
+    weightOf,
     deadlineAt: (request) => (arrivals.get(request)?.receivedAt ?? performance.now()) + limits.deadlineMs,
     stuckAfterMs: options.upstreamTimeoutMs + STUCK_MARGIN_MS,
     onStuck: (request) =>
@@ -138,8 +144,11 @@ export function createGateway(given: GatewayOptions): Gateway {
 
   const maxJsonDepth = options.maxJsonDepth;
   // An upstream value a field cannot represent fails that field with UPSTREAM_ERROR (graphql-errors.ts).
-  const operations = compiledOperations({ customSerializers: leafSerializers(schema, maxJsonDepth) }, (result) =>
-    jitCompileFailure(observability.logger, result),
+  const { maxResponseBytes } = options;
+  const operations = compiledOperations(
+    { customSerializers: leafSerializers(schema, maxJsonDepth) },
+    (result) => jitCompileFailure(observability.logger, result),
+    maxResponseBytes,
   );
   const graphiql = createLocalGraphiQL({
     title: 'Organization GraphQL gateway',
@@ -171,6 +180,7 @@ export function createGateway(given: GatewayOptions): Gateway {
     plugins: [
       ...(options.plugins ?? []),
       compiledExecutionPlugin(operations),
+      responseSizePlugin(maxResponseBytes),
       arrivalPlugin(arrivals, tracing),
       withoutOriginalErrors(),
       graphiql.plugin,
@@ -195,7 +205,15 @@ export function createGateway(given: GatewayOptions): Gateway {
         maxRequestMs: limits.deadlineMs + options.upstreamTimeoutMs + 1000,
         events: createIdempotencyMetrics(observability.metrics.registry),
       }),
-      fanOutBudgetPlugin(limits.maxCalls, limits.maxLookupScanPages, (context, estimate) => estimates.set(context, estimate)),
+      fanOutBudgetPlugin({
+        maxCalls: limits.maxCalls,
+        maxLookupIds: options.maxLookupIds,
+        maxLookupScanPages: limits.maxLookupScanPages,
+        onEstimate: (context, calls, weight) => {
+          estimates.set(context, calls);
+          weights.set(context, weight);
+        },
+      }),
       // After the estimate: the upstream budget reserves it.
       ...(economy?.plugins ?? []),
       // Last before execution: a request weighs its estimated upstream calls. After the budget, whose
@@ -219,6 +237,7 @@ export function createGateway(given: GatewayOptions): Gateway {
     transport,
     logger: observability.logger,
     metrics: observability.metrics,
+    metricsListener: observability.metricsListener,
     beginShutdown: () => {
       http.beginShutdown();
       subscriptions.close();

@@ -21,6 +21,9 @@ async function main(): Promise<void> {
   const gateway = createGateway({ ...config, upstreamUrl, demoKey: embedded?.keys.demo, logger });
   const server = createGatewayServer(gateway.listener, config.server);
   await listen(server, config.port, config.host);
+  // METRICS_PORT: /metrics on a server of its own, kept until the process exits (a scrape during shutdown still answers).
+  const metricsServer = gateway.metricsListener && config.metricsListen && createGatewayServer(gateway.metricsListener, config.server);
+  if (metricsServer && config.metricsListen) await listen(metricsServer, config.metricsListen.port, config.metricsListen.host, 'METRICS_');
   // Before the banner: whoever waits for "ready" may send SIGTERM at once.
   const shutdown = gracefulShutdown({
     server,
@@ -44,6 +47,8 @@ async function main(): Promise<void> {
     console.log(`Upstream: ${upstreamUrl}`);
   }
 
+  if (metricsServer)
+    console.log(`Metrics at http://${config.metricsListen?.host}:${(metricsServer.address() as AddressInfo).port}/metrics`);
   logger.info({ port, upstream: embedded ? 'embedded reference API' : upstreamUrl }, 'gateway listening');
   // Not awaited: the gateway serves while it probes.
   if (!embedded) void warnIfUpstreamUnreachable(upstreamUrl, config.readinessTimeoutMs, logger);
@@ -71,10 +76,10 @@ function openLogger(config: ReturnType<typeof loadConfig>): Logger {
 }
 
 /** A HOST this machine has no address for, or a PORT in use, is told in one line (the server would throw it unhandled). */
-function listen(server: Server, port: number, host: string): Promise<void> {
+function listen(server: Server, port: number, host: string, settings: '' | 'METRICS_' = ''): Promise<void> {
   return new Promise((resolve, reject) => {
     const refuse = (error: NodeJS.ErrnoException) =>
-      reject(new ConfigError(`cannot listen on HOST ${host}, PORT ${port}: ${error.code ?? error.message}`));
+      reject(new ConfigError(`cannot listen on ${settings}HOST ${host}, ${settings}PORT ${port}: ${error.code ?? error.message}`));
     server.once('error', refuse);
     server.listen(port, host, () => {
       server.off('error', refuse);

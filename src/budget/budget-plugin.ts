@@ -90,10 +90,15 @@ export function upstreamBudgetPlugin(
 /** A poll is one retrieve or list page (a capped page may take more: settling counts them). */
 const POLL_ESTIMATE = 1;
 
-/** The upstream calls the request made: sends that may have reached the upstream, and calls still on their way. */
+/**
+ * The upstream calls the request made: sends that may have reached the upstream, and calls still on
+ * their way. A call the upstream answered 401 does not count: a key it rejects holds no budget (a
+ * made-up key's spent budget would refuse its polls as RATE_LIMITED, which keeps a subscription,
+ * instead of letting the upstream's 401 end it).
+ */
 function callsMade(context: GatewayContext): number {
   let made = context.upstreamCallsInFlight();
-  for (const call of context.upstreamCalls) if (!call.source && call.sent) made += call.attempts;
+  for (const call of context.upstreamCalls) if (!call.source && call.sent && call.status !== 401) made += call.attempts;
   return made;
 }
 

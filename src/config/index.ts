@@ -61,6 +61,8 @@ export function loadConfig(env: Env = process.env) {
     admissionMaxWaitMs: read('ADMISSION_MAX_WAIT_MS'),
     admissionMaxQueued: read('ADMISSION_MAX_QUEUED'),
     maxLookupScanPages: read('MAX_LOOKUP_SCAN_PAGES'),
+    maxLookupIds: read('MAX_LOOKUP_IDS'),
+    maxResponseBytes: read('MAX_RESPONSE_BYTES'),
     maxUpstreamResponseBytes: read('MAX_UPSTREAM_RESPONSE_BYTES'),
     maxUpstreamBufferedBytes: read('MAX_UPSTREAM_BUFFERED_BYTES'),
     maxUpstreamJsonValues: read('MAX_UPSTREAM_JSON_VALUES'),
@@ -82,6 +84,8 @@ export function loadConfig(env: Env = process.env) {
     corsOrigins: read('CORS_ORIGINS'),
     csrfPrevention: read('CSRF_PREVENTION'),
     metricsEnabled: read('METRICS_ENABLED'),
+    metricsListen: metricsListen(read),
+    metricsCacheMs: read('METRICS_CACHE_MS'),
     debugUpstreamCalls: read('DEBUG_UPSTREAM_CALLS'),
     persistedOperations: read('PERSISTED_OPERATIONS'),
     /** Unset (no CACHE): nothing is cached across requests. */
@@ -110,6 +114,17 @@ export function loadConfig(env: Env = process.env) {
 }
 
 type Read = ReturnType<typeof settingsOf>;
+
+/** METRICS_PORT, with METRICS_HOST (default HOST): where `/metrics` is served on its own; unset: on the gateway's port. */
+function metricsListen(read: Read): { port: number; host: string } | undefined {
+  const port = read('METRICS_PORT');
+  const host = read('METRICS_HOST');
+  if (port === undefined) {
+    if (host) throw new ConfigError("METRICS_HOST needs METRICS_PORT: /metrics is served on the gateway's own port otherwise.");
+    return undefined;
+  }
+  return { port, host: host ?? read('HOST') };
+}
 
 /** The settings grouped in objects whose members may be given one by one. */
 type Grouped = 'queryLimits' | 'idempotency' | 'subscriptions' | 'server' | 'circuitBreaker';

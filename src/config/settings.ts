@@ -89,6 +89,17 @@ const upstream = {
     default: 250,
     description: 'fan-out budget: operations estimated above it are refused, and no request makes more calls',
   }),
+  MAX_LOOKUP_IDS: setting(wholeNumber(1, 100_000), {
+    default: 250,
+    description:
+      'ids one operation may look up in `node`/`nodes(ids:)` and representations in `_entities`, counted together (aliases included); past it the operation is refused with `QUERY_TOO_COMPLEX`, `limit: "maxLookupIds"`, before execution ([what an answer can echo](limits-and-resilience.md#what-an-answer-can-echo))',
+  }),
+  MAX_RESPONSE_BYTES: setting(wholeNumber(1024, 1024 * 1024 * 1024), {
+    default: 16 * 1024 * 1024,
+    note: '16 MiB',
+    description:
+      'largest GraphQL answer body (each payload of a stream); a larger one is replaced whole by a `QUERY_TOO_COMPLEX` error, `limit: "maxResponseBytes"`, never sent in part',
+  }),
   MAX_LOOKUP_SCAN_PAGES: setting(wholeNumber(1, 1000), {
     default: 10,
     description:
@@ -233,8 +244,20 @@ const operations = {
   }),
   METRICS_ENABLED: setting(flag(), { default: true, description: 'serve Prometheus metrics at `/metrics`' }),
   METRICS_MAX_LABEL_VALUES: setting(wholeNumber(1, 100_000), {
-    default: 200,
+    default: 100,
     description: 'distinct values of each metric label (operation names above all); later new values count as `other`',
+  }),
+  METRICS_PORT: setting(wholeNumber(1, 65_535), {
+    unset: "on the gateway's own port",
+    description: "serve `/metrics` on this port alone (and no longer on the gateway's), so it can stay off the public network",
+  }),
+  METRICS_HOST: setting(text(), {
+    unset: '`HOST`',
+    description: 'the interface `METRICS_PORT` listens on; set without `METRICS_PORT` it is a configuration error',
+  }),
+  METRICS_CACHE_MS: setting(wholeNumber(0, 600_000), {
+    default: 1000,
+    description: 'a scrape within this long of the last rendering of `/metrics` gets that rendering again; `0` renders every scrape',
   }),
   DEBUG_UPSTREAM_CALLS: setting(flag(), { default: true, description: 'answer `x-debug-upstream: 1` with `extensions.upstreamCalls`' }),
 };

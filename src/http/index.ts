@@ -1,10 +1,11 @@
 // The gateway's HTTP surface beyond GraphQL: /readiness, CORS, CSRF prevention, and closing
-// connections once shutdown has begun. (/health is in gateway.ts.)
+// connections once shutdown has begun or when a body was left unread. (/health is in gateway.ts.)
 import type { CORSOptions, Plugin } from 'graphql-yoga';
 import { isGraphQLPath } from '../observability/request-log.ts';
 import type { GuardedTransport } from '../rest/circuit-breaker.ts';
 import { corsHeadersOf, corsOptions, csrfPlugins } from './cors-csrf.ts';
 import { createReadiness, type ReadinessOptions } from './readiness.ts';
+import { closeAfterUnreadBody } from './unread-body.ts';
 
 interface HttpOptions {
   upstreamUrl: string;
@@ -58,7 +59,13 @@ export function createHttpSurface(options: HttpOptions, graphqlEndpoint: string)
   return {
     cors,
     corsHeaders: (request) => corsHeadersOf(request, cors),
-    plugins: [readiness.plugin, closeWhenShuttingDown, graphqlPathOnly(graphqlEndpoint), ...csrfPlugins(options.csrfPrevention)],
+    plugins: [
+      readiness.plugin,
+      closeWhenShuttingDown,
+      closeAfterUnreadBody(),
+      graphqlPathOnly(graphqlEndpoint),
+      ...csrfPlugins(options.csrfPrevention),
+    ],
     beginShutdown: () => readiness.beginShutdown(),
     close: () => readiness.close(),
   };

@@ -11,12 +11,12 @@ import { callerKey, callerTag } from '../caller.ts';
 import type { IdempotencySettings } from '../config/index.ts';
 import type { GatewayContext } from '../context.ts';
 import { createMemoryStore } from '../store/memory-store.ts';
-import { CallerRecordsFullError, type SharedStore } from '../store/shared-store.ts';
+import { CallerRecordsFullError, IdempotencyStoreFullError, type SharedStore } from '../store/shared-store.ts';
 import { requestFingerprint } from './fingerprint.ts';
 import { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from './idempotency-key.ts';
 import { decodeRecord, encodeRecord, type IdempotencyRecord } from './idempotency-record.ts';
 import type { IdempotencyEvents, IdempotencyOutcome } from './metrics.ts';
-import { callerRecordsFull, keyReused, malformedKey, outcomeNotKept, stillRunning, storeUnavailable } from './refusals.ts';
+import { callerRecordsFull, keyReused, malformedKey, outcomeNotKept, stillRunning, storeFull, storeUnavailable } from './refusals.ts';
 
 export { createIdempotencyMetrics } from './metrics.ts';
 
@@ -96,6 +96,7 @@ export function idempotencyPlugin(options: IdempotencyOptions): Plugin {
         existing = await store.claimIdempotencyKey(claim.tag, claim.id, claim.record, claimMs, options.maxEntriesPerCaller);
       } catch (error) {
         if (error instanceof CallerRecordsFullError) return refuse(callerRecordsFull(options.maxEntriesPerCaller), 'caller_full');
+        if (error instanceof IdempotencyStoreFullError) return refuse(storeFull(error.freeInMs), 'unavailable');
         return unavailable();
       }
       if (existing === null) {
@@ -133,7 +134,8 @@ export function idempotencyPlugin(options: IdempotencyOptions): Plugin {
       claims.delete(request);
       const { store, tag, id, fingerprint } = claim;
       try {
-        // Refused before any write (a limit, the budget, a connection never made): the key is free again.
+        // Refused before any write (a limit, the budget, a connection never made) or by the upstream's
+        // 401/403 (nothing changed): the key is free again, and a made-up key holds no record.
         if (!claim.context.upstreamWriteMayHaveBeenSent()) return await store.releaseIdempotencyKey(tag, id, claim.record);
         const body = await response.clone().text();
         const { status } = response;

@@ -49,6 +49,16 @@ export const callerRecordsFull = (maxPerCaller: number): GraphQLError =>
     { reason: 'CALLER_LIMIT', ...http(429) },
   );
 
+/** This instance's records are at IDEMPOTENCY_MAX_ENTRIES: room comes when the first expires, and Retry-After says when. */
+export const storeFull = (freeInMs: number): GraphQLError => {
+  const seconds = Math.max(1, Math.ceil(freeInMs / 1000));
+  return gatewayError(
+    'IDEMPOTENCY_UNAVAILABLE',
+    `This gateway remembers as many Idempotency-Keys as it may, so this mutation was not run: the first is forgotten in ${seconds} ${seconds === 1 ? 'second' : 'seconds'}; retry then, or send it without the header.`,
+    { reason: 'STORE_FULL', retryAfter: seconds, http: { status: 503, headers: { 'retry-after': String(seconds) } } },
+  );
+};
+
 export const storeUnavailable = (): GraphQLError =>
   gatewayError(
     'IDEMPOTENCY_UNAVAILABLE',

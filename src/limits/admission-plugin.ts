@@ -12,8 +12,8 @@ import { gatewayError, unexpectedError } from '../graphql-errors.ts';
 import type { Admission, Grant, Refusal } from './admission.ts';
 
 interface AdmissionPluginOptions {
-  /** The request's fan-out estimate, noted by the fan-out plugin (src/limits/fan-out-plugin.ts). */
-  estimateOf(context: object): number | undefined;
+  /** The request's weight (its estimated upstream calls and its lookups without one), noted by the fan-out plugin (src/limits/fan-out-plugin.ts). */
+  weightOf(context: object): number | undefined;
   /** When the request's deadline ends, as a `performance.now()` time (its arrival + REQUEST_DEADLINE_MS). */
   deadlineAt(request: Request): number;
   /** How long past its deadline an execution may still run (a write is seen through for UPSTREAM_TIMEOUT_MS) before it counts as stuck. */
@@ -25,7 +25,7 @@ interface AdmissionPluginOptions {
 /** Requests without a key share one queue. */
 const ANONYMOUS = 'anonymous';
 
-export function admissionPlugin(admission: Admission, { estimateOf, deadlineAt, stuckAfterMs, onStuck }: AdmissionPluginOptions): Plugin {
+export function admissionPlugin(admission: Admission, { weightOf, deadlineAt, stuckAfterMs, onStuck }: AdmissionPluginOptions): Plugin {
   const callers = new WeakMap<Request, string>();
   const callerOf = (request: Request) => {
     let caller = callers.get(request);
@@ -50,7 +50,7 @@ export function admissionPlugin(admission: Admission, { estimateOf, deadlineAt, 
     },
     onExecute({ context, executeFn, setExecuteFn, setResultAndStopExecution }) {
       const { request } = context as YogaInitialContext;
-      const outcome = admission.acquire(callerOf(request), estimateOf(context) ?? 1, deadlineAt(request) - performance.now());
+      const outcome = admission.acquire(callerOf(request), weightOf(context) ?? 1, deadlineAt(request) - performance.now());
       const apply = (settled: Grant | Refusal) => {
         if (settled.refused) {
           setResultAndStopExecution({ errors: [overloaded(settled.retryAfterSeconds)] });

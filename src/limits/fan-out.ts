@@ -76,29 +76,56 @@ export function costWeightsOf(
   return { weight };
 }
 
-export function estimateUpstreamCalls(
+/** What an operation can cost, with its variables applied. */
+interface OperationEstimate {
+  /** Upstream calls it can make. */
+  calls: number;
+  /** Ids and representations it looks up (`node`, `nodes(ids:)`, `_entities`), repeats included. */
+  lookupIds: number;
+  /**
+   * Of those, the ones that make no upstream call of their own (a project, a malformed id, a
+   * repeat): answered from the gateway alone, they are work all the same (admission weighs them).
+   */
+  localLookups: number;
+}
+
+const NOTHING: OperationEstimate = { calls: 0, lookupIds: 0, localLookups: 0 };
+
+/** The upstream calls an operation can make (its estimate's `calls`). */
+export function estimateUpstreamCalls(...args: Parameters<typeof estimateOperation>): number {
+  return estimateOperation(...args).calls;
+}
+
+export function estimateOperation(
   schema: GraphQLSchema,
   document: DocumentNode,
   operationName: string | null | undefined,
   rawVariables: Record<string, unknown> | null | undefined,
   { maxLookupScanPages }: EstimateOptions,
-): number {
+): OperationEstimate {
   const operation = getOperationAST(document, operationName);
-  if (!operation) return 0;
+  if (!operation) return NOTHING;
   const coerced = getVariableValues(schema, operation.variableDefinitions ?? [], rawVariables ?? {});
   // Bad variables fail execution before any resolver runs: nothing to estimate.
-  if (coerced.errors) return 0;
+  if (coerced.errors) return NOTHING;
   const variables = coerced.coerced;
   const fragments = fragmentsByName(document);
   const rootType = schema.getRootType(operation.operation);
-  if (!rootType) return 0;
+  if (!rootType) return NOTHING;
   // A lookup's call is the same wherever it appears (its arguments name it): count it once, outside
-  // the per-instance walk.
+  // the per-instance walk. Lookup fields are root fields, so each field node is one list of ids (a
+  // fragment spread twice at the root repeats the same response keys, which execute once).
   const lookupsCounted = new Set<string>();
   let lookupCalls = 0;
+  let lookupIds = 0;
+  let localLookups = 0;
   const countLookups = (lookups: readonly (LookupCall | null)[]) => {
+    lookupIds += lookups.length;
     for (const lookup of lookups) {
-      if (!lookup || lookupsCounted.has(lookup.key)) continue;
+      if (!lookup || lookupsCounted.has(lookup.key)) {
+        localLookups += 1;
+        continue;
+      }
       lookupsCounted.add(lookup.key);
       lookupCalls += lookupCost(lookup, maxLookupScanPages);
     }
@@ -147,7 +174,7 @@ export function estimateUpstreamCalls(
   };
 
   const calls = walk(rootType, operation.selectionSet, true);
-  return calls + lookupCalls;
+  return { calls: calls + lookupCalls, lookupIds, localLookups };
 }
 
 interface FieldCost {

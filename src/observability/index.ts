@@ -1,5 +1,6 @@
 // The gateway's observability, wired once per gateway: the logger Yoga logs through, the request
 // log line, Prometheus metrics at /metrics and the debug extension.
+import type { RequestListener } from 'node:http';
 import type { Plugin, YogaLogger } from 'graphql-yoga';
 import type { GuardedTransport } from '../rest/circuit-breaker.ts';
 import type { UpstreamCall } from '../rest/request-transport.ts';
@@ -14,6 +15,10 @@ interface ObservabilityOptions {
   logger?: Logger;
   /** Serve `/metrics`. */
   metricsEnabled: boolean;
+  /** Where `/metrics` is served on its own (METRICS_PORT): then `metricsListener` serves it, and the gateway's port does not. */
+  metricsListen: { port: number; host: string } | undefined;
+  /** A scrape within this long of the last rendering gets that rendering again. */
+  metricsCacheMs: number;
   /** Operation names are cut to this many characters in the request line and in metrics. */
   maxOperationNameLength: number;
   /** Distinct values per metric label; later new values count as `other`. */
@@ -34,6 +39,8 @@ interface Observability {
   /** For RequestLimits.onCall: every finished upstream call. */
   onUpstreamCall(call: UpstreamCall): void;
   plugins: Plugin[];
+  /** With `metricsListen`: the listener of the server that serves `/metrics` alone. */
+  metricsListener: RequestListener | undefined;
 }
 
 const METRICS_PATH = '/metrics';
@@ -60,7 +67,8 @@ export function createObservability(options: ObservabilityOptions): Observabilit
       maxOperationNameLength: options.maxOperationNameLength,
     }),
   ];
-  if (options.metricsEnabled) plugins.push(metricsEndpointPlugin(metrics));
+  const scrape = options.metricsEnabled && cachedRendering(metrics, options.metricsCacheMs);
+  if (scrape && !options.metricsListen) plugins.push(metricsEndpointPlugin(scrape));
   if (options.debugUpstreamCalls) plugins.push(debugExtensionPlugin());
 
   return {
@@ -69,15 +77,58 @@ export function createObservability(options: ObservabilityOptions): Observabilit
     metrics,
     onUpstreamCall: (call) => metrics.observeUpstreamCall(call),
     plugins,
+    metricsListener: scrape && options.metricsListen ? metricsListener(scrape) : undefined,
   };
 }
 
-function metricsEndpointPlugin(metrics: GatewayMetrics): Plugin {
+type Rendering = Awaited<ReturnType<GatewayMetrics['render']>>;
+
+/**
+ * The metrics rendered at most once per `cacheMs`: scrapes in between (and those during a
+ * rendering) share it, so clients looping on /metrics cost one rendering per interval, not one each.
+ */
+function cachedRendering(metrics: GatewayMetrics, cacheMs: number): () => Promise<Rendering> {
+  let last: { at: number; rendering: Promise<Rendering> } | undefined;
+  return () => {
+    const now = performance.now();
+    if (!last || now - last.at >= cacheMs) {
+      const rendering = metrics.render();
+      last = { at: now, rendering };
+      // A failed rendering is not kept.
+      rendering.catch(() => {
+        if (last?.rendering === rendering) last = undefined;
+      });
+    }
+    return last.rendering;
+  };
+}
+
+const METRICS_HEADERS = { 'cache-control': 'no-store' };
+
+function metricsEndpointPlugin(scrape: () => Promise<Rendering>): Plugin {
   return {
     async onRequest({ request, url, endResponse, fetchAPI }) {
       if (url.pathname !== METRICS_PATH || !['GET', 'HEAD'].includes(request.method)) return;
-      const { contentType, body } = await metrics.render();
-      endResponse(new fetchAPI.Response(body, { headers: { 'content-type': contentType, 'cache-control': 'no-store' } }));
+      const { contentType, body } = await scrape();
+      endResponse(new fetchAPI.Response(body, { headers: { ...METRICS_HEADERS, 'content-type': contentType } }));
     },
+  };
+}
+
+/** The server of `/metrics` alone (METRICS_PORT): every other path is 404. */
+function metricsListener(scrape: () => Promise<Rendering>): RequestListener {
+  return (req, res) => {
+    const path = req.url?.split('?')[0];
+    if (path !== METRICS_PATH || !['GET', 'HEAD'].includes(req.method ?? '')) {
+      res.writeHead(404).end();
+      return;
+    }
+    scrape().then(
+      ({ contentType, body }) => {
+        res.writeHead(200, { ...METRICS_HEADERS, 'content-type': contentType, 'content-length': Buffer.byteLength(body) });
+        res.end(req.method === 'HEAD' ? undefined : body);
+      },
+      () => res.writeHead(500).end(),
+    );
   };
 }

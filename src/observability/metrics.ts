@@ -44,6 +44,9 @@ const CIRCUIT_VALUES: Record<CircuitState, number> = { closed: 0, 'half-open': 1
  * they are bounded like operation names all the same, with room for the longest route template. */
 export const GATEWAY_LABEL_MAX_LENGTH = 200;
 
+/** The `operation` label of a request whose key the upstream did not accept (or that had none). */
+const UNVERIFIED = 'unverified';
+
 let processRegistry: Registry | undefined;
 
 export function createMetrics(options: MetricsOptions): GatewayMetrics {
@@ -149,7 +152,10 @@ export function createMetrics(options: MetricsOptions): GatewayMetrics {
       }
     },
     observeOperation(summary) {
-      const labels = { operation: summary.operation ? operationLabel(summary.operation) : 'anonymous', outcome: summary.outcome };
+      // A caller the upstream has not accepted names no series: made-up keys (or none) would take
+      // every label slot, and grow /metrics, for nothing.
+      const operation = !summary.keyAccepted ? UNVERIFIED : summary.operation ? operationLabel(summary.operation) : 'anonymous';
+      const labels = { operation, outcome: summary.outcome };
       operations.inc(labels);
       operationSeconds.observe(labels, summary.durationMs / 1000);
       for (const code of summary.errorCodes) errors.inc({ code: codeLabel(code) });

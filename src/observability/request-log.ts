@@ -27,6 +27,11 @@ export interface OperationSummary {
   outcome: 'ok' | 'error';
   /** `extensions.code` of each distinct error in the response, sorted. */
   errorCodes: string[];
+  /**
+   * Whether the upstream accepted the request's key: one of its calls was answered with another
+   * status than 401, or from the cache made under that key. Only such a request names a metric series.
+   */
+  keyAccepted: boolean;
 }
 
 interface RequestLogOptions {
@@ -131,6 +136,7 @@ export function requestLogPlugin(options: RequestLogOptions): Plugin {
         ...tally(entry.calls),
         outcome: errorCodes.length === 0 && response.status < 400 ? 'ok' : 'error',
         errorCodes,
+        keyAccepted: entry.calls.some(acceptsKey),
       };
       summaryLog.info(summary, 'graphql request');
       options.onSummary?.(summary, request);
@@ -152,6 +158,9 @@ function tally(
   }
   return counts;
 }
+
+/** A call that shows the upstream took the caller's key: answered with another status than 401, or from the cache under that key. */
+const acceptsKey = (call: UpstreamCall) => call.source === 'cache' || (call.status !== undefined && call.status !== 401);
 
 /** `extensions.code`, or what kind of failure an error without one is (Yoga's own request errors). */
 function errorCode(error: { extensions?: Record<string, unknown> }): string {

@@ -46,9 +46,13 @@ interface RequestTransport extends UpstreamTransport {
   readonly calls: UpstreamCall[];
   /** Calls started and not finished yet. */
   inFlight(): number;
-  /** Whether a write (any call but a GET) may have reached the upstream, or is still on its way. */
+  /** Whether a write (any call but a GET) may have reached the upstream and changed something, or is still on its way. */
   mayHaveWritten(): boolean;
 }
+
+/** The upstream refused the key (401) or its permission (403) before doing anything: such a write changed nothing. */
+const REFUSED_CALLER = new Set([401, 403]);
+const mayHaveChanged = (call: UpstreamCall) => call.method !== 'GET' && call.sent && !REFUSED_CALLER.has(call.status as number);
 
 /** `tracer`: the request's trace, when it has one (an incoming `traceparent`, or spans exported). */
 export function createRequestTransport(base: UpstreamTransport, options: RequestTransportOptions, tracer?: CallTracer): RequestTransport {
@@ -145,7 +149,7 @@ export function createRequestTransport(base: UpstreamTransport, options: Request
   return {
     calls,
     inFlight: () => inFlight,
-    mayHaveWritten: () => writesInFlight > 0 || calls.some((call) => call.method !== 'GET' && call.sent),
+    mayHaveWritten: () => writesInFlight > 0 || calls.some(mayHaveChanged),
     request<T>(req: UpstreamRequest): Promise<UpstreamResponse<T>> {
       started += 1;
       if (started > options.maxCalls) return Promise.reject(new CallBudgetExceededError(options.maxCalls));

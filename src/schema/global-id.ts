@@ -4,15 +4,24 @@
 import { gatewayError } from '../graphql-errors.ts';
 import { isUuid } from '../wire/uuid.ts';
 
-export type IdPart = 'uuid' | 'int' | 'string';
+export type IdPart = 'uuid' | 'int' | 'project';
 
 const INT_PATTERN = /^(0|[1-9]\d{0,15})$/;
+/** A project id: digits, as the upstream's `/api/projects/:project_id/` takes them, or its `@current`. */
+const PROJECT_ID_PATTERN = /^(\d{1,20}|@current)$/;
 
 const PART_CHECKS: Record<IdPart, (value: string) => boolean> = {
   uuid: isUuid,
   int: (value) => INT_PATTERN.test(value),
-  string: (value) => value.length > 0 && value !== '.' && value !== '..',
+  project: (value) => PROJECT_ID_PATTERN.test(value),
 };
+
+/**
+ * The longest global id any type's parts can make (a BatchExportRun's three UUIDs are 168
+ * characters), with room to spare. A longer one is refused before it is decoded: `node`, `nodes` and
+ * `_entities` would otherwise decode, and echo back, an id of any length for nothing.
+ */
+const MAX_GLOBAL_ID_LENGTH = 256;
 
 /** Whether `value` can be a global id's part of this kind (`node(id:)` refuses the others). */
 export function isIdPart(kind: IdPart, value: string): boolean {
@@ -48,7 +57,7 @@ interface DecodedId {
 
 /** Decodes without checking the parts; BAD_USER_INPUT when it is not a global id at all. */
 export function decodeId(id: string, argName = 'id'): DecodedId {
-  const decoded = /^[A-Za-z0-9+/=_-]+$/.test(id) ? Buffer.from(id, 'base64').toString('utf8') : '';
+  const decoded = id.length <= MAX_GLOBAL_ID_LENGTH && /^[A-Za-z0-9+/=_-]+$/.test(id) ? Buffer.from(id, 'base64').toString('utf8') : '';
   const match = /^([A-Z][A-Za-z]+):(.+)$/s.exec(decoded);
   if (!match) throw malformed(argName);
   try {

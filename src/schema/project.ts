@@ -44,7 +44,7 @@ nodeType(ProjectRef, {
 
 // A project's global id carries only its id: `node` answers without an upstream call, name null.
 registerNode('Project', {
-  shape: ['string'],
+  shape: ['project'],
   call: () => null,
   load: ([projectId]) => ({ $type: 'Project', projectId: projectId as string, name: null }),
 });
@@ -62,9 +62,11 @@ builder.queryField('project', (t) =>
   }),
 );
 
-/** Its global id must be one `node(id:)` takes back. */
+/** A project id is digits (or `@current`), and its global id one `node(id:)` takes back. */
 function checkProjectId(databaseId: string): void {
-  if (!isIdPart('string', databaseId)) {
-    throw gatewayError('BAD_USER_INPUT', '`databaseId` must not be empty, "." or "..".', { argumentName: 'databaseId' });
+  if (!isIdPart('project', databaseId)) {
+    throw gatewayError('BAD_USER_INPUT', '`databaseId` must be a project id: 1 to 20 digits, or `@current`.', {
+      argumentName: 'databaseId',
+    });
   }
 }

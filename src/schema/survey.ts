@@ -56,7 +56,7 @@ nodeType(SurveyRef, {
 });
 
 registerNode('Survey', {
-  shape: ['string', 'uuid'],
+  shape: ['project', 'uuid'],
   call: ([projectId, id]) => retrieveCall('Survey', projectId as string, id as string),
   load: ([projectId, id], context) => context.loaders.surveys.byId(projectId as string, id as string),
 });

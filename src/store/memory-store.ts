@@ -9,8 +9,8 @@ import {
   type BudgetWindowAt,
   type BudgetWindowCheck,
   CallerRecordsFullError,
+  IdempotencyStoreFullError,
   type SharedStore,
-  StoreUnavailableError,
   type WindowCounts,
 } from './shared-store.ts';
 
@@ -122,7 +122,7 @@ export function createMemoryStore(options: MemoryStoreOptions): SharedStore {
       // Expired records still count until purged: a walk over them all, only at a bound.
       if (records.size >= idempotencyMax || recordsOf(tag) >= maxPerCaller) records.purgeStale();
       if (recordsOf(tag) >= maxPerCaller) throw new CallerRecordsFullError();
-      if (records.size >= idempotencyMax) throw new StoreUnavailableError('idempotency records at their bound (IDEMPOTENCY_MAX_ENTRIES)');
+      if (records.size >= idempotencyMax) throw new IdempotencyStoreFullError(firstExpiryMs(records));
       keepRecord(tag, id, record, ttlMs);
       return null;
     },
@@ -148,4 +148,11 @@ export function fits(window: BudgetWindowCheck, counts: WindowCounts, amount: nu
 /** A generation no scope had before: random, so one forgotten and made again cannot repeat an old one. */
 export function newGeneration(): string {
   return randomBytes(9).toString('base64url');
+}
+
+/** How long until the first of `records` expires (each has a TTL), in ms. A walk over them all, made only when the store is full. */
+function firstExpiryMs(records: LRUCache<string, string>): number {
+  let first = Number.POSITIVE_INFINITY;
+  for (const key of records.keys()) first = Math.min(first, records.getRemainingTTL(key));
+  return Number.isFinite(first) ? Math.max(0, first) : 0;
 }

@@ -117,8 +117,17 @@ export class CallerRecordsFullError extends Error {
 
 /** The store is down, slow, or not connected yet: the caller goes on without it. */
 export class StoreUnavailableError extends Error {
-  override readonly name = 'StoreUnavailableError';
+  override readonly name: string = 'StoreUnavailableError';
   constructor(reason = 'the shared store is not available') {
     super(reason);
+  }
+}
+
+/** This instance's idempotency records are at IDEMPOTENCY_MAX_ENTRIES: none is forgotten before its time, so a new key waits for the first to expire. */
+export class IdempotencyStoreFullError extends StoreUnavailableError {
+  override readonly name = 'IdempotencyStoreFullError';
+  /** @param freeInMs how long until the first record expires and makes room */
+  constructor(readonly freeInMs: number) {
+    super('idempotency records at their bound (IDEMPOTENCY_MAX_ENTRIES)');
   }
 }

@@ -38,8 +38,12 @@ interface SubscriptionHubOptions {
 }
 
 export interface SubscriptionHub {
-  /** A new stream of the record's events for this key; QUERY_TOO_COMPLEX past the limits. */
-  open<T>(key: string, resource: WatchedResource<T>): AsyncIterableIterator<PollEvent<T>>;
+  /**
+   * A new stream of the record's events for this key, once its first poll showed the upstream
+   * accepts the key (that poll's UNAUTHENTICATED or FORBIDDEN otherwise, and no slot held);
+   * QUERY_TOO_COMPLEX past the limits. `signal`: the caller left while the first poll ran.
+   */
+  open<T>(key: string, resource: WatchedResource<T>, signal?: AbortSignal): Promise<AsyncIterableIterator<PollEvent<T>>>;
   /** The transport a request's writes go through: each one that may have changed something re-polls the records it touches. */
   notifyingWrites(transport: UpstreamTransport): UpstreamTransport;
   /** Open streams, and polls running (metrics, tests). */
@@ -47,6 +51,9 @@ export interface SubscriptionHub {
   /** Completes every stream and stops every poll; later subscriptions complete at once (SIGTERM). */
   close(): void;
 }
+
+/** A first poll's errors that show the upstream refuses the key: the subscription is refused with it. */
+const KEY_REFUSALS = new Set(['UNAUTHENTICATED', 'FORBIDDEN']);
 
 /** Each limit's setting, and the name `extensions.limit` gives it. */
 const LIMIT_NAMES = { MAX_SUBSCRIPTIONS_PER_KEY: 'maxSubscriptionsPerKey', MAX_SUBSCRIPTIONS: 'maxSubscriptions' } as const;
@@ -103,28 +110,55 @@ export function createSubscriptionHub(options: SubscriptionHubOptions): Subscrip
     if (!closed) touched(write, 'other_instance');
   });
 
+  /** Throws the refusal when this key, or the instance, has as many streams open as it may. */
+  const checkLimits = (tag: string) => {
+    if ((streamsPerTag.get(tag) ?? 0) >= options.maxPerKey)
+      throw refuse('MAX_SUBSCRIPTIONS_PER_KEY', options.maxPerKey, 'per key on this instance');
+    if (streams >= options.max) throw refuse('MAX_SUBSCRIPTIONS', options.max, 'on this instance');
+  };
+
   return {
-    open<T>(key: string, resource: WatchedResource<T>) {
+    async open<T>(key: string, resource: WatchedResource<T>, signal?: AbortSignal) {
       if (closed) {
         const finished = new Subscriber<T>(() => undefined);
         finished.end();
         return finished;
       }
       const tag = callerTag(secret, key);
-      const own = streamsPerTag.get(tag) ?? 0;
-      if (own >= options.maxPerKey) throw refuse('MAX_SUBSCRIPTIONS_PER_KEY', options.maxPerKey, 'per key on this instance');
-      if (streams >= options.max) throw refuse('MAX_SUBSCRIPTIONS', options.max, 'on this instance');
-      streamsPerTag.set(tag, own + 1);
-      streams += 1;
+      checkLimits(tag);
       const poller = pollerFor(tag, key, resource);
+      let admitted = false;
       const subscriber = new Subscriber<T>(() => {
+        poller.remove(subscriber);
+        if (!admitted) return;
         streams -= 1;
         const left = (streamsPerTag.get(tag) ?? 1) - 1;
         if (left === 0) streamsPerTag.delete(tag);
         else streamsPerTag.set(tag, left);
-        poller.remove(subscriber);
       });
+      // Its first event (the shared poll's last, or its first poll's) decides: a key the upstream
+      // refuses holds no slot, whatever the budget or the poll interval would make it wait.
       poller.add(subscriber);
+      const first = await subscriber.firstEvent;
+      const refusedKey = first && 'error' in first && KEY_REFUSALS.has(String(first.error.extensions.code));
+      if (refusedKey) {
+        void subscriber.return();
+        throw first.error;
+      }
+      // Its client left while the first poll ran: an ended stream, and no slot.
+      if (signal?.aborted) {
+        void subscriber.return();
+        return subscriber;
+      }
+      try {
+        checkLimits(tag);
+      } catch (error) {
+        void subscriber.return();
+        throw error;
+      }
+      admitted = true;
+      streamsPerTag.set(tag, (streamsPerTag.get(tag) ?? 0) + 1);
+      streams += 1;
       return subscriber;
     },
     notifyingWrites(transport) {

@@ -8,12 +8,18 @@ export class Subscriber<T> implements AsyncIterableIterator<PollEvent<T>> {
   #waiting: ((result: IteratorResult<PollEvent<T>>) => void) | undefined;
   #ending = false;
   #left = false;
+  #settleFirst!: (event: PollEvent<T> | undefined) => void;
+  /** The first event pushed, read or not (undefined when the stream ended before any): what admits the stream (hub.ts). */
+  readonly firstEvent = new Promise<PollEvent<T> | undefined>((resolve) => {
+    this.#settleFirst = resolve;
+  });
 
   /** `onLeave` runs once, when the stream ends for any reason. */
   constructor(private readonly onLeave: () => void) {}
 
   push(event: PollEvent<T>): void {
     if (this.#ending) return;
+    this.#settleFirst(event);
     if (this.#waiting) {
       const deliver = this.#waiting;
       this.#waiting = undefined;
@@ -56,6 +62,7 @@ export class Subscriber<T> implements AsyncIterableIterator<PollEvent<T>> {
   #leave(): void {
     if (this.#left) return;
     this.#left = true;
+    this.#settleFirst(undefined);
     this.#waiting?.({ done: true, value: undefined });
     this.#waiting = undefined;
     this.onLeave();

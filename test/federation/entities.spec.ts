@@ -58,7 +58,9 @@ let h: Harness;
 let org: { databaseId: string; ids: OrganizationIdsResult['organization'] };
 
 beforeAll(async () => {
-  h = await startHarness({ demoData: false });
+  // Past MAX_LOOKUP_IDS' default (250): the fan-out budget's tests below send 251 and 502
+  // representations (the bound has its own spec, test/limits/amplification.spec.ts).
+  h = await startHarness({ demoData: false }, { maxLookupIds: 1000 });
   const { store } = h.api;
   const record = store.addOrganization({ name: 'Federated Inc' }, { owner: USER_IDS.demo });
   store.addMembership(record.id, USER_IDS.alice, 1);

@@ -281,17 +281,48 @@ describe('bounds', () => {
     expect(s.writes()).toBe(1);
   });
 
-  it('past IDEMPOTENCY_MAX_ENTRIES in memory, a new key is refused with 503 before any call; remembered ones still replay', async () => {
-    const s = await setUp({ idempotency: { maxEntries: 1 } });
+  it('past IDEMPOTENCY_MAX_ENTRIES in memory, a new key is refused with 503 before any call, told when the first record expires; remembered ones still replay', async () => {
+    const s = await setUp({ idempotency: { maxEntries: 1, ttlMs: 600_000 } });
     const first = await post(s.url, { key: KEY, idempotencyKey: 'full-1', variables: variables() });
     const refused = await post(s.url, { key: KEY, idempotencyKey: 'full-2', variables: variables('other.example') });
     expect(refused.status).toBe(503);
-    expect(refused.headers.get('retry-after')).toBe('1');
-    expect(refused.body.errors?.[0]?.extensions).toEqual({ code: 'IDEMPOTENCY_UNAVAILABLE' });
+    // The one record expires IDEMPOTENCY_TTL_MS after it was settled: not in 1 second.
+    const retryAfter = Number(refused.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(590);
+    expect(retryAfter).toBeLessThanOrEqual(600);
+    expect(refused.body.errors?.[0]?.extensions).toEqual({ code: 'IDEMPOTENCY_UNAVAILABLE', reason: 'STORE_FULL', retryAfter });
+    expect(refused.body.errors?.[0]?.message).toMatch(new RegExp(`the first is forgotten in ${retryAfter} seconds`));
     expect((await post(s.url, { key: KEY, idempotencyKey: 'full-1', variables: variables() })).text).toBe(first.text);
     const plain = await post(s.url, { key: KEY, variables: variables('plain.example') });
     expect(plain.body.data.createDomain.__typename).toBe('CreateDomainPayload');
     expect(s.writes()).toBe(2);
+  });
+});
+
+describe('keys the upstream refused', () => {
+  it.each([401, 403])('hold no record when the upstream answers %i: made-up keys leave the store free for a real key', async (status) => {
+    const s = await setUp({
+      idempotency: { maxEntries: 5 },
+      answer: (res) => sendJson(res, status, { type: 'authentication_error', code: 'not_authenticated', detail: 'No.', attr: null }),
+    });
+    for (let n = 0; n < 20; n++) {
+      const refused = await post(s.url, { key: `phx_made_up_${n}`, idempotencyKey: `made-up-${n}`, variables: variables(`m${n}.example`) });
+      expect(refused.status).toBe(200);
+      expect(refused.body.errors?.[0]?.extensions?.code).toBe(status === 401 ? 'UNAUTHENTICATED' : 'FORBIDDEN');
+    }
+    expect(s.writes()).toBe(20);
+    // The same key again is sent again (nothing was remembered: nothing changed).
+    await post(s.url, { key: 'phx_made_up_0', idempotencyKey: 'made-up-0', variables: variables('m0.example') });
+    expect(s.writes()).toBe(21);
+    // A real key's idempotent mutations are claimed and remembered as usual, up to the store's bound.
+    s.upstream.handle((req, res) => sendJson(res, 201, { id: DOMAIN_ID, domain: JSON.parse(req.body).domain }));
+    for (let n = 0; n < 5; n++) {
+      const real = await post(s.url, { key: KEY, idempotencyKey: `real-${n}`, variables: variables(`r${n}.example`) });
+      expect(real.status).toBe(200);
+      expect(real.body.data.createDomain.__typename).toBe('CreateDomainPayload');
+    }
+    const replay = await post(s.url, { key: KEY, idempotencyKey: 'real-0', variables: variables('r0.example') });
+    expect(replay.headers.get('idempotent-replayed')).toBe('true');
   });
 });
 

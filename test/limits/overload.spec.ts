@@ -44,7 +44,8 @@ interface Answer {
 
 async function serve(options: Partial<GatewayOptions>) {
   const fake = await startFakeUpstream();
-  const created = createGateway({ upstreamUrl: fake.url, upstreamGetRetries: 0, ...options });
+  // Scraped during and after a request: each scrape renders anew.
+  const created = createGateway({ upstreamUrl: fake.url, upstreamGetRetries: 0, metricsCacheMs: 0, ...options });
   const listening = await serveOverHttp(created);
   [upstream, gateway, served] = [fake, created, listening];
   const { url } = listening;
@@ -144,6 +145,22 @@ describe('past capacity', () => {
     expect(after).toMatch(/^gateway_admission_refused_total\{reason="wait_too_long"\} 1$/m);
     expect(after).toMatch(/^gateway_admission_wait_seconds_count 2$/m);
     expect(after).toMatch(/^gateway_admission_in_flight 0$/m);
+  });
+
+  it('weighs lookups answered without an upstream call too: three project ids weigh 3, so none is free', async () => {
+    const { upstream, post } = await serve({ admissionCapacity: 3, admissionMaxWaitMs: 0 });
+    const held = gate(upstream);
+    const first = post(LOOKUP);
+    await until(() => upstream.requests.length === 1);
+    const ids = ['1', '2', '3'].map((id) => Buffer.from(`Project:${id}`).toString('base64'));
+    // No upstream call, but more than the 2 free: refused, as three retrieves would be.
+    expectRefused(await post(`{ nodes(ids: ${JSON.stringify(ids)}) { id } }`));
+    // One project fits what is free, and is answered.
+    const one = await post(`{ nodes(ids: ${JSON.stringify(ids.slice(0, 1))}) { id } }`);
+    expect(one.body).toEqual({ data: { nodes: [{ id: ids[0] }] } });
+    expect(upstream.requests).toHaveLength(1);
+    held.open();
+    expect((await first).status).toBe(200);
   });
 
   it('refuses before reading the body once even a one-call request could not wait its turn', async () => {

@@ -1,6 +1,6 @@
 // Query shape limits (GraphQL Armor) and request limits: each refusal is QUERY_TOO_COMPLEX naming
 // its limit, and none reaches the upstream.
-import { createServer } from 'node:http';
+import { Agent, createServer, request } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { type Harness, startHarness } from '../support/harness.ts';
@@ -207,6 +207,49 @@ describe('malformed requests', () => {
       expect(h.api.requests).toHaveLength(0);
       const small = JSON.stringify({ query: '{ organizations { totalCount } }' });
       expect(await raw('Transfer-Encoding: chunked\r\n', chunked(small))).toBe('HTTP/1.1 200 OK');
+    });
+
+    describe('a keep-alive client (one pooled connection)', () => {
+      const agent = new Agent({ keepAlive: true, maxSockets: 1 });
+      afterAll(() => agent.destroy());
+
+      /** A POST on the agent's pool, its body written in `chunks` (no Content-Length: chunked). */
+      const post = (chunks: string[]) =>
+        new Promise<{ status: number; connection: string | undefined; reused: boolean }>((resolve, reject) => {
+          const req = request(
+            {
+              agent,
+              host: '127.0.0.1',
+              port: (server.address() as AddressInfo).port,
+              method: 'POST',
+              path: '/graphql',
+              headers: { 'content-type': 'application/json', authorization: `Bearer ${h.api.keys.demo}` },
+            },
+            (res) => {
+              res.resume();
+              res.on('end', () =>
+                resolve({ status: res.statusCode as number, connection: res.headers.connection, reused: req.reusedSocket }),
+              );
+            },
+          );
+          req.on('error', reject);
+          for (const chunk of chunks) req.write(chunk);
+          req.end();
+        });
+      const small = JSON.stringify({ query: '{ organizations { totalCount } }' });
+
+      it('keeps its connection across requests whose bodies were read', async () => {
+        expect(await post([small])).toMatchObject({ status: 200, connection: 'keep-alive' });
+        expect(await post([small])).toMatchObject({ status: 200, connection: 'keep-alive', reused: true });
+      });
+
+      it('sends its next request fine after a chunked body past the limit: the 413 closes the connection it left unread', async () => {
+        // Written in pieces, so the gateway answers before the last one arrives.
+        const refused = await post([big.slice(0, 3000), big.slice(3000)]);
+        expect(refused).toMatchObject({ status: 413, connection: 'close' });
+        const next = await post([small]);
+        expect(next).toMatchObject({ status: 200, reused: false });
+      });
     });
   });
 });

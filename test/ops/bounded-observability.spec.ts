@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway.ts';
 import { createLogger } from '../../src/observability/logger.ts';
+import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { DEFAULTS } from '../support/defaults.ts';
 import { type ServedGateway, serveOverHttp } from '../support/http-server.ts';
 import { captureLogger } from './support.ts';
@@ -15,9 +16,11 @@ import { captureLogger } from './support.ts';
 const directory = mkdtempSync(join(tmpdir(), 'bounded-observability-'));
 const gateways: Gateway[] = [];
 const servers: ServedGateway[] = [];
+const apis: ReferenceApi[] = [];
 afterAll(async () => {
   for (const server of servers) await server.close();
   for (const gateway of gateways) await gateway.close();
+  for (const api of apis) await api.close();
   rmSync(directory, { recursive: true, force: true });
 });
 
@@ -40,60 +43,113 @@ async function serve(options: Partial<GatewayOptions> = {}) {
   };
 }
 
+/** `run(0)` to `run(count - 1)`, ten at a time. */
+async function inBatches(count: number, run: (i: number) => Promise<void>) {
+  for (let start = 0; start < count; start += 10) {
+    await Promise.all(Array.from({ length: Math.min(10, count - start) }, (_, j) => run(start + j)));
+  }
+}
+
 /** Every label value in a Prometheus text exposition. */
 const labelValues = (text: string) => [...text.matchAll(/="((?:[^"\\]|\\.)*)"/g)].map((match) => match[1] as string);
 
+/** A gateway in front of a fresh reference API: only a request whose key the upstream accepted names a series. */
+async function serveWithUpstream(options: Partial<GatewayOptions> = {}) {
+  const api = await startReferenceApi();
+  apis.push(api);
+  return { api, ...(await serve({ upstreamUrl: api.url, metricsCacheMs: 0, ...options })) };
+}
+
+/** One upstream call the key must pass; the error variant also asks for a project the upstream does not have (NOT_FOUND). */
+const namedQuery = (name: string, failing = false) =>
+  `query ${name} { organizations(first: 1) { totalCount } ${failing ? 'project(databaseId: "999999") { surveys { totalCount } }' : ''} }`;
+
 describe('operation names chosen by callers', () => {
-  let gateway: Awaited<ReturnType<typeof serve>>;
+  let gateway: Awaited<ReturnType<typeof serveWithUpstream>>;
   beforeAll(async () => {
-    gateway = await serve();
+    gateway = await serveWithUpstream();
   });
 
-  it('250 requests named with 90 KB each leave /metrics under 1 MB, answering 200, and every request line short', async () => {
+  it('250 names of 90 KB each, each ok and failed, with a key: /metrics under 1 MB, answering 200, and every request line short', async () => {
     const huge = (i: number) => `Op${i}_${'x'.repeat(90_000)}`;
-    for (let i = 0; i < 250; i++) {
-      const response = await gateway.post({ query: `query ${huge(i)} { __typename }` });
-      expect(response.status).toBe(200);
-      expect(await response.json()).toEqual({ data: { __typename: 'Query' } });
-    }
+    const auth = { authorization: `Bearer ${gateway.api.keys.demo}` };
+    await inBatches(250, async (i) => {
+      const ok = await gateway.post({ query: namedQuery(huge(i)) }, auth);
+      expect(ok.status).toBe(200);
+      expect((await ok.json()).errors).toBeUndefined();
+      const failed = await gateway.post({ query: namedQuery(huge(i), true) }, auth);
+      expect((await failed.json()).errors?.[0]?.extensions?.code).toBe('NOT_FOUND');
+    });
 
     const response = await gateway.metrics();
     expect(response.status).toBe(200);
     const text = await response.text();
-    // 200 distinct names (METRICS_MAX_LABEL_VALUES) of at most 100 characters (MAX_OPERATION_NAME_LENGTH), then `other`.
+    // METRICS_MAX_LABEL_VALUES distinct names of at most 100 characters (MAX_OPERATION_NAME_LENGTH), then `other`.
     expect(text.length).toBeLessThan(1_000_000);
-    expect(text).toContain('gateway_graphql_operations_total{operation="other",outcome="ok"} 50');
+    const max = DEFAULTS.metricsMaxLabelValues;
+    expect(text).toContain(`gateway_graphql_operations_total{operation="other",outcome="ok"} ${250 - max}`);
     expect(text).toContain(`gateway_graphql_operations_total{operation="${huge(0).slice(0, 99)}…",outcome="ok"} 1`);
     expect(Math.max(...labelValues(text).map((value) => value.length))).toBeLessThanOrEqual(100);
     const operationLabels = new Set([...text.matchAll(/gateway_graphql_operations_total\{operation="([^"]*)"/g)].map((match) => match[1]));
-    expect(operationLabels.size).toBe(201);
+    expect(operationLabels.size).toBe(max + 1);
 
     const requestLines = gateway.logLines().filter((line) => line.record.msg === 'graphql request');
-    expect(requestLines).toHaveLength(250);
+    expect(requestLines).toHaveLength(500);
     for (const { text: line, record } of requestLines) {
       expect(line.length).toBeLessThan(500);
       expect(record.operation).toHaveLength(100);
       expect(record.operation).toMatch(/^Op\d+_x+…$/);
     }
-  });
+  }, 120_000);
 
   it('keep /metrics answering after many more, with the same series', async () => {
     const before = await (await gateway.metrics()).text();
-    for (let i = 0; i < 20; i++) await gateway.post({ query: `query Later${i}_${'y'.repeat(50_000)} { __typename }` });
+    const auth = { authorization: `Bearer ${gateway.api.keys.demo}` };
+    for (let i = 0; i < 20; i++) await gateway.post({ query: namedQuery(`Later${i}_${'y'.repeat(50_000)}`) }, auth);
     const response = await gateway.metrics();
     expect(response.status).toBe(200);
     const after = await response.text();
-    expect(after).toContain('gateway_graphql_operations_total{operation="other",outcome="ok"} 70');
+    expect(after).toContain(`gateway_graphql_operations_total{operation="other",outcome="ok"} ${270 - DEFAULTS.metricsMaxLabelValues}`);
     const series = (text: string) => text.split('\n').filter((line) => line.startsWith('gateway_graphql_')).length;
     expect(series(after)).toBe(series(before));
   });
 });
 
+describe('callers the upstream did not accept', () => {
+  it('name no series: 1,000 distinct names without a key or with made-up keys, each ok and failed, leave /metrics small and every slot free', async () => {
+    const gateway = await serveWithUpstream({ metricsMaxLabelValues: 5 });
+    const madeUp = { authorization: 'Bearer phx_made_up_key' };
+    await inBatches(250, async (i) => {
+      // Without a key: ok (no call) and failed (UNAUTHENTICATED); with a made-up key: the upstream's 401.
+      await gateway.post({ query: `query Free${i} { __typename }` });
+      await gateway.post({ query: `query NoKey${i} { organizations(first: 1) { totalCount } }` });
+      await gateway.post({ query: `query MadeUp${i} { __typename }` }, madeUp);
+      const refused = await gateway.post({ query: `query Refused${i} { organizations(first: 1) { totalCount } }` }, madeUp);
+      expect((await refused.json()).errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    });
+    const text = await (await gateway.metrics()).text();
+    expect(text.length).toBeLessThan(100_000);
+    const operations = new Set([...text.matchAll(/gateway_graphql_operations_total\{operation="([^"]*)"/g)].map((match) => match[1]));
+    expect(operations).toEqual(new Set(['unverified']));
+    expect(text).toContain('gateway_graphql_operations_total{operation="unverified",outcome="ok"} 500');
+    expect(text).toContain('gateway_graphql_operations_total{operation="unverified",outcome="error"} 500');
+
+    // Every label slot is still free for callers the upstream accepts.
+    const auth = { authorization: `Bearer ${gateway.api.keys.demo}` };
+    for (const name of ['A', 'B', 'C', 'D', 'E']) await gateway.post({ query: namedQuery(name) }, auth);
+    const after = await (await gateway.metrics()).text();
+    for (const name of ['A', 'B', 'C', 'D', 'E'])
+      expect(after).toContain(`gateway_graphql_operations_total{operation="${name}",outcome="ok"} 1`);
+  }, 120_000);
+});
+
 describe('any name, in the document or the operationName parameter', () => {
   it('reaches the log and the metrics as at most MAX_OPERATION_NAME_LENGTH characters, and past METRICS_MAX_LABEL_VALUES as other', async () => {
     const capture = captureLogger('info');
+    const api = await startReferenceApi();
+    apis.push(api);
     const gateway = createGateway({
-      upstreamUrl: 'http://127.0.0.1:9',
+      upstreamUrl: api.url,
       logger: capture.logger,
       maxOperationNameLength: 24,
       metricsMaxLabelValues: 5,
@@ -104,9 +160,10 @@ describe('any name, in the document or the operationName parameter', () => {
       .map(([first, rest]) => first + rest);
     // The parameter is any text at all (including lone surrogates), sent beside an anonymous operation.
     const parameter = fc.string({ unit: 'binary', maxLength: 3000 });
+    // Each makes an upstream call its key passes: only such a request names a series.
     const request = fc.oneof(
-      graphqlName.map((name) => ({ query: `query ${name} { __typename }` })),
-      parameter.map((operationName) => ({ query: 'query { __typename }', operationName })),
+      graphqlName.map((name) => ({ query: `query ${name} { organizations(first: 1) { totalCount } }` })),
+      parameter.map((operationName) => ({ query: 'query { organizations(first: 1) { totalCount } }', operationName })),
     );
 
     await fc.assert(
@@ -115,7 +172,7 @@ describe('any name, in the document or the operationName parameter', () => {
         const written = capture.text().length;
         await gateway.yoga.fetch('http://gateway.test/graphql', {
           method: 'POST',
-          headers: { 'content-type': 'application/json' },
+          headers: { 'content-type': 'application/json', authorization: `Bearer ${api.keys.demo}` },
           body: JSON.stringify(body),
         });
         const [line] = capture.requestLines();

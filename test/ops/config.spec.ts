@@ -14,7 +14,7 @@ describe('operations settings', () => {
       metricsEnabled: true,
       debugUpstreamCalls: true,
       maxOperationNameLength: 100,
-      metricsMaxLabelValues: 200,
+      metricsMaxLabelValues: 100,
       logMaxLineLength: 16_384,
       queryLimits: { maxIntrospectionDepth: 20, maxIntrospectionTypes: 10 },
     });

@@ -62,7 +62,7 @@ describe('x-cost: 1', () => {
     expect(result.calls).toEqual([]);
   });
 
-  it('is reported over HTTP for a query the fast path already knows', async () => {
+  it('is reported over HTTP for a query sent again', async () => {
     const send = (headers: Record<string, string>) =>
       fetch(harness.url, {
         method: 'POST',

@@ -1,8 +1,10 @@
 // Prometheus metrics at /metrics: operations, upstream calls by route template, retries, the circuit
 // breaker's state and the process metrics, each gateway in its own registry.
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { Counter, Histogram, Registry } from 'prom-client';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it, vi } from 'vitest';
 import { EXAMPLE_QUERY } from '../../src/example-query.ts';
 import type { Gateway } from '../../src/gateway.ts';
 import { upstreamCallSeries } from '../../src/observability/upstream-call-series.ts';
@@ -44,7 +46,8 @@ describe('/metrics', () => {
     const text = await scrape(target);
     expect(text).toContain('gateway_graphql_operations_total{operation="Dashboard",outcome="ok"} 1');
     expect(text).toContain('gateway_graphql_operation_duration_seconds_count{operation="Dashboard",outcome="ok"} 1');
-    expect(text).toContain('gateway_graphql_operations_total{operation="anonymous",outcome="error"} 1');
+    // Without a key: no name of its own (an anonymous operation with a key is `anonymous`).
+    expect(text).toContain('gateway_graphql_operations_total{operation="unverified",outcome="error"} 1');
     expect(text).toContain('gateway_graphql_errors_total{code="UNAUTHENTICATED"} 1');
     expect(text).toContain('gateway_upstream_requests_total{method="GET",route="/api/organizations/",status="200"} 1');
     expect(text).toContain(
@@ -104,6 +107,7 @@ describe('/metrics', () => {
       upstreamUrl: fake.url,
       upstreamGetRetries: 0,
       circuitBreaker: { volumeThreshold: 1, errorThresholdPercentage: 1, resetTimeoutMs: 60_000 },
+      metricsCacheMs: 0, // scraped before and after
     });
     expect(await scrape(target)).toContain('gateway_upstream_circuit_state{route="*"} 0');
     await run(target, '{ organizations { totalCount } }', 'phx_metrics_test_key');
@@ -179,5 +183,42 @@ describe('/metrics', () => {
   it('is not served when METRICS_ENABLED is off', async () => {
     const target = gateway({ metricsEnabled: false });
     expect((await target.yoga.fetch('http://gateway.test/metrics')).status).toBe(404);
+    expect(target.metricsListener).toBeUndefined();
+  });
+
+  it('serves a scrape within METRICS_CACHE_MS of the last rendering from it, and renders again after', async () => {
+    const target = gateway({ metricsCacheMs: 300 });
+    const render = vi.spyOn(target.metrics, 'render');
+    const first = await scrape(target);
+    await run(target, 'query Later { organizations { totalCount } }', api.keys.demo);
+    // Four clients at once, and again: one rendering, the same text.
+    const during = await Promise.all(Array.from({ length: 4 }, () => scrape(target)));
+    for (const text of during) expect(text).toBe(first);
+    expect(first).not.toContain('operation="Later"');
+    expect(render).toHaveBeenCalledTimes(1);
+    await new Promise((resolve) => setTimeout(resolve, 350));
+    expect(await scrape(target)).toContain('gateway_graphql_operations_total{operation="Later",outcome="ok"} 1');
+    expect(render).toHaveBeenCalledTimes(2);
+  });
+
+  it('with METRICS_PORT, is served by a listener of its own, and no longer on the gateway port', async () => {
+    const target = gateway({ metricsListen: { port: 9464, host: '127.0.0.1' }, metricsCacheMs: 0 });
+    await run(target, 'query Own { organizations { totalCount } }', api.keys.demo);
+    expect((await target.yoga.fetch('http://gateway.test/metrics')).status).toBe(404);
+    // What main.ts does with METRICS_PORT and METRICS_HOST (here on a free loopback port).
+    const server = createServer(target.metricsListener);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+      const response = await fetch(`${base}/metrics`);
+      expect(response.status).toBe(200);
+      expect(response.headers.get('content-type')).toContain('text/plain');
+      expect(await response.text()).toContain('gateway_graphql_operations_total{operation="Own",outcome="ok"} 1');
+      expect((await fetch(`${base}/metrics`, { method: 'HEAD' })).status).toBe(200);
+      expect((await fetch(`${base}/graphql`, { method: 'POST', body: '{}' })).status).toBe(404);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
