@@ -110,8 +110,16 @@ export function createContext(
 
 const unauthenticated = () => gatewayError('UNAUTHENTICATED', 'This field needs an `Authorization: Bearer <personal API key>` header.');
 
-/** The request's signal: the caller leaving cancels its calls. Every call of the request listens to it: dozens is normal, not a leak. */
+/**
+ * A plain AbortSignal that aborts when the caller leaves: the calls join it with their deadlines by
+ * `AbortSignal.any`, which does not follow the Proxy Yoga's server adapter gives a request as its
+ * signal. Every call of the request listens to it: dozens is normal, not a leak.
+ */
 function disconnectSignal(request: Request): AbortSignal {
-  setMaxListeners(0, request.signal);
-  return request.signal;
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  const incoming = request.signal;
+  if (incoming.aborted) controller.abort(incoming.reason);
+  else incoming.addEventListener('abort', () => controller.abort(incoming.reason), { once: true });
+  return controller.signal;
 }

@@ -215,6 +215,8 @@ describe('the gateway process', () => {
     const main = startMain({ UPSTREAM_URL: api.url, LOG_FILE: logFile, LOG_LEVEL: 'info' });
     try {
       const { output: banner, url: processUrl } = await main.ready;
+      await expect.poll(() => api.requests.length).toBe(1); // the start-up probe (no key), before any request
+      api.clearRequests();
       const request = (search: string, init: RequestInit = {}) =>
         fetch(`${processUrl}${search}`, {
           ...init,

@@ -67,7 +67,7 @@ describe('CORS', () => {
       expect(readable(replay)).toContain('idempotent-replayed');
       const full = await send('cors-2'); // IDEMPOTENCY_MAX_ENTRIES reached: 503 with Retry-After
       expect(full.status).toBe(503);
-      expect(full.headers.get('retry-after')).toBe('1');
+      expect(Number(full.headers.get('retry-after'))).toBeGreaterThan(0); // when the first record expires
       expect(readable(full)).toContain('retry-after');
     } finally {
       await served.close();
