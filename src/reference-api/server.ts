@@ -1,15 +1,20 @@
 // startReferenceApi: one independent in-memory REST server on a loopback port. Everything an instance
-// owns (store, settings, recorded requests) is created here, so instances share nothing.
+// owns (store, settings, recorded requests, fault injection, counters) is created here, so instances
+// share nothing.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { ReferenceApiKey } from './auth.ts';
+import { CONTROL_PREFIX, control } from './control.ts';
 import { seedDemoData } from './demo-data.ts';
 import { seedUsers } from './demo-users.ts';
-import { decodeJsonBody, flattenHeaders, readRawBody, recordableBody, sendJson } from './http.ts';
+import { FaultInjector } from './faults.ts';
+import { seedGeneratedData } from './generated-data.ts';
+import { decodeJsonBody, encodeJson, flattenHeaders, readRawBody, recordableBody, sendJson } from './http.ts';
 import { type ReferenceApiOptions, type ReferenceApiSettings, resolveSettings } from './options.ts';
 import { dispatch, Router } from './router.ts';
 import { allRoutes } from './routes/index.ts';
 import { ReferenceStore } from './store.ts';
+import { TrafficCounters, type TrafficStats } from './traffic.ts';
 
 export interface RecordedRequest {
   method: string;
@@ -36,6 +41,10 @@ export interface ReferenceApi {
   store: ReferenceStore;
   /** The resolved options; `liveShapes`, `maxPageSize` and `domainVerificationPasses` may be changed at run time. */
   settings: ReferenceApiSettings;
+  /** The delay and fault injection (the `faults` option); `configure()` changes it at run time. */
+  faults: FaultInjector;
+  /** The counters of the control endpoints (only counted with the `control` option). */
+  stats(withRequestIds?: boolean): TrafficStats;
   close(): Promise<void>;
 }
 
@@ -45,8 +54,11 @@ export async function startReferenceApi(options: ReferenceApiOptions = {}): Prom
   const store = new ReferenceStore({ now: () => settings.now() });
   seedUsers(store);
   if (settings.demoData) seedDemoData(store);
+  if (settings.generatedData) seedGeneratedData(store, settings.generatedData);
   const router = new Router(allRoutes);
   const requests: RecordedRequest[] = [];
+  const faults = new FaultInjector(options.faults);
+  const traffic = new TrafficCounters();
   let fallbackHost = settings.host;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -60,20 +72,29 @@ export async function startReferenceApi(options: ReferenceApiOptions = {}): Prom
       url = new URL(target, `http://${fallbackHost}`);
     }
     const method = (req.method ?? 'GET').toUpperCase();
-    requests.push({
-      method,
-      path,
-      query: Object.fromEntries(url.searchParams),
-      headers: flattenHeaders(req.headers),
-      body: recordableBody(raw),
-    });
+    if (settings.control && path.startsWith(CONTROL_PREFIX)) {
+      const reply = control({ method, path, url, body: raw }, faults, traffic);
+      sendJson(res, reply.status, reply.body);
+      return;
+    }
+    if (settings.recordRequests) {
+      requests.push({
+        method,
+        path,
+        query: Object.fromEntries(url.searchParams),
+        headers: flattenHeaders(req.headers),
+        body: recordableBody(raw),
+      });
+    }
     const reply = dispatch(
       router,
       { method, path, url, authorization: req.headers.authorization, body: decodeJsonBody(raw) },
       store,
       settings,
     );
-    sendJson(res, reply.status, reply.body, reply.headers, method === 'HEAD');
+    const delivery = faults.deliver(res, encodeJson(reply.status, reply.body, reply.headers, method === 'HEAD'));
+    if (settings.control)
+      traffic.countCall({ method, requestId: firstHeader(req.headers['x-request-id']), status: reply.status }, delivery);
   };
 
   const server = createServer((req, res) => {
@@ -84,6 +105,7 @@ export async function startReferenceApi(options: ReferenceApiOptions = {}): Prom
     });
   });
 
+  if (settings.control) server.on('connection', () => traffic.countConnection());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(settings.port, settings.host, () => {
@@ -108,6 +130,8 @@ export async function startReferenceApi(options: ReferenceApiOptions = {}): Prom
     },
     store,
     settings,
+    faults,
+    stats: (withRequestIds = false) => traffic.stats(withRequestIds),
     close() {
       closing ??= new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
@@ -116,4 +140,8 @@ export async function startReferenceApi(options: ReferenceApiOptions = {}): Prom
       return closing;
     },
   };
+}
+
+function firstHeader(value: string | string[] | undefined): string {
+  return Array.isArray(value) ? (value[0] ?? '') : (value ?? '');
 }
