@@ -1,7 +1,7 @@
 // Issue 7's benchmark: the gateway against its floor, a plain client making the same 21 REST calls.
 // Both run in their own process over the same upstream (the reference API, bench/upstream.ts) and
-// are driven the same way by autocannon, in alternating rounds, for every cell of connections × upstream delay; then the
-// three-level latency check. Then issue 14's polled dashboard (bench/polled.ts). See
+// are driven the same way by autocannon, in alternating rounds, for every cell of connections ×
+// upstream delay; then the three-level latency check. Then issue 14's polled dashboard (bench/polled.ts). See
 // bench/README.md for the method and the targets.
 //   npm run bench                 # cells (clients x upstream ms) 10x0 50x0 10x5 50x5 15x200 50x200, 3 rounds × 10 s per side, three-level check; polled dashboard
 //   npm run bench -- --quick      # a short smoke run (1 round × 2 s, 1 s warm-up; 10 s per polled mode)

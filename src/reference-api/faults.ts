@@ -32,7 +32,7 @@ export interface FaultSettings {
   seed: number;
 }
 
-export const DEFAULT_FAULT_SETTINGS: Readonly<FaultSettings> = {
+const DEFAULT_FAULT_SETTINGS: Readonly<FaultSettings> = {
   delayMs: 0,
   faultRate: 0,
   faultKinds: [...CLASSIC_FAULTS],
@@ -128,7 +128,7 @@ function randomStream(seed: number): IdSource {
 }
 
 /** The settings in `input` that are valid; throws a message naming the first that is not. */
-export function checkedFaultSettings(input: unknown): Partial<FaultSettings> {
+function checkedFaultSettings(input: unknown): Partial<FaultSettings> {
   if (typeof input !== 'object' || input === null || Array.isArray(input)) throw new Error('fault settings must be a JSON object');
   const out: Partial<FaultSettings> = {};
   for (const [name, value] of Object.entries(input)) {

@@ -21,7 +21,7 @@ export interface TrafficStats {
   perRequestId?: Record<string, number>;
 }
 
-export interface CountedCall {
+interface CountedCall {
   method: string;
   requestId: string;
   /** The status the server's answer had, before any fault replaced it. */
