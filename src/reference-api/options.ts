@@ -30,6 +30,8 @@ export interface ReferenceApiOptions {
   control?: boolean;
   /** Keep every request in `api.requests`; a long-running load (a benchmark) turns it off. @default true */
   recordRequests?: boolean;
+  /** Keep each GET's answer until the next write (answer-cache.ts); not for tests that change `api.store` directly. @default false */
+  cacheAnswers?: boolean;
 }
 
 export interface ReferenceApiSettings {
@@ -45,6 +47,7 @@ export interface ReferenceApiSettings {
   generatedData: GeneratedDataSizes | undefined;
   control: boolean;
   recordRequests: boolean;
+  cacheAnswers: boolean;
 }
 
 export function resolveSettings(options: ReferenceApiOptions = {}): ReferenceApiSettings {
@@ -60,5 +63,6 @@ export function resolveSettings(options: ReferenceApiOptions = {}): ReferenceApi
     generatedData: options.generatedData,
     control: options.control ?? false,
     recordRequests: options.recordRequests ?? true,
+    cacheAnswers: options.cacheAnswers ?? false,
   };
 }

@@ -3,6 +3,7 @@
 // share nothing.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { AnswerCache } from './answer-cache.ts';
 import type { ReferenceApiKey } from './auth.ts';
 import { CONTROL_PREFIX, control } from './control.ts';
 import { seedDemoData } from './demo-data.ts';
@@ -59,21 +60,24 @@ export async function startReferenceApi(options: ReferenceApiOptions = {}): Prom
   const requests: RecordedRequest[] = [];
   const faults = new FaultInjector(options.faults);
   const traffic = new TrafficCounters();
+  const answers = settings.cacheAnswers ? new AnswerCache() : undefined;
   let fallbackHost = settings.host;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const raw = await readRawBody(req);
+    // A GET carries no body: not waiting for its end saves a turn of the event loop per call.
+    const raw = hasBody(req) ? await readRawBody(req) : '';
     const target = req.url ?? '/';
     const path = target.split('?')[0] ?? '/';
-    let url: URL;
-    try {
-      url = new URL(target, `http://${req.headers.host ?? fallbackHost}`);
-    } catch {
-      url = new URL(target, `http://${fallbackHost}`);
-    }
+    const requestUrl = (): URL => {
+      try {
+        return new URL(target, `http://${req.headers.host ?? fallbackHost}`);
+      } catch {
+        return new URL(target, `http://${fallbackHost}`);
+      }
+    };
     const method = (req.method ?? 'GET').toUpperCase();
     if (settings.control && path.startsWith(CONTROL_PREFIX)) {
-      const reply = control({ method, path, url, body: raw }, faults, traffic);
+      const reply = control({ method, path, url: requestUrl(), body: raw }, faults, traffic);
       sendJson(res, reply.status, reply.body);
       return;
     }
@@ -81,20 +85,27 @@ export async function startReferenceApi(options: ReferenceApiOptions = {}): Prom
       requests.push({
         method,
         path,
-        query: Object.fromEntries(url.searchParams),
+        query: Object.fromEntries(requestUrl().searchParams),
         headers: flattenHeaders(req.headers),
         body: recordableBody(raw),
       });
     }
-    const reply = dispatch(
-      router,
-      { method, path, url, authorization: req.headers.authorization, body: decodeJsonBody(raw) },
-      store,
-      settings,
-    );
-    const delivery = faults.deliver(res, encodeJson(reply.status, reply.body, reply.headers, method === 'HEAD'));
+    const cacheKey = answers && method === 'GET' ? AnswerCache.keyOf(req.headers.authorization, req.headers.host, target) : undefined;
+    let answer = cacheKey === undefined ? undefined : answers?.get(cacheKey);
+    if (!answer) {
+      const reply = dispatch(
+        router,
+        { method, path, url: requestUrl(), authorization: req.headers.authorization, body: decodeJsonBody(raw) },
+        store,
+        settings,
+      );
+      answer = encodeJson(reply.status, reply.body, reply.headers, method === 'HEAD');
+      if (cacheKey !== undefined && reply.status === 200) answers?.set(cacheKey, answer);
+      else if (method !== 'GET' && method !== 'HEAD') answers?.clear();
+    }
+    const delivery = faults.deliver(res, answer);
     if (settings.control)
-      traffic.countCall({ method, requestId: firstHeader(req.headers['x-request-id']), status: reply.status }, delivery);
+      traffic.countCall({ method, requestId: firstHeader(req.headers['x-request-id']), status: answer.status }, delivery);
   };
 
   const server = createServer((req, res) => {
@@ -144,4 +155,9 @@ export async function startReferenceApi(options: ReferenceApiOptions = {}): Prom
 
 function firstHeader(value: string | string[] | undefined): string {
   return Array.isArray(value) ? (value[0] ?? '') : (value ?? '');
+}
+
+/** Whether the request says it has a body (a length above 0, or chunked). */
+function hasBody(req: IncomingMessage): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }

@@ -199,3 +199,25 @@ describe('recordRequests', () => {
     expect(api.requests).toHaveLength(0);
   });
 });
+
+describe('cacheAnswers', () => {
+  it('keeps a GET answer per key until a write through the API', async () => {
+    const api = await start({ cacheAnswers: true });
+    const { hedgehog } = demoOrgs(api);
+    const list = `/api/organizations/${hedgehog.id}/batch_exports/?limit=1`;
+    const first = (await call(api, 'GET', list)).body.results[0];
+    expect(first.paused).toBe(false);
+
+    api.store.batchExports.get(first.id)!.name = 'changed behind the API';
+    expect((await call(api, 'GET', list)).body.results[0].name).toBe(first.name); // the kept answer
+
+    await call(api, 'POST', `/api/organizations/${hedgehog.id}/batch_exports/${first.id}/pause/`);
+    const after = (await call(api, 'GET', list)).body.results[0];
+    expect(after).toMatchObject({ name: 'changed behind the API', paused: true });
+
+    const otherKey = await call(api, 'GET', '/api/organizations/', { key: 'outsider' });
+    expect(otherKey.body.results.map((org: { name: string }) => org.name)).toEqual(['Elsewhere Inc']);
+    expect((await call(api, 'GET', '/api/organizations/', { key: 'outsider' })).body).toEqual(otherKey.body);
+    expect((await call(api, 'GET', '/api/organizations/')).body.count).toBe(2);
+  });
+});
