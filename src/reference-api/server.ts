@@ -3,6 +3,7 @@
 // share nothing.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
 import { AnswerCache } from './answer-cache.ts';
 import type { ReferenceApiKey } from './auth.ts';
 import { CONTROL_PREFIX, control } from './control.ts';
@@ -27,6 +28,8 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   /** Parsed JSON; the raw text if it is not JSON; undefined when there is no body. */
   body: unknown;
+  /** When it arrived (`performance.now()`, ms): with a `faults.delayMs`, which calls were in flight together. */
+  receivedAt: number;
 }
 
 export interface ReferenceApi {
@@ -88,6 +91,7 @@ export async function startReferenceApi(options: ReferenceApiOptions = {}): Prom
         query: Object.fromEntries(requestUrl().searchParams),
         headers: flattenHeaders(req.headers),
         body: recordableBody(raw),
+        receivedAt: performance.now(),
       });
     }
     const cacheKey = answers && method === 'GET' ? AnswerCache.keyOf(req.headers.authorization, req.headers.host, target) : undefined;
