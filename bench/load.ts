@@ -1,4 +1,4 @@
-// Issue 5's load run: the gateway (production settings, its own process) over a fake upstream that
+// Issue 5's load run: the gateway (production settings, its own process) over an upstream that
 // fails 2% of its answers, driven by autocannon at 100 connections for 60 s with the dashboard query.
 // It must not crash, must answer every request with a GraphQL body, and its memory must stay flat.
 //   npm run bench:load                          # 100 connections, 60 s
@@ -13,9 +13,8 @@ import { randomUUID } from 'node:crypto';
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative, resolve } from 'node:path';
-import { CLASSIC_FAULTS, FAULT_KINDS } from './fake-upstream.ts';
+import { CLASSIC_FAULTS, FAULT_KINDS } from '../src/reference-api/faults.ts';
 import { readFlags } from './lib/cli.ts';
-import { buildDataset } from './lib/dataset.ts';
 import { drive, postOnce } from './lib/drive.ts';
 import { environment, loadAverage } from './lib/environment.ts';
 import { cpuSeconds, REPO_ROOT, RssSampler, startGateway, startScript, tail } from './lib/processes.ts';
@@ -60,7 +59,7 @@ console.log(
     `${numbers['mutation-every'] > 0 ? `, one request in ${numbers['mutation-every']} a mutation` : ''}${quick ? ' (quick)' : ''}`,
 );
 
-const upstream = await startScript('bench/fake-upstream.ts', [
+const upstream = await startScript('bench/upstream.ts', [
   '--key',
   key,
   '--delay-ms',
@@ -79,9 +78,8 @@ void gateway.exited.then(() => {
 const failures: string[] = [];
 const body = graphqlBody(DASHBOARD);
 // The writes: pausing the first organization's first export, from 1 in `mutation-every` requests.
-const dataset = buildDataset();
-const firstOrg = dataset.organizations[0]?.id as string;
-const firstExport = dataset.lists.get(firstOrg)?.batch_exports[0]?.id as string;
+const firstOrg = (await firstRecord(`${upstream.url}/api/organizations/`)).id;
+const firstExport = (await firstRecord(`${upstream.url}/api/organizations/${firstOrg}/batch_exports/`)).id;
 const mutation = JSON.stringify({ query: PAUSE_BATCH_EXPORT, variables: { id: globalId('BatchExport', firstOrg, firstExport) } });
 const moreBodies = numbers['mutation-every'] > 0 ? [...Array.from({ length: numbers['mutation-every'] - 2 }, () => body), mutation] : [];
 
@@ -276,3 +274,12 @@ console.log(
     : 'OK: no crash, every response had a GraphQL body.',
 );
 process.exit(0);
+
+/** The first record of an upstream list (read before the counters are reset). */
+async function firstRecord(listUrl: string): Promise<{ id: string }> {
+  const response = await fetch(`${listUrl}?limit=1`, { headers: { authorization: `Bearer ${key}` } });
+  const page = (await response.json()) as { results?: { id: string }[] };
+  const first = page.results?.[0];
+  if (!response.ok || !first) throw new Error(`upstream ${listUrl}: ${response.status} ${JSON.stringify(page)}`);
+  return first;
+}

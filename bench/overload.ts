@@ -1,6 +1,6 @@
 // Issue 20's overload run: the gateway (built and started as `start:prod`, all settings at their
-// defaults but MAX_CONNECTIONS, 1100) over the fake upstream answering every call in 200 ms, driven by closed-loop clients that
-// send the 21-call dashboard and honour Retry-After. Four scenarios, each on a fresh gateway:
+// defaults but MAX_CONNECTIONS, 1100) over the reference API (bench/upstream.ts) answering every
+// call in 200 ms, driven by closed-loop clients that send the 21-call dashboard and honour Retry-After. Four scenarios, each on a fresh gateway:
 // capacity (15 clients), 600 clients, 1000 clients, and 500 clients of one key beside 20 of another.
 //   npm run bench:overload                           # 5 s warm-up + 40 s per scenario
 //   npm run bench:overload -- --quick                # 2 + 5 s per scenario
@@ -53,14 +53,7 @@ const isWholeDashboard = (json: unknown) => {
   return !response?.errors && response?.data?.organizations?.nodes?.length === 5;
 };
 
-const upstream = await startScript('bench/fake-upstream.ts', [
-  '--key',
-  heavyKey,
-  '--key',
-  lightKey,
-  '--delay-ms',
-  String(numbers['delay-ms']),
-]);
+const upstream = await startScript('bench/upstream.ts', ['--key', heavyKey, '--key', lightKey, '--delay-ms', String(numbers['delay-ms'])]);
 console.log(
   `overload: upstream ${numbers['delay-ms']} ms per call, ${numbers.warmup} s warm-up + ${numbers.duration} s per scenario (${scenarios.join(', ')})${quick ? ' (quick)' : ''}`,
 );

@@ -1,6 +1,6 @@
 // Issue 14's workload, the polled dashboard: 20 clients over 4 keys each poll the dashboard once a
 // second for 60 s, alternating between two gateway instances, while one client per key pauses or
-// unpauses an export of the dashboard every 5 s through them. Every key sees the same data (the fake
+// unpauses an export of the dashboard every 5 s through them. Every key sees the same data (the
 // upstream's), so a write by one key changes what the others read. Measured for each cache mode (off,
 // memory, redis): upstream calls per minute, and stale reads after a gateway write (a read that
 // started after a write's answer arrived but shows the value from before it). Then: dashboards/s the
@@ -79,7 +79,7 @@ export async function runPolled(settings: PolledSettings): Promise<string[]> {
   const logFile = join(tmpdir(), `bench-polled-gateway-${stamp}.log`);
   const keys = Array.from({ length: settings.keys }, () => `bench-${randomUUID()}`);
   const upstream = await startScript(
-    'bench/fake-upstream.ts',
+    'bench/upstream.ts',
     keys.flatMap((key) => ['--key', key]),
   );
   const control = upstreamControl(upstream.url);
@@ -184,7 +184,7 @@ export async function runPolled(settings: PolledSettings): Promise<string[]> {
     String(h.gatewayUpstreamCalls),
   ]);
   const legend =
-    `${settings.clients} clients, ${settings.durationSec} s per mode; upstream calls/min: every call the fake upstream received, reads and writes; ` +
+    `${settings.clients} clients, ${settings.durationSec} s per mode; upstream calls/min: every call the upstream (the reference API) received, reads and writes; ` +
     'stale read: started after a write’s answer arrived, showing the value before it (reads overlapping the next write of that export are not judged); ' +
     `cache hits: ${settings.hitConnections} connections, ${settings.hitSec} s per side, CACHE=memory with a TTL of an hour, one key`;
   console.log(`\n${table(headers, rows)}\n\n${table(hitHeaders, hitRows)}\n(${legend})`);

@@ -1,4 +1,4 @@
-// Where the gateway spends its CPU under the dashboard load: runs it with `--cpu-prof` over the fake
+// Where the gateway spends its CPU under the dashboard load: runs it with `--cpu-prof` over the
 // upstream, drives it with autocannon, stops it (the profile is written at exit) and prints the
 // functions and packages with the most self time. `--against-floor` profiles the floor the same way
 // after it, each in its own process under start:prod's flags, and prints both sides' self time per
@@ -47,7 +47,7 @@ const workDir = join(tmpdir(), `bench-profile-${stamp}`);
 const logFile = join(workDir, 'gateway.log');
 mkdirSync(workDir, { recursive: true });
 
-const upstream = await startScript('bench/fake-upstream.ts', ['--key', key, '--delay-ms', String(numbers['delay-ms'])]);
+const upstream = await startScript('bench/upstream.ts', ['--key', key, '--delay-ms', String(numbers['delay-ms'])]);
 const body = graphqlBody(DASHBOARD);
 
 async function profileOf(side: Side): Promise<Profiled> {

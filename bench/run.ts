@@ -1,7 +1,7 @@
 // Issue 7's benchmark: the gateway against its floor, a plain client making the same 21 REST calls.
-// Both run in their own process over the same fake upstream and are driven the same way by
-// autocannon, in alternating rounds, for every cell of connections × upstream delay; then the
-// three-level latency check. Then issue 14's polled dashboard (bench/polled.ts). See
+// Both run in their own process over the same upstream (the reference API, bench/upstream.ts) and
+// are driven the same way by autocannon, in alternating rounds, for every cell of connections ×
+// upstream delay; then the three-level latency check. Then issue 14's polled dashboard (bench/polled.ts). See
 // bench/README.md for the method and the targets.
 //   npm run bench                 # cells (clients x upstream ms) 10x0 50x0 10x5 50x5 15x200 50x200, 3 rounds × 10 s per side, three-level check; polled dashboard
 //   npm run bench -- --quick      # a short smoke run (1 round × 2 s, 1 s warm-up; 10 s per polled mode)
@@ -115,7 +115,7 @@ console.log(
     `${rounds} round(s) × ${roundSec} s per side, ${warmupSec} s warm-up${quick ? ' (quick)' : ''}`,
 );
 
-const upstream = await startScript('bench/fake-upstream.ts', ['--key', key]);
+const upstream = await startScript('bench/upstream.ts', ['--key', key]);
 const control = upstreamControl(upstream.url);
 const gateway = await startGateway({ upstreamUrl: upstream.url, logFile });
 // The floor runs on the same V8 settings as the gateway (start:prod's flags): a ratio compares the
@@ -161,10 +161,10 @@ interface RoundResult {
   load: Omit<DriveResult, 'answeredIds' | 'bodylessSamples'>;
   calls: ReturnType<typeof callsPerAnsweredQuery>;
   badAuth: number;
-  /** TCP connections the fake upstream accepted during the round: a pool that keeps its sockets opens few. */
+  /** TCP connections the upstream accepted during the round: a pool that keeps its sockets opens few. */
   upstreamConnections: number;
   peakRssMb: number;
-  /** CPU time the side's process used per answered query, and the fake upstream's. */
+  /** CPU time the side's process used per answered query, and the upstream's. */
   cpuMsPerQuery: number;
   upstreamCpuMsPerQuery: number;
 }
@@ -412,7 +412,7 @@ const openConnectionRows = cells.map((c) => [
   `${c.gateway.upstreamConnections.join(', ')} / ${c.floor.upstreamConnections.join(', ')}`,
 ]);
 const openConnectionNote =
-  "Not a target: the p99 without each connection's first request, which waits in the accept queue, and the TCP connections the fake upstream accepted in each round (an idle pool's sockets time out between rounds)";
+  "Not a target: the p99 without each connection's first request, which waits in the accept queue, and the TCP connections the upstream accepted in each round (an idle pool's sockets time out between rounds)";
 console.log(`\n${table(openConnectionHeaders, openConnectionRows)}\n(${openConnectionNote})`);
 console.log(
   `\ncorrectness: answers equal before ${before.equal} / after ${after.equal}; upstream calls without the key: ${badAuthTotal} of ${callsTotal}; ` +

@@ -1,5 +1,5 @@
-// Child processes of a benchmark: the fake upstream, the floor and the gateway each run in their own
-// Node process (so each has its own event loop and its own RSS). The fake upstream runs with tsx; the
+// Child processes of a benchmark: the upstream (bench/upstream.ts), the floor and the gateway each run in their own
+// Node process (so each has its own event loop and its own RSS). The upstream runs with tsx; the
 // gateway (dist/) and the floor (dist-bench/) run compiled, as production would run them.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { closeSync, existsSync, openSync, readFileSync } from 'node:fs';
@@ -83,7 +83,7 @@ function track(child: ChildProcess, url: string): Child {
 }
 
 /**
- * Runs a bench script (fake-upstream.ts) with tsx; it prints `{"url": ...}` on stdout once ready.
+ * Runs a bench script (upstream.ts) with tsx; it prints `{"url": ...}` on stdout once ready.
  * `nodeArgs`: Node/V8 flags before the script.
  * `onOutput`: every other stdout line, e.g. V8's `--trace-gc-nvp` lines, which may come before the URL.
  */

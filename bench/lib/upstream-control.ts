@@ -1,24 +1,27 @@
-// The orchestrator's side of the fake upstream's /__bench endpoints.
-import type { UpstreamBehaviour, UpstreamStats } from '../fake-upstream.ts';
+// The orchestrator's side of the upstream's control endpoints (src/reference-api/control.ts).
+import type { FaultSettings } from '../../src/reference-api/faults.ts';
+import type { TrafficStats } from '../../src/reference-api/traffic.ts';
 
 export function upstreamControl(upstreamUrl: string) {
   const call = async <T>(path: string, body?: unknown): Promise<T> => {
-    const response = await fetch(`${upstreamUrl}/__bench/${path}`, {
+    const response = await fetch(`${upstreamUrl}/__control/${path}`, {
       method: body === undefined ? 'GET' : 'POST',
       headers: { 'content-type': 'application/json' },
       body: body === undefined ? undefined : JSON.stringify(body),
     });
-    return (await response.json()) as T;
+    const answer = (await response.json()) as T;
+    if (!response.ok) throw new Error(`upstream /__control/${path}: ${response.status} ${JSON.stringify(answer)}`);
+    return answer;
   };
   return {
-    stats: (withIds = false) => call<UpstreamStats>(withIds ? 'stats?ids=1' : 'stats'),
+    stats: (withIds = false) => call<TrafficStats>(withIds ? 'stats?ids=1' : 'stats'),
     reset: () => call<{ ok: true }>('reset', {}),
-    configure: (behaviour: Partial<UpstreamBehaviour>) => call<UpstreamBehaviour>('config', behaviour),
+    configure: (settings: Partial<FaultSettings>) => call<FaultSettings>('config', settings),
   };
 }
 
 /** Upstream calls per answered query: the calls carrying each answered request's id. */
-export function callsPerAnsweredQuery(stats: UpstreamStats, answeredIds: readonly string[]) {
+export function callsPerAnsweredQuery(stats: TrafficStats, answeredIds: readonly string[]) {
   const perId = stats.perRequestId ?? {};
   const counts = answeredIds.map((id) => perId[id] ?? 0);
   const histogram: Record<string, number> = {};

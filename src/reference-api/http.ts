@@ -35,17 +35,27 @@ export function flattenHeaders(headers: IncomingMessage['headers']): Record<stri
   return out;
 }
 
+/** An answer ready for the wire: what the fault injection (faults.ts) cuts, delays or replaces. */
+export interface EncodedAnswer {
+  status: number;
+  headers: Record<string, string>;
+  /** The JSON text (empty for 204 or no body); a HEAD answer keeps it to state its length but sends none. */
+  body: Buffer;
+  head: boolean;
+}
+
+export function encodeJson(status: number, body: unknown, headers: Record<string, string> = {}, head = false): EncodedAnswer {
+  if (status === 204 || body === undefined) return { status, headers, body: Buffer.alloc(0), head: true };
+  const text = Buffer.from(JSON.stringify(body));
+  return { status, headers: { ...headers, 'content-type': 'application/json', 'content-length': String(text.length) }, body: text, head };
+}
+
+export function sendEncoded(res: ServerResponse, answer: EncodedAnswer): void {
+  if (res.destroyed) return; // the client hung up while the answer waited (a delay)
+  res.writeHead(answer.status, answer.headers);
+  res.end(answer.head ? undefined : answer.body);
+}
+
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}, head = false): void {
-  if (status === 204 || body === undefined) {
-    res.writeHead(status, headers);
-    res.end();
-    return;
-  }
-  const text = JSON.stringify(body);
-  res.writeHead(status, {
-    ...headers,
-    'content-type': 'application/json',
-    'content-length': String(Buffer.byteLength(text)),
-  });
-  res.end(head ? undefined : text);
+  sendEncoded(res, encodeJson(status, body, headers, head));
 }

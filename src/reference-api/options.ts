@@ -2,6 +2,8 @@
 // tests may flip on a running server; the server reads them on every request.
 import type { ReferenceApiKey } from './auth.ts';
 import { demoKeys } from './demo-users.ts';
+import type { FaultSettings } from './faults.ts';
+import type { GeneratedDataSizes } from './generated-data.ts';
 
 export interface ReferenceApiOptions {
   /** @default 0 (an ephemeral port) */
@@ -20,6 +22,16 @@ export interface ReferenceApiOptions {
   demoData?: boolean;
   /** The clock every written timestamp and invite expiry uses. @default () => new Date() */
   now?: () => Date;
+  /** Also seed organizations of the demo user at these sizes (generated-data.ts), after the demo data. @default none */
+  generatedData?: GeneratedDataSizes;
+  /** A fixed delay and injected faults (faults.ts); `api.faults.configure()` changes them at run time. @default none */
+  faults?: Partial<FaultSettings>;
+  /** Serve the control endpoints under /__control/ and keep their counters (control.ts). @default false */
+  control?: boolean;
+  /** Keep every request in `api.requests`; a long-running load (a benchmark) turns it off. @default true */
+  recordRequests?: boolean;
+  /** Keep each GET's answer until the next write (answer-cache.ts); not for tests that change `api.store` directly. @default false */
+  cacheAnswers?: boolean;
 }
 
 export interface ReferenceApiSettings {
@@ -32,6 +44,10 @@ export interface ReferenceApiSettings {
   demoData: boolean;
   keys: ReferenceApiKey[];
   now: () => Date;
+  generatedData: GeneratedDataSizes | undefined;
+  control: boolean;
+  recordRequests: boolean;
+  cacheAnswers: boolean;
 }
 
 export function resolveSettings(options: ReferenceApiOptions = {}): ReferenceApiSettings {
@@ -44,5 +60,9 @@ export function resolveSettings(options: ReferenceApiOptions = {}): ReferenceApi
     demoData: options.demoData ?? true,
     keys: (options.keys ?? demoKeys()).map((key) => ({ ...key, scopes: [...key.scopes] })),
     now: options.now ?? (() => new Date()),
+    generatedData: options.generatedData,
+    control: options.control ?? false,
+    recordRequests: options.recordRequests ?? true,
+    cacheAnswers: options.cacheAnswers ?? false,
   };
 }

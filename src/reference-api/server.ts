@@ -1,15 +1,22 @@
 // startReferenceApi: one independent in-memory REST server on a loopback port. Everything an instance
-// owns (store, settings, recorded requests) is created here, so instances share nothing.
+// owns (store, settings, recorded requests, fault injection, counters) is created here, so instances
+// share nothing.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { performance } from 'node:perf_hooks';
+import { AnswerCache } from './answer-cache.ts';
 import type { ReferenceApiKey } from './auth.ts';
+import { CONTROL_PREFIX, control } from './control.ts';
 import { seedDemoData } from './demo-data.ts';
 import { seedUsers } from './demo-users.ts';
-import { decodeJsonBody, flattenHeaders, readRawBody, recordableBody, sendJson } from './http.ts';
+import { FaultInjector } from './faults.ts';
+import { seedGeneratedData } from './generated-data.ts';
+import { decodeJsonBody, encodeJson, flattenHeaders, readRawBody, recordableBody, sendJson } from './http.ts';
 import { type ReferenceApiOptions, type ReferenceApiSettings, resolveSettings } from './options.ts';
 import { dispatch, Router } from './router.ts';
 import { allRoutes } from './routes/index.ts';
 import { ReferenceStore } from './store.ts';
+import { TrafficCounters, type TrafficStats } from './traffic.ts';
 
 export interface RecordedRequest {
   method: string;
@@ -21,6 +28,8 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   /** Parsed JSON; the raw text if it is not JSON; undefined when there is no body. */
   body: unknown;
+  /** When it arrived (`performance.now()`, ms): with a `faults.delayMs`, which calls were in flight together. */
+  receivedAt: number;
 }
 
 export interface ReferenceApi {
@@ -36,6 +45,10 @@ export interface ReferenceApi {
   store: ReferenceStore;
   /** The resolved options; `liveShapes`, `maxPageSize` and `domainVerificationPasses` may be changed at run time. */
   settings: ReferenceApiSettings;
+  /** The delay and fault injection (the `faults` option); `configure()` changes it at run time. */
+  faults: FaultInjector;
+  /** The counters of the control endpoints (only counted with the `control` option). */
+  stats(withRequestIds?: boolean): TrafficStats;
   close(): Promise<void>;
 }
 
@@ -45,35 +58,58 @@ export async function startReferenceApi(options: ReferenceApiOptions = {}): Prom
   const store = new ReferenceStore({ now: () => settings.now() });
   seedUsers(store);
   if (settings.demoData) seedDemoData(store);
+  if (settings.generatedData) seedGeneratedData(store, settings.generatedData);
   const router = new Router(allRoutes);
   const requests: RecordedRequest[] = [];
+  const faults = new FaultInjector(options.faults);
+  const traffic = new TrafficCounters();
+  const answers = settings.cacheAnswers ? new AnswerCache() : undefined;
   let fallbackHost = settings.host;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const raw = await readRawBody(req);
+    // A GET carries no body: not waiting for its end saves a turn of the event loop per call.
+    const raw = hasBody(req) ? await readRawBody(req) : '';
     const target = req.url ?? '/';
     const path = target.split('?')[0] ?? '/';
-    let url: URL;
-    try {
-      url = new URL(target, `http://${req.headers.host ?? fallbackHost}`);
-    } catch {
-      url = new URL(target, `http://${fallbackHost}`);
-    }
+    const requestUrl = (): URL => {
+      try {
+        return new URL(target, `http://${req.headers.host ?? fallbackHost}`);
+      } catch {
+        return new URL(target, `http://${fallbackHost}`);
+      }
+    };
     const method = (req.method ?? 'GET').toUpperCase();
-    requests.push({
-      method,
-      path,
-      query: Object.fromEntries(url.searchParams),
-      headers: flattenHeaders(req.headers),
-      body: recordableBody(raw),
-    });
-    const reply = dispatch(
-      router,
-      { method, path, url, authorization: req.headers.authorization, body: decodeJsonBody(raw) },
-      store,
-      settings,
-    );
-    sendJson(res, reply.status, reply.body, reply.headers, method === 'HEAD');
+    if (settings.control && path.startsWith(CONTROL_PREFIX)) {
+      const reply = control({ method, path, url: requestUrl(), body: raw }, faults, traffic);
+      sendJson(res, reply.status, reply.body);
+      return;
+    }
+    if (settings.recordRequests) {
+      requests.push({
+        method,
+        path,
+        query: Object.fromEntries(requestUrl().searchParams),
+        headers: flattenHeaders(req.headers),
+        body: recordableBody(raw),
+        receivedAt: performance.now(),
+      });
+    }
+    const cacheKey = answers && method === 'GET' ? AnswerCache.keyOf(req.headers.authorization, req.headers.host, target) : undefined;
+    let answer = cacheKey === undefined ? undefined : answers?.get(cacheKey);
+    if (!answer) {
+      const reply = dispatch(
+        router,
+        { method, path, url: requestUrl(), authorization: req.headers.authorization, body: decodeJsonBody(raw) },
+        store,
+        settings,
+      );
+      answer = encodeJson(reply.status, reply.body, reply.headers, method === 'HEAD');
+      if (cacheKey !== undefined && reply.status === 200) answers?.set(cacheKey, answer);
+      else if (method !== 'GET' && method !== 'HEAD') answers?.clear();
+    }
+    const delivery = faults.deliver(res, answer);
+    if (settings.control)
+      traffic.countCall({ method, requestId: firstHeader(req.headers['x-request-id']), status: answer.status }, delivery);
   };
 
   const server = createServer((req, res) => {
@@ -84,6 +120,7 @@ export async function startReferenceApi(options: ReferenceApiOptions = {}): Prom
     });
   });
 
+  if (settings.control) server.on('connection', () => traffic.countConnection());
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(settings.port, settings.host, () => {
@@ -108,6 +145,8 @@ export async function startReferenceApi(options: ReferenceApiOptions = {}): Prom
     },
     store,
     settings,
+    faults,
+    stats: (withRequestIds = false) => traffic.stats(withRequestIds),
     close() {
       closing ??= new Promise<void>((resolve, reject) => {
         server.close((error) => (error ? reject(error) : resolve()));
@@ -116,4 +155,13 @@ export async function startReferenceApi(options: ReferenceApiOptions = {}): Prom
       return closing;
     },
   };
+}
+
+function firstHeader(value: string | string[] | undefined): string {
+  return Array.isArray(value) ? (value[0] ?? '') : (value ?? '');
+}
+
+/** Whether the request says it has a body (a length above 0, or chunked). */
+function hasBody(req: IncomingMessage): boolean {
+  return req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 }

@@ -1,11 +1,8 @@
 // The upstream calls a query causes are the product's behaviour: the dashboard costs exactly the
 // minimal number of calls, each carries the caller's key and request id and nothing else from the
 // incoming request, siblings go out together, and calls without a key never happen.
-import { print } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway } from '../../src/gateway.ts';
 import { graphql } from '../generated/index.ts';
-import { type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
 import { restGet } from '../support/rest.ts';
 
@@ -142,41 +139,23 @@ describe('keys', () => {
 });
 
 describe('round trips', () => {
-  let upstream: FakeUpstream;
-  afterAll(() => upstream?.close());
-
   it('sends every call of one nesting level together: two round trips for the dashboard', async () => {
-    upstream = await startFakeUpstream();
-    const ORGS = ['aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaa1', 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaa2'];
-    let inFlight = 0;
-    const waves: number[] = [];
-    upstream.handle((req, res) => {
-      inFlight += 1;
-      waves.push(inFlight);
-      const results =
-        req.path === '/api/organizations/'
-          ? ORGS.map((id, i) => ({ id, name: `Org ${i}`, teams: [{ id: 10 + i, project_id: 10 + i, name: `P${i}` }] }))
-          : [];
-      // Hold each answer briefly: calls made one after another would never overlap.
-      setTimeout(() => {
-        inFlight -= 1;
-        sendJson(res, 200, { count: results.length, next: null, previous: null, results });
-      }, 60);
-    });
-    const gateway = createGateway({ upstreamUrl: upstream.url });
+    // Every answer is held DELAY ms: a call that waited for another's answer would arrive that much later.
+    const DELAY = 100;
+    const slow = await startHarness({ faults: { delayMs: DELAY } });
     try {
-      const response = await gateway.yoga.fetch('http://gateway.test/graphql', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: 'Bearer phx_round_trips' },
-        body: JSON.stringify({ query: print(Dashboard) }),
-      });
-      const body = (await response.json()) as { errors?: unknown };
-      expect(body.errors).toBeUndefined();
+      const { errors, data, calls } = await slow.runCounting(Dashboard);
+      expect(errors).toBeUndefined();
+      const projects = data.organizations.nodes.flatMap((org) => org.projects);
+      const [first, ...rest] = calls;
+      expect(first?.route).toBe('GET /api/organizations/?limit=2&offset=0');
+      // The first call (organizations) alone, then all 2 x 5 lists and the surveys of every project at once.
+      expect(rest).toHaveLength(2 * 5 + projects.length);
+      const arrivals = rest.map((call) => call.receivedAt);
+      expect(Math.min(...arrivals) - (first?.receivedAt ?? 0)).toBeGreaterThanOrEqual(DELAY - 5);
+      expect(Math.max(...arrivals) - Math.min(...arrivals)).toBeLessThan(DELAY);
     } finally {
-      await gateway.close();
+      await slow.close();
     }
-    // The first call (organizations) alone, then all 2 x 5 lists + 2 surveys lists at once.
-    expect(upstream.requests).toHaveLength(1 + 10 + 2);
-    expect(Math.max(...waves)).toBe(12);
   });
 });
