@@ -14,6 +14,7 @@ export const DEFAULTS = {
   UPSTREAM_CONNECTIONS: 1024,
   UPSTREAM_GET_RETRIES: 2,
   MAX_UPSTREAM_CALLS: 250,
+  MAX_BATCH_SIZE: 10,
   MAX_LOOKUP_SCAN_PAGES: 10,
   UPSTREAM_CONCURRENCY_PER_REQUEST: 32,
   REQUEST_DEADLINE_MS: 30_000,
@@ -187,6 +188,8 @@ interface GatewayConfig {
   upstreamGetRetries: number;
   /** Upstream calls one request may make; operations estimated above it are refused. @default DEFAULTS.MAX_UPSTREAM_CALLS */
   maxUpstreamCalls: number;
+  /** Operations one batched request (a JSON array) may hold; a longer batch is refused whole. @default DEFAULTS.MAX_BATCH_SIZE */
+  maxBatchSize: number;
   /** Upstream calls of one request in flight at once. @default DEFAULTS.UPSTREAM_CONCURRENCY_PER_REQUEST */
   upstreamConcurrencyPerRequest: number;
   /** From a request's arrival, time until its last upstream call must have ended. @default DEFAULTS.REQUEST_DEADLINE_MS */
@@ -292,6 +295,7 @@ export function loadConfig(env: Env = process.env): GatewayConfig {
     upstreamConnections: integer(env, 'UPSTREAM_CONNECTIONS', 1, 4096),
     upstreamGetRetries: integer(env, 'UPSTREAM_GET_RETRIES', 0, 10),
     maxUpstreamCalls: integer(env, 'MAX_UPSTREAM_CALLS', 1, 100_000),
+    maxBatchSize: integer(env, 'MAX_BATCH_SIZE', 1, 1000),
     upstreamConcurrencyPerRequest: integer(env, 'UPSTREAM_CONCURRENCY_PER_REQUEST', 1, 1024),
     requestDeadlineMs: integer(env, 'REQUEST_DEADLINE_MS', 1, 600_000),
     admissionCapacity: optionalInteger(env, 'ADMISSION_CAPACITY', 1, 1_000_000),

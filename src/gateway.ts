@@ -4,7 +4,7 @@
 
 import type { RequestListener } from 'node:http';
 import { type ExecutionResult, GraphQLError } from 'graphql';
-import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, type Plugin, type YogaInitialContext, type YogaServerInstance } from 'graphql-yoga';
 import type { BudgetWindow } from './budget-setting.ts';
 import { compiledExecutionPlugin, compiledOperations } from './compiled-operations.ts';
 import { type CacheSettings, DEFAULTS, type IdempotencySettings, type SubscriptionSettings, type TracingSettings } from './config.ts';
@@ -15,11 +15,14 @@ import { GRAPHQL_ENDPOINT } from './graphql-endpoint.ts';
 import { toGraphQLError, unexpectedError } from './graphql-errors.ts';
 import { createHttpSurface, type HttpOptions } from './http/index.ts';
 import { createIdempotencyMetrics, IDEMPOTENCY_KEY_HEADER, idempotencyPlugin } from './idempotency/index.ts';
+import { batching, YOGA_BATCHING } from './incremental/batching.ts';
+import { deferStreamPlugins, exceptIncremental, usesIncrementalDelivery } from './incremental/defer-stream.ts';
 import { fastPathListener } from './known-queries/fast-path.ts';
 import { createKnownQueries } from './known-queries/known-queries.ts';
 import { createAdmission } from './limits/admission.ts';
 import { admissionGate } from './limits/admission-plugin.ts';
 import { bodyLimitPlugin } from './limits/body-limit.ts';
+import { estimateUpstreamCalls } from './limits/fan-out.ts';
 import { fanOutBudgetPlugin } from './limits/fan-out-plugin.ts';
 import { jsonDepthPlugin } from './limits/json-depth.ts';
 import { DEFAULT_QUERY_LIMITS, type QueryLimits, queryLimitPlugins } from './limits/query-limits.ts';
@@ -79,6 +82,8 @@ export interface GatewayOptions extends OperationsOptions {
   circuitBreaker?: CircuitBreakerOptions;
   /** Depth, aliases, tokens and directives per operation. @default DEFAULT_QUERY_LIMITS */
   queryLimits?: Partial<QueryLimits>;
+  /** Operations one batched request may hold. @default DEFAULTS.MAX_BATCH_SIZE */
+  maxBatchSize?: number;
   /** Largest request body accepted. @default DEFAULTS.MAX_REQUEST_BYTES */
   maxRequestBytes?: number;
   /** How deeply a `JSON` value may nest, in a caller's input and in an upstream answer. @default DEFAULTS.MAX_JSON_DEPTH */
@@ -219,6 +224,14 @@ export function createGateway(options: GatewayOptions): Gateway {
   const persisted = persistedOperations(options.persistedOperations, economy?.persistedQueries);
   const contextOf = ({ request }: { request: Request }) =>
     createContext(economy ? economy.transportFor(request, transport) : transport, request, limits, arrivals.get(request), subscriptions);
+  const batches = batching({
+    maxBatchSize: options.maxBatchSize ?? DEFAULTS.MAX_BATCH_SIZE,
+    maxUpstreamCalls: limits.maxCalls,
+    estimate: (document, operationName, variables) =>
+      estimateUpstreamCalls(schema, document, operationName, variables, { maxLookupScanPages: limits.maxLookupScanPages }),
+    persistedText: persisted.textOf,
+    idempotencyHeader: IDEMPOTENCY_KEY_HEADER,
+  });
   const fastPathMaxQueries = options.fastPathMaxQueries ?? DEFAULTS.FAST_PATH_MAX_QUERIES;
   const fastPath = fastPathMaxQueries > 0 ? { known: createKnownQueries({ max: fastPathMaxQueries, operations, estimateOf }) } : undefined;
   const yoga = createYoga<Record<string, never>, GatewayContext>({
@@ -233,14 +246,18 @@ export function createGateway(options: GatewayOptions): Gateway {
     maskedErrors: { maskError: callerFacingError },
     renderGraphiQL: graphiql.render,
     graphiql: graphiql.options,
-    // Batched operations (a JSON array of operations) stay off: Yoga's default.
-    batching: false,
+    // A JSON array of operations (src/incremental/batching.ts enforces MAX_BATCH_SIZE).
+    batching: YOGA_BATCHING,
     // bodyLimitPlugin enforces MAX_REQUEST_BYTES (by Content-Length, and by counting a chunked
     // body), and Node's parser holds a body to its Content-Length. Yoga's own 25 MB check would pipe
     // every request body through a TransformStream and build a second Request.
     maxRequestBodySize: false,
     plugins: [
-      compiledExecutionPlugin(operations),
+      // @defer/@stream run on Yoga's execution, except in a batch (compiled: the slot holds the whole result).
+      compiledExecutionPlugin(
+        operations,
+        (args) => usesIncrementalDelivery(args.document) && !batches.inBatch((args.contextValue as YogaInitialContext).request),
+      ),
       arrivalPlugin(arrivals, arrive),
       withoutOriginalErrors(),
       graphiql.plugin,
@@ -249,6 +266,8 @@ export function createGateway(options: GatewayOptions): Gateway {
       bodyLimitPlugin(options.maxRequestBytes ?? DEFAULTS.MAX_REQUEST_BYTES),
       // After every plugin that picks a request parser: it wraps the one picked.
       ...protocolErrorPlugins(),
+      batches.plugin,
+      ...deferStreamPlugins(batches.inBatch),
       ...persisted.plugins,
       ...queryLimitPlugins({ ...DEFAULT_QUERY_LIMITS, ...options.queryLimits }),
       // Before the fan-out estimate: it reads the variables.
@@ -271,7 +290,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       // refusal would otherwise end execution before admission's wrapper could release the weight.
       gate.plugin,
       // After every check that can refuse an execution: only a query that passed them all is known.
-      ...(fastPath ? [fastPath.known.recorder] : []),
+      ...(fastPath ? [exceptIncremental(fastPath.known.recorder)] : []),
       // After every check that can refuse an operation: only one that runs shares its APQ text.
       ...persisted.afterChecks,
       ...subscriptionPlugins(operations),

@@ -1,0 +1,64 @@
+// @defer and @stream (contract: Incremental delivery): graphql-yoga's defer-stream plugin adds the
+// directives and their validation rules; an operation using them runs on Yoga's own (graphql-js)
+// execution, which delivers them, while every other operation keeps graphql-jit's compiled one
+// (which ignores both). In a batch they are ignored: the operation runs compiled, and its slot holds
+// the whole result (src/incremental/batching.ts).
+import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
+import { type DocumentNode, type ExecutionResult, Kind, visit } from 'graphql';
+import type { Plugin } from 'graphql-yoga';
+
+const INCREMENTAL_DIRECTIVES = new Set(['defer', 'stream']);
+
+/** Whether a document uses @defer or @stream anywhere; walked once per document (Yoga's parse cache hands the same one). */
+const incrementalDocuments = new WeakMap<DocumentNode, boolean>();
+export function usesIncrementalDelivery(document: DocumentNode): boolean {
+  let uses = incrementalDocuments.get(document);
+  if (uses === undefined) {
+    uses = false;
+    visit(document, {
+      [Kind.DIRECTIVE](node) {
+        if (INCREMENTAL_DIRECTIVES.has(node.name.value)) uses = true;
+      },
+    });
+    incrementalDocuments.set(document, uses);
+  }
+  return uses;
+}
+
+/** Media types an incremental answer can be sent as: multipart/mixed and GraphQL over SSE (also a wildcard, or no Accept). */
+const INCREMENTAL_MEDIA_TYPES = /multipart\/mixed|text\/event-stream|\*\/\*|multipart\/\*|text\/\*/i;
+
+/**
+ * An incremental operation asked for with JSON types only is refused with 406 before it runs (Yoga
+ * answers 406 to a stream no result processor takes: an empty one is given, so no upstream call is
+ * made for an answer that cannot be sent).
+ */
+function refuseJsonOnly(inBatch: (request: Request) => boolean): Plugin {
+  return {
+    onExecute({ args, setResultAndStopExecution }) {
+      if (!usesIncrementalDelivery(args.document)) return;
+      const { request } = args.contextValue as { request: Request };
+      if (inBatch(request)) return;
+      const accept = request.headers.get('accept');
+      if (!accept || INCREMENTAL_MEDIA_TYPES.test(accept)) return;
+      setResultAndStopExecution(noPayloads() as unknown as ExecutionResult);
+    },
+  };
+}
+
+async function* noPayloads() {}
+
+/** `inBatch`: whether a request is a batch, whose operations ignore both directives. */
+export function deferStreamPlugins(inBatch: (request: Request) => boolean): Plugin[] {
+  return [useDeferStream(), refuseJsonOnly(inBatch)];
+}
+
+/** A plugin that leaves incremental operations alone (the fast path must never learn one: it would answer it whole). */
+export function exceptIncremental(plugin: Plugin): Plugin {
+  const { onExecute } = plugin;
+  if (!onExecute) return plugin;
+  return {
+    ...plugin,
+    onExecute: (payload) => (usesIncrementalDelivery(payload.args.document) ? undefined : onExecute(payload)),
+  };
+}
