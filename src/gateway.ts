@@ -2,7 +2,7 @@
 // ids, health) over one shared upstream transport, and the Node listener that serves it behind the
 // fast path for known queries (src/known-queries).
 
-import type { RequestListener } from 'node:http';
+import type { RequestListener, Server } from 'node:http';
 import { type ExecutionResult, GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaInitialContext, type YogaServerInstance } from 'graphql-yoga';
 import type { BudgetWindow } from './budget-setting.ts';
@@ -14,6 +14,7 @@ import { createLocalGraphiQL } from './graphiql/index.ts';
 import { GRAPHQL_ENDPOINT } from './graphql-endpoint.ts';
 import { toGraphQLError, unexpectedError } from './graphql-errors.ts';
 import { createHttpSurface, type HttpOptions } from './http/index.ts';
+import { serveWebSocket, type WebSocketEndpoint } from './http/websocket.ts';
 import { createIdempotencyMetrics, IDEMPOTENCY_KEY_HEADER, idempotencyPlugin } from './idempotency/index.ts';
 import { batching, YOGA_BATCHING } from './incremental/batching.ts';
 import { deferStreamPlugins, exceptIncremental, usesIncrementalDelivery } from './incremental/defer-stream.ts';
@@ -48,7 +49,7 @@ import { createUpstreamEconomy } from './upstream-economy/index.ts';
 
 /** Logging, metrics, readiness, CORS and CSRF settings: see src/observability and src/http. */
 type OperationsOptions = Omit<ObservabilityOptions, 'transport' | 'requestIdOf' | 'onOperation'> &
-  Omit<HttpOptions, 'transport' | 'upstreamUrl' | 'cacheStore'>;
+  Omit<HttpOptions, 'transport' | 'upstreamUrl' | 'cacheStore' | 'openWebSockets'>;
 
 export interface GatewayOptions extends OperationsOptions {
   upstreamUrl: string;
@@ -123,6 +124,8 @@ export interface Gateway {
   metrics: GatewayMetrics;
   /** Readiness answers 503, responses close their connections and every subscription stream completes (SIGTERM). */
   beginShutdown(): void;
+  /** Serves GraphQL over WebSocket (graphql-ws) on this server's GraphQL path. */
+  serveWebSocket(server: Server): void;
   /** Open subscription streams and the polls feeding them. */
   subscriptionStats(): { streams: number; polls: number };
   /** Releases the upstream pool, then exports the spans still queued, for at most `flushWithinMs`. */
@@ -181,7 +184,11 @@ export function createGateway(options: GatewayOptions): Gateway {
     registry: observability.metrics.registry,
     labelBounds,
   });
-  const http = createHttpSurface({ ...options, transport, cacheStore: economy?.storeReport }, GRAPHQL_ENDPOINT);
+  let webSocket: WebSocketEndpoint | undefined;
+  const http = createHttpSurface(
+    { ...options, transport, cacheStore: economy?.storeReport, openWebSockets: () => webSocket?.open() },
+    GRAPHQL_ENDPOINT,
+  );
   const limits: RequestLimits = {
     maxCalls: options.maxUpstreamCalls ?? DEFAULTS.MAX_UPSTREAM_CALLS,
     concurrency: options.upstreamConcurrencyPerRequest ?? DEFAULTS.UPSTREAM_CONCURRENCY_PER_REQUEST,
@@ -336,6 +343,18 @@ export function createGateway(options: GatewayOptions): Gateway {
     beginShutdown: () => {
       http.beginShutdown();
       subscriptions.close();
+      webSocket?.beginShutdown();
+    },
+    serveWebSocket(server) {
+      webSocket = serveWebSocket(server, {
+        yoga,
+        path: GRAPHQL_ENDPOINT,
+        maxPayload: options.maxRequestBytes ?? DEFAULTS.MAX_REQUEST_BYTES,
+        arrive,
+        requestLog: observability.requestLog,
+        persisted,
+        registry: observability.metrics.registry,
+      });
     },
     subscriptionStats: subscriptions.stats,
     close: async (flushWithinMs = Number.POSITIVE_INFINITY) => {

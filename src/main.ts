@@ -16,6 +16,7 @@ async function main(): Promise<void> {
   const logger = openLogger(config);
   const gateway = createGateway({ ...config, upstreamUrl, demoKey: embedded?.keys.demo, logger });
   const server = createGatewayServer(gateway.listener, config.server);
+  gateway.serveWebSocket(server);
   await listen(server, config.port, config.host);
   // Before the banner: whoever waits for "ready" may send SIGTERM at once.
   const shutdown = gracefulShutdown({

@@ -22,6 +22,8 @@ export interface ReadinessOptions {
   transport: Pick<GuardedTransport, 'circuits'>;
   /** The cache's store (CACHE), reported as information like the upstream: a store that is down never fails readiness. */
   cacheStore?: () => CacheStoreReport | undefined;
+  /** Open GraphQL over WebSocket connections; undefined while no server serves WebSocket (src/http/websocket.ts). */
+  openWebSockets?: () => number | undefined;
 }
 
 export interface CacheStoreReport {
@@ -34,6 +36,7 @@ type ReadinessReport =
       status: 'ready';
       upstream: { reachable: boolean; reason?: string; circuits: ReturnType<GuardedTransport['circuits']> };
       cache?: CacheStoreReport;
+      webSockets?: { open: number };
     }
   | { status: 'unavailable'; reason: string };
 
@@ -89,7 +92,8 @@ export function createReadiness(options: ReadinessOptions): Readiness {
     const circuits = options.transport.circuits();
     const upstream = reason === undefined ? { reachable: true, circuits } : { reachable: false, reason, circuits };
     const cache = options.cacheStore?.();
-    return cache ? { status: 'ready', upstream, cache } : { status: 'ready', upstream };
+    const open = options.openWebSockets?.();
+    return { status: 'ready', upstream, ...(cache && { cache }), ...(open !== undefined && { webSockets: { open } }) };
   }
 
   return {

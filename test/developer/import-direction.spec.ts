@@ -46,6 +46,8 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   'upstream-economy': ['budget', 'budget-setting', 'config', 'context', 'observability', 'rest', 'store', 'upstream-cache'],
   // Spans of the requests and their upstream calls, fed by the request transport and the request log.
   tracing: ['config', 'graphql-endpoint', 'rest', 'observability', 'truncate'],
+  // @defer/@stream routing and batched requests.
+  incremental: ['graphql-errors'],
   // Idempotent mutations: remembered in the store, under the callers' tags.
   idempotency: ['caller', 'config', 'context', 'graphql-errors', 'store'],
   // Queries run before, answered again without Yoga's pipeline: what they share with it is handed in.
@@ -63,6 +65,7 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
     'graphql-errors',
     'http',
     'idempotency',
+    'incremental',
     'known-queries',
     'limits',
     'observability',
