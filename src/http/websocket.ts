@@ -137,7 +137,9 @@ export function serveWebSocket(server: Server, options: WebSocketOptions): WebSo
 
   /** A subscribe refused before it ran (parse or validation): an `error` message, logged as a 400. */
   const refused = (request: Request, error: unknown) => {
-    const errors = (Array.isArray(error) ? error : [error]).map((e) => (e instanceof GraphQLError ? e : new GraphQLError('Unexpected error.')));
+    const errors = (Array.isArray(error) ? error : [error]).map((e) =>
+      e instanceof GraphQLError ? e : new GraphQLError('Unexpected error.'),
+    );
     options.requestLog.answering(request, { errors });
     options.requestLog.end(request, 400);
     return errors;
@@ -170,9 +172,12 @@ function paramsOf(payload: SubscribePayload, persisted: WebSocketOptions['persis
   const id = (payload.extensions?.persistedQuery as { sha256Hash?: unknown } | undefined)?.sha256Hash;
   const known = typeof id === 'string' ? persisted.textOf(id) : undefined;
   if (!persisted.acceptsQueryText && known === undefined) {
-    return new GraphQLError('This gateway runs only persisted operations (PERSISTED_OPERATIONS is set): send the id of a listed operation.', {
-      extensions: { code: typeof id === 'string' ? 'PERSISTED_QUERY_NOT_IN_LIST' : 'PERSISTED_QUERY_ONLY' },
-    });
+    return new GraphQLError(
+      'This gateway runs only persisted operations (PERSISTED_OPERATIONS is set): send the id of a listed operation.',
+      {
+        extensions: { code: typeof id === 'string' ? 'PERSISTED_QUERY_NOT_IN_LIST' : 'PERSISTED_QUERY_ONLY' },
+      },
+    );
   }
   const query = known ?? payload.query;
   if (typeof query !== 'string' || query === '') {
