@@ -274,7 +274,7 @@ export function createGateway(options: GatewayOptions): Gateway {
       // After every plugin that picks a request parser: it wraps the one picked.
       ...protocolErrorPlugins(),
       batches.plugin,
-      ...deferStreamPlugins(batches.inBatch),
+      ...deferStreamPlugins(batches.inBatch, callerFacingError),
       ...persisted.plugins,
       ...queryLimitPlugins({ ...DEFAULT_QUERY_LIMITS, ...options.queryLimits }),
       // Before the fan-out estimate: it reads the variables.

@@ -4,8 +4,8 @@
 // (which ignores both). In a batch they are ignored: the operation runs compiled, and its slot holds
 // the whole result (src/incremental/batching.ts).
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
-import { type DocumentNode, type ExecutionResult, Kind, visit } from 'graphql';
-import type { Plugin } from 'graphql-yoga';
+import { type DocumentNode, type ExecutionResult, type GraphQLError, Kind, visit } from 'graphql';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 
 const INCREMENTAL_DIRECTIVES = new Set(['defer', 'stream']);
 
@@ -48,9 +48,36 @@ function refuseJsonOnly(inBatch: (request: Request) => boolean): Plugin {
 
 async function* noPayloads() {}
 
-/** `inBatch`: whether a request is a batch, whose operations ignore both directives. */
-export function deferStreamPlugins(inBatch: (request: Request) => boolean): Plugin[] {
-  return [useDeferStream(), refuseJsonOnly(inBatch)];
+interface IncrementalEntry {
+  errors?: readonly GraphQLError[];
+}
+
+/**
+ * Yoga masks the errors of a result and of each payload's `errors`, not those of `incremental[]`
+ * (a deferred fragment's own): they leave through the gateway's masking too, with its codes.
+ */
+function maskIncrementalErrors(maskError: (error: unknown) => Error): Plugin {
+  const masked = (entry: IncrementalEntry) => (entry.errors ? { ...entry, errors: entry.errors.map((error) => maskError(error)) } : entry);
+  return {
+    onExecute() {
+      return {
+        onExecuteDone({ result }) {
+          if (!isAsyncIterable(result)) return;
+          return {
+            onNext({ result: payload, setResult }) {
+              const { incremental } = payload as { incremental?: IncrementalEntry[] };
+              if (incremental) setResult({ ...payload, incremental: incremental.map(masked) } as unknown as ExecutionResult);
+            },
+          };
+        },
+      };
+    },
+  };
+}
+
+/** `inBatch`: whether a request is a batch, whose operations ignore both directives; `maskError`: how every error leaves. */
+export function deferStreamPlugins(inBatch: (request: Request) => boolean, maskError: (error: unknown) => Error): Plugin[] {
+  return [useDeferStream(), refuseJsonOnly(inBatch), maskIncrementalErrors(maskError)];
 }
 
 /** A plugin that leaves incremental operations alone (the fast path must never learn one: it would answer it whole). */
