@@ -40,7 +40,11 @@ export interface WebSocketEndpoint {
 /** The URL of the Request a WebSocket operation is made as: it never leaves the process. */
 const OPERATION_URL = 'http://websocket.invalid/graphql';
 
-type SocketContext = { authorization: string; operations: Map<string, AbortController> };
+/** A socket's caller (the Authorization its operations carry) and its operations running, by id. */
+interface SocketContext {
+  authorization: string;
+  operations: Map<string, AbortController>;
+}
 
 export function serveWebSocket(server: Server, options: WebSocketOptions): WebSocketEndpoint {
   const wss = new WebSocketServer({ server, path: options.path, maxPayload: options.maxPayload });
