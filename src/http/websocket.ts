@@ -8,7 +8,7 @@
 // 4429); ws closes a message over MAX_REQUEST_BYTES with 1009.
 import type { IncomingMessage, Server } from 'node:http';
 import { type ExecutionArgs, GraphQLError } from 'graphql';
-import type { SubscribePayload } from 'graphql-ws';
+import { GRAPHQL_TRANSPORT_WS_PROTOCOL, type SubscribePayload } from 'graphql-ws';
 import { useServer } from 'graphql-ws/use/ws';
 import type { YogaServerInstance } from 'graphql-yoga';
 import { Gauge, type Registry } from 'prom-client';
@@ -127,7 +127,8 @@ export function serveWebSocket(server: Server, options: WebSocketOptions): WebSo
         const state = ctx.extra.state as SocketContext;
         state.operations.get(id)?.abort();
         state.operations.delete(id);
-        closeIfDrained(ctx.extra.socket, state);
+        // graphql-ws sends the operation's `complete` after this callback: the socket closes after it.
+        setImmediate(() => closeIfDrained(ctx.extra.socket, state));
       },
       onOperation(_ctx, _id, _payload, args, result) {
         // Logged once the operation's result (or its first payload) is ready, as an HTTP answer is.
@@ -138,6 +139,11 @@ export function serveWebSocket(server: Server, options: WebSocketOptions): WebSo
     },
     wss,
   );
+  // After useServer, which sets its own (no subprotocol unless graphql-transport-ws): the client's
+  // first choice is accepted, so the handshake completes and graphql-ws closes with 4406 as the
+  // contract says; refused at the handshake, a client sees only 1006.
+  wss.options.handleProtocols = (protocols) =>
+    protocols.has(GRAPHQL_TRANSPORT_WS_PROTOCOL) ? GRAPHQL_TRANSPORT_WS_PROTOCOL : (protocols.values().next().value ?? false);
 
   /** A subscribe refused before it ran (parse or validation): an `error` message, logged as a 400. */
   const refused = (request: Request, error: unknown) => {
