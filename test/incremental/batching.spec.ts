@@ -1,8 +1,9 @@
 // Batched requests (contract: Batching) over HTTP against the reference API: Apollo's BatchHttpLink
 // sends three operations in one request and gets three results; a batch longer than MAX_BATCH_SIZE,
 // or whose summed estimate is over MAX_UPSTREAM_CALLS, is refused whole before any upstream call.
-import { ApolloClient, gql, InMemoryCache } from '@apollo/client';
+import { ApolloClient, InMemoryCache } from '@apollo/client';
 import { BatchHttpLink } from '@apollo/client/link/batch-http';
+import { parse } from 'graphql';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { type HttpHarness, startHttpHarness } from '../support/http-server.ts';
 
@@ -42,10 +43,10 @@ describe('BatchHttpLink', () => {
       cache: new InMemoryCache(),
     });
     const [count, names, missing] = await Promise.all([
-      client.query({ query: gql`query Count { organizations { totalCount } }` }),
-      client.query({ query: gql`query Names { organizations(first: 2) { nodes { name } } }` }),
+      client.query({ query: parse('query Count { organizations { totalCount } }') }),
+      client.query({ query: parse('query Names { organizations(first: 2) { nodes { name } } }') }),
       client.query({
-        query: gql`query Missing($id: UUID!) { organization(databaseId: $id) { name } }`,
+        query: parse('query Missing($id: UUID!) { organization(databaseId: $id) { name } }'),
         variables: { id: '00000000-0000-4000-8000-000000000000' },
       }),
     ]);
