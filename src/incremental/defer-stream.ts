@@ -59,7 +59,8 @@ interface IncrementalEntry {
 function maskIncrementalErrors(maskError: (error: unknown) => Error): Plugin {
   const masked = (entry: IncrementalEntry) => (entry.errors ? { ...entry, errors: entry.errors.map((error) => maskError(error)) } : entry);
   return {
-    onExecute() {
+    onExecute({ args }) {
+      if (!usesIncrementalDelivery(args.document)) return; // nothing made for any other request
       return {
         onExecuteDone({ result }) {
           if (!isAsyncIterable(result)) return;
