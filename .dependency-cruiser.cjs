@@ -20,20 +20,22 @@ const MAY_IMPORT = {
   caller: [],
   // Reading an operation's selections (fragments, @skip/@include), as graphql-js would.
   selections: [],
-  // Operations compiled once per document and operation name, and run as compiled.
-  'compiled-operations': [],
   config: ['persisted', 'budget-setting'],
   // The REST client and its transport know nothing of GraphQL.
   rest: ['wire', 'config', 'truncate'],
   'graphql-errors': ['rest'],
+  // @defer/@stream (which operations leave compiled execution) and batched requests.
+  incremental: ['graphql-errors'],
   loaders: ['wire', 'rest', 'graphql-errors', 'page-size'],
+  limits: ['caller', 'config', 'graphql-errors', 'page-size', 'rest', 'selections'],
+  // Operations compiled once per document and operation name, and run as compiled (answers bounded by MAX_RESPONSE_BYTES).
+  'compiled-operations': ['limits'],
   observability: ['config', 'graphql-endpoint', 'rest', 'graphql-errors', 'truncate'],
   // This instance's subscriptions: shared polls, open streams, writes re-polling what they touched.
   subscriptions: ['caller', 'compiled-operations', 'graphql-errors', 'loaders', 'observability', 'rest'],
   // Spans of the requests and their upstream calls, fed by the request transport and the request log.
   tracing: ['config', 'graphql-endpoint', 'rest', 'observability', 'truncate'],
   context: ['caller', 'rest', 'loaders', 'graphql-errors', 'subscriptions', 'tracing'],
-  limits: ['caller', 'config', 'graphql-errors', 'page-size', 'rest', 'selections'],
   schema: ['wire', 'rest', 'loaders', 'context', 'graphql-errors', 'limits', 'page-size', 'selections', 'subscriptions'],
   http: ['config', 'graphql-errors', 'rest', 'observability'],
   // What the gateway keeps between requests, and what makes upstream calls count across them.
@@ -56,6 +58,7 @@ const MAY_IMPORT = {
     'graphql-errors',
     'http',
     'idempotency',
+    'incremental',
     'limits',
     'observability',
     'persisted',

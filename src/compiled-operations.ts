@@ -54,12 +54,18 @@ function runCompiled(operation: CompiledOperation, args: Pick<ExecutionArgs, 'ro
   return isPromise(result) ? result.then(withSerializer) : withSerializer(result);
 }
 
-/** Queries and mutations execute as compiled (subscriptions: src/subscriptions/plugins.ts). */
-export function compiledExecutionPlugin(operations: CompiledOperations): Plugin {
+/**
+ * Queries and mutations execute as compiled (subscriptions: src/subscriptions/plugins.ts), except
+ * those `runsOnYoga` names (@defer and @stream, which graphql-jit ignores): Yoga's own execution.
+ */
+export function compiledExecutionPlugin(
+  operations: CompiledOperations,
+  runsOnYoga: (args: ExecutionArgs) => boolean = () => false,
+): Plugin {
   const execute = makeExecute((args: ExecutionArgs) => runCompiled(operations.of(args), args));
   return {
-    onExecute({ setExecuteFn }) {
-      setExecuteFn(execute);
+    onExecute({ args, setExecuteFn }) {
+      if (!runsOnYoga(args)) setExecuteFn(execute);
     },
   };
 }

@@ -1,9 +1,9 @@
 // createGateway(options): the Yoga instance (schema, per-request context, error masking, request
 // ids, health) over one shared upstream transport. Every request goes through Yoga's pipeline.
 
-import type { RequestListener } from 'node:http';
+import type { RequestListener, Server } from 'node:http';
 import { type ExecutionResult, GraphQLError } from 'graphql';
-import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, type Plugin, type YogaInitialContext, type YogaServerInstance } from 'graphql-yoga';
 import { compiledExecutionPlugin, compiledOperations } from './compiled-operations.ts';
 import { type ConfigOverrides, type GatewayConfig, resolveConfig } from './config/index.ts';
 import { type Arrival, createContext, type GatewayContext, type RequestLimits, requestIdOf } from './context.ts';
@@ -13,10 +13,14 @@ import { GRAPHQL_ENDPOINT } from './graphql-endpoint.ts';
 import { toGraphQLError, unexpectedError } from './graphql-errors.ts';
 import { errorBoundary } from './http/error-boundary.ts';
 import { createHttpSurface } from './http/index.ts';
-import { createIdempotencyMetrics, idempotencyPlugin } from './idempotency/index.ts';
+import { serveWebSocket, type WebSocketEndpoint } from './http/websocket.ts';
+import { createIdempotencyMetrics, IDEMPOTENCY_KEY_HEADER, idempotencyPlugin } from './idempotency/index.ts';
+import { batching, YOGA_BATCHING } from './incremental/batching.ts';
+import { deferStreamPlugins, usesIncrementalDelivery } from './incremental/defer-stream.ts';
 import { createAdmission } from './limits/admission.ts';
 import { admissionPlugin } from './limits/admission-plugin.ts';
 import { bodyLimitPlugin } from './limits/body-limit.ts';
+import { estimateUpstreamCalls } from './limits/fan-out.ts';
 import { fanOutBudgetPlugin } from './limits/fan-out-plugin.ts';
 import { jsonDepthPlugin } from './limits/json-depth.ts';
 import { queryLimitPlugins } from './limits/query-limits.ts';
@@ -71,6 +75,8 @@ export interface Gateway {
   metricsListener: RequestListener | undefined;
   /** Readiness answers 503, responses close their connections and every subscription stream completes (SIGTERM). */
   beginShutdown(): void;
+  /** Serves GraphQL over WebSocket (graphql-ws) on this server's GraphQL path. */
+  serveWebSocket(server: Server): void;
   /** Open subscription streams and the polls feeding them. */
   subscriptionStats(): { streams: number; polls: number };
   /** Releases the upstream pool, then exports the spans still queued, for at most `flushWithinMs`. */
@@ -91,6 +97,13 @@ export function createGateway(given: GatewayOptions): Gateway {
     onOperation: (summary, request) => arrivals.get(request)?.trace?.end(summary),
   });
   const tracing = createTracing({ settings: options.tracing, upstreamUrl: options.upstreamUrl, logger: observability.logger });
+  /** Notes a request's arrival (an HTTP request, or one operation over WebSocket); returns its id. */
+  const arrive = (request: Request) => {
+    const receivedAt = performance.now();
+    const requestId = requestIdOf(request.headers.get('x-request-id'));
+    arrivals.set(request, { requestId, receivedAt, trace: tracing.startRequest(request, receivedAt) });
+    return requestId;
+  };
   const { idempotency } = options;
   // Each operation's fan-out estimate, noted once by the fan-out plugin: its upstream calls, read by
   // the upstream budget (which reserves them) and `x-cost`, and its weight, read by admission control
@@ -111,7 +124,11 @@ export function createGateway(given: GatewayOptions): Gateway {
     registry: observability.metrics.registry,
     labelBounds,
   });
-  const http = createHttpSurface({ ...options, transport, cacheStore: economy?.storeReport }, GRAPHQL_ENDPOINT);
+  let webSocket: WebSocketEndpoint | undefined;
+  const http = createHttpSurface(
+    { ...options, transport, cacheStore: economy?.storeReport, openWebSockets: () => webSocket?.open() },
+    GRAPHQL_ENDPOINT,
+  );
   const limits: RequestLimits = {
     maxCalls: options.maxUpstreamCalls,
     concurrency: options.upstreamConcurrencyPerRequest,
@@ -158,6 +175,14 @@ export function createGateway(given: GatewayOptions): Gateway {
   });
 
   const persisted = persistedOperations(options.persistedOperations, economy?.persistedQueries);
+  const batches = batching({
+    maxBatchSize: options.maxBatchSize,
+    maxUpstreamCalls: limits.maxCalls,
+    estimate: (document, operationName, variables) =>
+      estimateUpstreamCalls(schema, document, operationName, variables, { maxLookupScanPages: limits.maxLookupScanPages }),
+    persistedText: persisted.textOf,
+    idempotencyHeader: IDEMPOTENCY_KEY_HEADER,
+  });
   const yoga = createYoga<Record<string, never>, GatewayContext>({
     schema,
     graphqlEndpoint: GRAPHQL_ENDPOINT,
@@ -171,17 +196,21 @@ export function createGateway(given: GatewayOptions): Gateway {
     maskedErrors: { maskError: callerFacingError },
     renderGraphiQL: graphiql.render,
     graphiql: graphiql.options,
-    // Batched operations (a JSON array of operations) stay off: Yoga's default.
-    batching: false,
+    // A JSON array of operations (src/incremental/batching.ts enforces MAX_BATCH_SIZE).
+    batching: YOGA_BATCHING,
     // bodyLimitPlugin enforces MAX_REQUEST_BYTES (by Content-Length, and by counting a chunked
     // body), and Node's parser holds a body to its Content-Length. Yoga's own 25 MB check would pipe
     // every request body through a TransformStream and build a second Request.
     maxRequestBodySize: false,
     plugins: [
       ...(options.plugins ?? []),
-      compiledExecutionPlugin(operations),
+      // @defer/@stream run on Yoga's execution, except in a batch (compiled: the slot holds the whole result).
+      compiledExecutionPlugin(
+        operations,
+        (args) => usesIncrementalDelivery(args.document) && !batches.inBatch((args.contextValue as YogaInitialContext).request),
+      ),
       responseSizePlugin(maxResponseBytes),
-      arrivalPlugin(arrivals, tracing),
+      arrivalPlugin(arrivals, arrive),
       withoutOriginalErrors(),
       graphiql.plugin,
       ...observability.plugins,
@@ -190,6 +219,8 @@ export function createGateway(given: GatewayOptions): Gateway {
       bodyLimitPlugin(options.maxRequestBytes),
       // After every plugin that picks a request parser: it wraps the one picked.
       ...protocolErrorPlugins(),
+      batches.plugin,
+      ...deferStreamPlugins(batches.inBatch, callerFacingError),
       ...persisted.plugins,
       ...queryLimitPlugins(options.queryLimits),
       // Before the fan-out estimate: it reads the variables.
@@ -241,6 +272,18 @@ export function createGateway(given: GatewayOptions): Gateway {
     beginShutdown: () => {
       http.beginShutdown();
       subscriptions.close();
+      webSocket?.beginShutdown();
+    },
+    serveWebSocket(server) {
+      webSocket = serveWebSocket(server, {
+        yoga,
+        path: GRAPHQL_ENDPOINT,
+        maxPayload: options.maxRequestBytes,
+        arrive,
+        requestLog: observability.requestLog,
+        persisted,
+        registry: observability.metrics.registry,
+      });
     },
     subscriptionStats: subscriptions.stats,
     close: async (flushWithinMs = Number.POSITIVE_INFINITY) => {
@@ -343,12 +386,10 @@ function withoutOriginalErrors(): Plugin {
  * its id and its trace. An incoming `x-request-id` (or a new one) goes upstream with every call and
  * back in the response; an incoming `traceparent` is continued (src/tracing).
  */
-function arrivalPlugin(arrivals: WeakMap<object, Arrival>, tracing: ReturnType<typeof createTracing>): Plugin {
+function arrivalPlugin(arrivals: WeakMap<object, Arrival>, arrive: (request: Request) => string): Plugin {
   return {
     onRequest({ request }) {
-      const receivedAt = performance.now();
-      const requestId = requestIdOf(request.headers.get('x-request-id'));
-      arrivals.set(request, { requestId, receivedAt, trace: tracing.startRequest(request, receivedAt) });
+      arrive(request);
     },
     onResponse({ request, response }) {
       const id = arrivals.get(request)?.requestId;

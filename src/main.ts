@@ -20,6 +20,7 @@ async function main(): Promise<void> {
   }
   const gateway = createGateway({ ...config, upstreamUrl, demoKey: embedded?.keys.demo, logger });
   const server = createGatewayServer(gateway.listener, config.server);
+  gateway.serveWebSocket(server);
   await listen(server, config.port, config.host);
   // METRICS_PORT: /metrics on a server of its own, kept until the process exits (a scrape during shutdown still answers).
   const metricsServer = gateway.metricsListener && config.metricsListen && createGatewayServer(gateway.metricsListener, config.server);

@@ -3,7 +3,8 @@
 // execution ends, the reservation is settled to the calls the request really made (cache hits and
 // waits for another request's call cost nothing). `x-upstream-budget: 1` adds what is left of each
 // window to the response (`extensions.upstreamBudget`).
-import type { Plugin } from 'graphql-yoga';
+import type { ExecutionResult } from 'graphql';
+import { finalAsyncIterator, isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { callerKey } from '../caller.ts';
 import type { GatewayContext } from '../context.ts';
 import { gatewayError } from '../graphql-errors.ts';
@@ -57,7 +58,12 @@ export function upstreamBudgetPlugin(
         return;
       }
       return {
-        async onExecuteDone() {
+        async onExecuteDone({ result, setResult }) {
+          // An incremental answer (@defer/@stream) is settled once its last payload is sent, or its client left.
+          if (isAsyncIterable(result)) {
+            setResult(finalAsyncIterator(result, () => void budget.settle(outcome.ticket, callsMade(context))));
+            return;
+          }
           const settled = budget.settle(outcome.ticket, callsMade(context));
           if (!wantsReport(request)) return;
           await settled;

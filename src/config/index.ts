@@ -55,6 +55,7 @@ export function loadConfig(env: Env = process.env) {
     upstreamConnections: read('UPSTREAM_CONNECTIONS'),
     upstreamGetRetries: read('UPSTREAM_GET_RETRIES'),
     maxUpstreamCalls: read('MAX_UPSTREAM_CALLS'),
+    maxBatchSize: read('MAX_BATCH_SIZE'),
     upstreamConcurrencyPerRequest: read('UPSTREAM_CONCURRENCY_PER_REQUEST'),
     requestDeadlineMs: read('REQUEST_DEADLINE_MS'),
     admissionCapacity: admissionCapacity(read('ADMISSION_CAPACITY'), read('UPSTREAM_CONNECTIONS')),

@@ -89,6 +89,11 @@ const upstream = {
     default: 250,
     description: 'fan-out budget: operations estimated above it are refused, and no request makes more calls',
   }),
+  MAX_BATCH_SIZE: setting(wholeNumber(1, 1000), {
+    default: 10,
+    description:
+      'operations one batched request (a JSON array, Apollo\'s `BatchHttpLink`) may hold; a longer batch is refused whole before anything runs: HTTP 400, `QUERY_TOO_COMPLEX`, `limit: "maxBatchSize"` ([batching](incremental-websocket-batching.md))',
+  }),
   MAX_LOOKUP_IDS: setting(wholeNumber(1, 100_000), {
     default: 250,
     description:

@@ -15,6 +15,8 @@ interface HttpOptions {
   csrfPrevention: boolean;
   /** The shared store's state, reported by /readiness (CACHE). */
   cacheStore?: ReadinessOptions['cacheStore'];
+  /** Open WebSocket connections, reported by /readiness. */
+  openWebSockets?: ReadinessOptions['openWebSockets'];
 }
 
 interface HttpSurface {
@@ -49,6 +51,7 @@ export function createHttpSurface(options: HttpOptions, graphqlEndpoint: string)
     timeoutMs: options.readinessTimeoutMs,
     transport: options.transport,
     cacheStore: options.cacheStore,
+    openWebSockets: options.openWebSockets,
   });
   const closeWhenShuttingDown: Plugin = {
     onResponse({ response }) {

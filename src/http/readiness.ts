@@ -21,6 +21,8 @@ export interface ReadinessOptions {
   transport: Pick<GuardedTransport, 'circuits'>;
   /** The cache's store (CACHE), reported as information like the upstream: a store that is down never fails readiness. */
   cacheStore?: () => CacheStoreReport | undefined;
+  /** Open GraphQL over WebSocket connections; undefined while no server serves WebSocket (src/http/websocket.ts). */
+  openWebSockets?: () => number | undefined;
 }
 
 export interface CacheStoreReport {
@@ -33,6 +35,7 @@ type ReadinessReport =
       status: 'ready';
       upstream: { reachable: boolean; reason?: string; circuits: ReturnType<GuardedTransport['circuits']> };
       cache?: CacheStoreReport;
+      webSockets?: { open: number };
     }
   | { status: 'unavailable'; reason: string };
 
@@ -88,7 +91,8 @@ export function createReadiness(options: ReadinessOptions): Readiness {
     const circuits = options.transport.circuits();
     const upstream = reason === undefined ? { reachable: true, circuits } : { reachable: false, reason, circuits };
     const cache = options.cacheStore?.();
-    return cache ? { status: 'ready', upstream, cache } : { status: 'ready', upstream };
+    const open = options.openWebSockets?.();
+    return { status: 'ready', upstream, ...(cache && { cache }), ...(open !== undefined && { webSockets: { open } }) };
   }
 
   return {

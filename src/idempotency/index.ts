@@ -14,6 +14,8 @@ import { createMemoryStore } from '../store/memory-store.ts';
 import { CallerRecordsFullError, IdempotencyStoreFullError, type SharedStore } from '../store/shared-store.ts';
 import { requestFingerprint } from './fingerprint.ts';
 import { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from './idempotency-key.ts';
+
+export { IDEMPOTENCY_KEY_HEADER } from './idempotency-key.ts';
 import { decodeRecord, encodeRecord, type IdempotencyRecord } from './idempotency-record.ts';
 import type { IdempotencyEvents, IdempotencyOutcome } from './metrics.ts';
 import { callerRecordsFull, keyReused, malformedKey, outcomeNotKept, stillRunning, storeFull, storeUnavailable } from './refusals.ts';

@@ -6,7 +6,7 @@
 // answered a mutation), and must not hold capacity, nor its caller, for ever.
 import { randomBytes } from 'node:crypto';
 import type { ExecutionResult } from 'graphql';
-import type { Plugin, YogaInitialContext } from 'graphql-yoga';
+import { finalAsyncIterator, isAsyncIterable, type Plugin, type YogaInitialContext } from 'graphql-yoga';
 import { callerKey, requestCallerTag } from '../caller.ts';
 import { gatewayError, unexpectedError } from '../graphql-errors.ts';
 import type { Admission, Grant, Refusal } from './admission.ts';
@@ -36,10 +36,15 @@ export function admissionPlugin(admission: Admission, { weightOf, deadlineAt, st
     return caller;
   };
   const admitted = async <T>(request: Request, grant: Grant, execute: () => T | Promise<T>) => {
+    let releasedLater = false;
     try {
-      return await unlessStuck(execute(), deadlineAt(request) + stuckAfterMs, () => onStuck(request));
+      const result = await unlessStuck(execute(), deadlineAt(request) + stuckAfterMs, () => onStuck(request));
+      // An incremental answer (@defer/@stream) holds its weight until its last payload, or its client leaves.
+      if (!isAsyncIterable(result)) return result;
+      releasedLater = true;
+      return finalAsyncIterator(result, () => grant.release()) as unknown as typeof result;
     } finally {
-      grant.release();
+      if (!releasedLater) grant.release();
     }
   };
   return {

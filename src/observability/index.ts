@@ -7,7 +7,7 @@ import type { UpstreamCall } from '../rest/request-transport.ts';
 import { debugExtensionPlugin } from './debug-extension.ts';
 import { defaultLogger, type Logger } from './logger.ts';
 import { createMetrics, type GatewayMetrics } from './metrics.ts';
-import { type OperationSummary, requestLogPlugin } from './request-log.ts';
+import { createRequestLog, type OperationSummary, type RequestLog } from './request-log.ts';
 import { isExpected, yogaLogger } from './yoga-logger.ts';
 
 interface ObservabilityOptions {
@@ -28,7 +28,7 @@ interface ObservabilityOptions {
   transport: Pick<GuardedTransport, 'state' | 'onStateChange'>;
   requestIdOf(request: Request): string | undefined;
   /** Told of every finished GraphQL request, after the metrics (tracing ends the request's span). */
-  onOperation?(summary: OperationSummary, request: Request): void;
+  onOperation?(summary: OperationSummary, request: object): void;
 }
 
 interface Observability {
@@ -38,6 +38,8 @@ interface Observability {
   metrics: GatewayMetrics;
   /** For RequestLimits.onCall: every finished upstream call. */
   onUpstreamCall(call: UpstreamCall): void;
+  /** The summary line of each GraphQL request (its plugin is the first of `plugins`; WebSocket operations use its steps). */
+  requestLog: RequestLog;
   plugins: Plugin[];
   /** With `metricsListen`: the listener of the server that serves `/metrics` alone. */
   metricsListener: RequestListener | undefined;
@@ -54,19 +56,18 @@ export function createObservability(options: ObservabilityOptions): Observabilit
   );
 
   const logged = new WeakSet<Error>();
-  const plugins: Plugin[] = [
-    requestLogPlugin({
-      logger,
-      requestIdOf: options.requestIdOf,
-      onSummary: (summary, request) => {
-        metrics.observeOperation(summary);
-        options.onOperation?.(summary, request);
-      },
-      isUnexpected: (error) => !isExpected(error),
-      logged,
-      maxOperationNameLength: options.maxOperationNameLength,
-    }),
-  ];
+  const requestLog = createRequestLog({
+    logger,
+    requestIdOf: options.requestIdOf,
+    onSummary: (summary, request) => {
+      metrics.observeOperation(summary);
+      options.onOperation?.(summary, request);
+    },
+    isUnexpected: (error) => !isExpected(error),
+    logged,
+    maxOperationNameLength: options.maxOperationNameLength,
+  });
+  const plugins: Plugin[] = [requestLog.plugin];
   const scrape = options.metricsEnabled && cachedRendering(metrics, options.metricsCacheMs);
   if (scrape && !options.metricsListen) plugins.push(metricsEndpointPlugin(scrape));
   if (options.debugUpstreamCalls) plugins.push(debugExtensionPlugin());
@@ -76,6 +77,7 @@ export function createObservability(options: ObservabilityOptions): Observabilit
     yogaLogger: yogaLogger(logger, logged),
     metrics,
     onUpstreamCall: (call) => metrics.observeUpstreamCall(call),
+    requestLog,
     plugins,
     metricsListener: scrape && options.metricsListen ? metricsListener(scrape) : undefined,
   };

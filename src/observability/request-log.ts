@@ -2,7 +2,7 @@
 // to the log line and the metrics; and each unexpected error of an operation, with its request id.
 // The request id is passed along explicitly: an AsyncLocalStorage would turn on Node's promise
 // hooks for every promise of every request.
-import { GraphQLError, getOperationAST } from 'graphql';
+import { type ExecutionResult, GraphQLError, getOperationAST } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { GRAPHQL_ENDPOINT } from '../graphql-endpoint.ts';
 import type { UpstreamCall } from '../rest/request-transport.ts';
@@ -39,7 +39,7 @@ interface RequestLogOptions {
   /** The id arrivalPlugin (src/gateway.ts) gave this request (it is the first to see a request). */
   requestIdOf(request: Request): string | undefined;
   /** Told of every finished GraphQL request after it is logged (metrics, the request's span). */
-  onSummary?(summary: OperationSummary, request: Request): void;
+  onSummary?(summary: OperationSummary, request: object): void;
   /** Whether an error is a bug (the caller sees "Unexpected error."), as opposed to a contract code. */
   isUnexpected(error: Error): boolean;
   /** Original errors logged here, so Yoga's own masking log does not report them again. */
@@ -47,9 +47,6 @@ interface RequestLogOptions {
   /** Operation names are chosen by callers: the summary keeps at most this many characters. */
   maxOperationNameLength: number;
 }
-
-/** Only a GraphQL name can name an operation: the name a caller asks for is kept only then. */
-const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 
 interface Pending {
   startedAt: number;
@@ -60,26 +57,91 @@ interface Pending {
   errorCodes: Set<string>;
 }
 
-export function requestLogPlugin(options: RequestLogOptions): Plugin {
+/**
+ * The request log's plugin, and the same steps for a request that a path of its own serves (the
+ * WebSocket operations, src/http/websocket.ts), keyed by whatever stands for that request there.
+ */
+export interface RequestLog {
+  plugin: Plugin;
+  /** A GraphQL request arrived: its duration counts from now. */
+  begin(request: object, requestId: string): void;
+  /** The operation the request executes, and its context's upstream calls (read when it is answered). */
+  executing(request: object, operation: { name?: string; type: OperationSummary['operationType'] }, calls?: readonly UpstreamCall[]): void;
+  /** Logs each unexpected error of an executed result, with the request id; before masking, which hides them. */
+  executed(request: object, result: ExecutionResult): void;
+  /** Notes the codes of the errors the caller is answered with. */
+  answering(request: object, result: ExecutionResult): void;
+  /** It is answered with `status`: its summary line, then `onSummary`. */
+  end(request: object, status: number): void;
+}
+
+export function createRequestLog(options: RequestLogOptions): RequestLog {
   const maxNameLength = options.maxOperationNameLength;
   const operationName = (name: string | undefined) => (name === undefined ? null : truncate(name, maxNameLength));
-  const pending = new WeakMap<Request, Pending>();
+  const pending = new WeakMap<object, Pending>();
   // The summary line holds only the named fields above (ids, numbers, codes), so it skips pino's
   // redaction, which allocates on every line as it walks its wildcard paths. Error lines,
   // which carry arbitrary objects, still go through the redacting logger.
   const summaryLog = options.logger.child({}, { redact: [] });
 
-  return {
+  const begin: RequestLog['begin'] = (request, requestId) => {
+    pending.set(request, {
+      startedAt: performance.now(),
+      requestId,
+      operation: null,
+      operationType: null,
+      calls: [],
+      errorCodes: new Set(),
+    });
+  };
+  const executing: RequestLog['executing'] = (request, operation, calls) => {
+    const entry = pending.get(request);
+    if (!entry) return;
+    entry.operation = operationName(operation.name);
+    entry.operationType = operation.type;
+    if (calls) entry.calls = calls;
+  };
+  const executed: RequestLog['executed'] = (request, result) => {
+    const requestId = pending.get(request)?.requestId;
+    if (requestId === undefined) return;
+    for (const error of result.errors ?? []) {
+      const original = error.originalError;
+      if (!original || original instanceof GraphQLError || !options.isUnexpected(original)) continue;
+      options.logged.add(original);
+      options.logger.error(
+        { requestId, err: original, path: error.path?.join('.') },
+        'unexpected error (the caller saw "Unexpected error.")',
+      );
+    }
+  };
+  const answering: RequestLog['answering'] = (request, result) => {
+    const entry = pending.get(request);
+    for (const error of result.errors ?? []) entry?.errorCodes.add(errorCode(error));
+  };
+
+  const end: RequestLog['end'] = (request, status) => {
+    const entry = pending.get(request);
+    if (!entry) return;
+    pending.delete(request);
+    const errorCodes = [...entry.errorCodes].sort();
+    const summary: OperationSummary = {
+      requestId: entry.requestId,
+      operation: entry.operation,
+      operationType: entry.operationType,
+      status,
+      durationMs: Math.round((performance.now() - entry.startedAt) * 10) / 10,
+      ...tally(entry.calls),
+      outcome: errorCodes.length === 0 && status < 400 ? 'ok' : 'error',
+      errorCodes,
+      keyAccepted: entry.calls.some(acceptsKey),
+    };
+    summaryLog.info(summary, 'graphql request');
+    options.onSummary?.(summary, request);
+  };
+
+  const plugin: Plugin = {
     onRequest({ request, url }) {
-      if (!isGraphQLPath(url.pathname, GRAPHQL_ENDPOINT) || request.method === 'OPTIONS') return;
-      pending.set(request, {
-        startedAt: performance.now(),
-        requestId: options.requestIdOf(request) ?? '',
-        operation: null,
-        operationType: null,
-        calls: [],
-        errorCodes: new Set(),
-      });
+      if (isGraphQLPath(url.pathname, GRAPHQL_ENDPOINT) && request.method !== 'OPTIONS') begin(request, options.requestIdOf(request) ?? '');
     },
     onParams({ request, params }) {
       const entry = pending.get(request);
@@ -90,58 +152,30 @@ export function requestLogPlugin(options: RequestLogOptions): Plugin {
     },
     onExecute({ args }) {
       const context = args.contextValue as { request?: Request; upstreamCalls?: readonly UpstreamCall[] };
-      const entry = context.request && pending.get(context.request);
-      if (!entry) return;
+      const request = context.request;
+      if (!request || !pending.has(request)) return;
       const operation = getOperationAST(args.document, args.operationName);
-      entry.operation = operationName(operation?.name?.value);
-      entry.operationType = operation?.operation ?? null;
-      if (context.upstreamCalls) entry.calls = context.upstreamCalls;
+      executing(request, { name: operation?.name?.value, type: operation?.operation ?? null }, context.upstreamCalls);
       return {
         // Before Yoga masks them (its masking plugin runs after ours): the original errors are here.
         onExecuteDone({ result }) {
-          if (isAsyncIterable(result)) return;
-          for (const error of result.errors ?? []) {
-            const original = error.originalError;
-            if (!original || original instanceof GraphQLError || !options.isUnexpected(original)) continue;
-            options.logged.add(original);
-            options.logger.error(
-              { requestId: entry.requestId, err: original, path: error.path?.join('.') },
-              'unexpected error (the caller saw "Unexpected error.")',
-            );
-          }
+          if (!isAsyncIterable(result)) executed(request, result);
         },
       };
     },
     onResultProcess({ request, result }) {
-      const entry = pending.get(request);
-      if (!entry) return;
-      for (const single of Array.isArray(result) ? result : [result]) {
-        if (!single || Symbol.asyncIterator in single) continue;
-        for (const error of single.errors ?? []) entry.errorCodes.add(errorCode(error));
+      const results = Array.isArray(result) ? result : [result];
+      for (const single of results) {
+        if (single && !(Symbol.asyncIterator in single)) answering(request, single);
       }
     },
     onResponse({ request, response }) {
-      const entry = pending.get(request);
-      if (!entry) return;
-      pending.delete(request);
       // GraphiQL's page is not an operation.
-      if (response.headers.get('content-type')?.startsWith('text/html')) return;
-      const errorCodes = [...entry.errorCodes].sort();
-      const summary: OperationSummary = {
-        requestId: entry.requestId,
-        operation: entry.operation,
-        operationType: entry.operationType,
-        status: response.status,
-        durationMs: Math.round((performance.now() - entry.startedAt) * 10) / 10,
-        ...tally(entry.calls),
-        outcome: errorCodes.length === 0 && response.status < 400 ? 'ok' : 'error',
-        errorCodes,
-        keyAccepted: entry.calls.some(acceptsKey),
-      };
-      summaryLog.info(summary, 'graphql request');
-      options.onSummary?.(summary, request);
+      if (response.headers.get('content-type')?.startsWith('text/html')) pending.delete(request);
+      else end(request, response.status);
     },
   };
+  return { plugin, begin, executing, executed, answering, end };
 }
 
 function tally(
@@ -161,6 +195,9 @@ function tally(
 
 /** A call that shows the upstream took the caller's key: answered with another status than 401, or from the cache under that key. */
 const acceptsKey = (call: UpstreamCall) => call.source === 'cache' || (call.status !== undefined && call.status !== 401);
+
+/** Only a GraphQL name can name an operation: the name a caller asks for is kept only then. */
+const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;
 
 /** `extensions.code`, or what kind of failure an error without one is (Yoga's own request errors). */
 function errorCode(error: { extensions?: Record<string, unknown> }): string {

@@ -51,12 +51,14 @@ const MAX_UNSHARED_REGISTRATIONS = 1000;
 interface ApqStoreWithSharing extends APQStore {
   /** The operation of `query` is about to run: if it was registered here under `hash`, the shared store keeps it too. */
   share(hash: string, query: string): Promise<void>;
+  /** The text this instance's memory holds under `hash` (then counted as used there), without asking the shared store. */
+  inMemory(hash: string): string | null;
 }
 
 export function createApqStore(limits: ApqStoreLimits = {}, shared?: SharedQueries): ApqStoreWithSharing {
   const bounds = { maxEntries: limits.maxEntries ?? 1000, maxChars: limits.maxChars ?? 5_000_000 };
   const local = createLocalApqStore(bounds);
-  if (!shared) return { ...local, share: async () => undefined };
+  if (!shared) return { ...local, share: async () => undefined, inMemory: local.get };
   /** Hashes only: a text is the one its hash was checked against, and holding texts here would escape the bound on them. */
   const unshared = new Set<string>();
   /** When this instance last told the shared store of each text's use (cleared past twice the bound). */
@@ -66,6 +68,7 @@ export function createApqStore(limits: ApqStoreLimits = {}, shared?: SharedQueri
     sharedUseAt.set(hash, performance.now());
   };
   return {
+    inMemory: local.get,
     async get(hash) {
       const known = local.get(hash);
       if (known !== null) {

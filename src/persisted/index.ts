@@ -13,6 +13,15 @@ interface PersistedOperations {
   plugins: Plugin[];
   /** Last before execution, once every check passed: an APQ registration is shared (CACHE=redis). */
   afterChecks: Plugin[];
+  /**
+   * The query text a request sending only an id (`extensions.persistedQuery`, version 1) runs, as
+   * its plugin finds it, when that takes no store round trip: the manifest's, or an APQ text in this
+   * instance's memory without a shared store. Undefined otherwise (a WebSocket subscribe or a batch
+   * entry then leaves the lookup to the plugin).
+   */
+  textOf(id: string): string | undefined;
+  /** False with a manifest: a query sent as text is refused. */
+  acceptsQueryText: boolean;
 }
 
 /** `sharedQueries`: where APQ texts are kept for every instance (CACHE=redis). */
@@ -28,9 +37,13 @@ export function persistedOperations(manifest: OperationManifest | undefined, sha
     return {
       plugins: [queryMustBeText, useAPQ({ store, hash: apqHash })],
       afterChecks: sharedQueries ? [{ onExecute: share, onSubscribe: share }] : [],
+      // With a shared store the plugin's lookup also tells it of the use: left to the plugin.
+      textOf: (hash) => (sharedQueries ? undefined : (store.inMemory(hash) ?? undefined)),
+      acceptsQueryText: true,
     };
   }
-  return { plugins: manifestPlugins(manifest), afterChecks: [] };
+  const textOf = (id: string) => manifest.get(manifestId(id));
+  return { plugins: manifestPlugins(textOf), afterChecks: [], textOf, acceptsQueryText: false };
 }
 
 /**
@@ -47,10 +60,11 @@ const queryMustBeText: Plugin = {
   },
 };
 
-function manifestPlugins(manifest: OperationManifest): Plugin[] {
+/** `textOf`: a listed operation's document by its id. */
+function manifestPlugins(textOf: (id: string) => string | undefined): Plugin[] {
   return [
     usePersistedOperations({
-      getPersistedOperation: (id) => manifest.get(manifestId(id)) ?? null,
+      getPersistedOperation: (id) => textOf(id) ?? null,
       allowArbitraryOperations: false,
       customErrors: {
         notFound: ({ params }) =>

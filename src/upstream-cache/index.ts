@@ -3,7 +3,7 @@
 // (scopes.ts), looked up and written in batches (store-batch.ts); identical calls in flight are
 // shared (coalescer.ts). request-cache.ts is what one request sees.
 import { randomBytes } from 'node:crypto';
-import type { Plugin } from 'graphql-yoga';
+import { finalAsyncIterator, isAsyncIterable, type Plugin } from 'graphql-yoga';
 import type { UpstreamTransport } from '../rest/transport.ts';
 import type { SharedStore } from '../store/shared-store.ts';
 import { Coalescer } from './coalescer.ts';
@@ -53,7 +53,14 @@ export function createUpstreamCache(options: UpstreamCacheOptions): UpstreamCach
       onExecute({ args }) {
         const request = (args.contextValue as { request?: Request }).request;
         const cache = request && caches.get(request);
-        if (cache) return { onExecuteDone: () => cache.end() };
+        if (!cache) return;
+        return {
+          // An incremental answer (@defer/@stream) makes calls until its last payload: its answers are written then.
+          onExecuteDone: ({ result, setResult }) => {
+            if (isAsyncIterable(result)) setResult(finalAsyncIterator(result, () => void cache.end()));
+            else return cache.end();
+          },
+        };
       },
       // An execution that threw ends without onExecuteDone: its answers are written all the same.
       onResponse({ request }) {

@@ -119,6 +119,7 @@ describe('PERSISTED_OPERATIONS: only the manifest codegen wrote for examples/', 
     expect([...manifest.values()].map((text) => /^\w+ (\w+)/.exec(text)![1]).sort()).toEqual([
       'BatchExportsPage',
       'Dashboard',
+      'DeferredDashboard',
       'InviteMembers',
       'PauseBatchExport',
       'UnpauseBatchExport',
@@ -181,7 +182,7 @@ describe('the PERSISTED_OPERATIONS setting', () => {
 
   it('is off by default, and reads a codegen or an Apollo manifest', () => {
     expect(loadConfig({}).persistedOperations).toBeUndefined();
-    expect(loadConfig({ PERSISTED_OPERATIONS: manifestFile }).persistedOperations?.size).toBe(5);
+    expect(loadConfig({ PERSISTED_OPERATIONS: manifestFile }).persistedOperations?.size).toBe(6);
     const apollo = file(
       'apollo.json',
       JSON.stringify({
