@@ -66,6 +66,7 @@ export function buildDataset(seed = 20251121): Dataset {
       email: `user${id}@org${orgIndex}.example.com`,
       is_email_verified: i % 3 !== 0,
       hedgehog_config: null,
+      role_at_organization: null,
     };
   };
 
@@ -78,6 +79,11 @@ export function buildDataset(seed = 20251121): Dataset {
     deleted: false,
     active: true,
     ensure_experience_continuity: false,
+    has_encrypted_payloads: false,
+    version: 1,
+    evaluation_runtime: 'all',
+    bucketing_identifier: 'distinct_id',
+    evaluation_tags: [],
   });
 
   const organizations: Organization[] = [];
@@ -123,6 +129,17 @@ export function buildDataset(seed = 20251121): Dataset {
           iteration_start_dates: [],
           current_iteration: null,
           current_iteration_start_date: null,
+          schedule: 'once',
+          linked_insight_id: null,
+          response_sampling_start_date: null,
+          response_sampling_interval_type: 'week',
+          response_sampling_interval: null,
+          response_sampling_limit: null,
+          response_sampling_daily_limits: null,
+          enable_partial_responses: false,
+          enable_iframe_embedding: false,
+          feature_flag_keys: [],
+          user_access_level: 'editor',
         });
       }
       surveys.set(String(teamId), projectSurveys);
@@ -144,6 +161,26 @@ export function buildDataset(seed = 20251121): Dataset {
       customer_id: null,
       enforce_2fa: null,
       member_count: DATASET_SIZES.members,
+      projects: teams.map((team) => ({ id: team.project_id as number, name: team.name ?? null })),
+      logo_media_id: null,
+      default_role_id: null,
+      enforce_verified_domains: false,
+      members_can_invite: true,
+      members_can_create_projects: true,
+      members_can_use_personal_api_keys: true,
+      members_can_see_org_members: true,
+      allow_publicly_shared_resources: true,
+      read_only_mcp_access: false,
+      is_ai_data_processing_approved: null,
+      is_ai_training_opted_in: false,
+      default_anonymize_ips: false,
+      is_ai_training_locked: false,
+      is_ai_training_cta_shown: false,
+      has_signed_baa: false,
+      is_active: true,
+      is_pending_deletion: false,
+      uses_most_specific_access_resolution: false,
+      is_not_active_reason: null,
     });
 
     const batchExports: BatchExport[] = Array.from({ length: DATASET_SIZES.batchExports }, (_, i) => {
@@ -156,6 +193,8 @@ export function buildDataset(seed = 20251121): Dataset {
         destination: {
           type: DESTINATION_TYPES[i % DESTINATION_TYPES.length] as string,
           config: { bucket_name: `bucket-${o}-${i}`, prefix: 'events/' },
+          integration: null,
+          integration_id: null,
         },
         interval: INTERVALS[i % INTERVALS.length] as string,
         paused: i % 3 === 0,
@@ -178,10 +217,16 @@ export function buildDataset(seed = 20251121): Dataset {
             last_updated_at: iso(random, 1),
             records_total_count: 1000 + i,
             batch_export: id,
+            bytes_exported: 52_000 + i,
+            backfill: null,
           },
         ],
         hogql_query: null,
         schema: null,
+        filters: null,
+        timezone: 'UTC',
+        offset_day: null,
+        offset_hour: null,
       };
     });
 
@@ -193,10 +238,7 @@ export function buildDataset(seed = 20251121): Dataset {
       verification_challenge: `challenge-${o}-${i}`,
       jit_provisioning_enabled: false,
       sso_enforcement: '',
-      has_saml: false,
-      saml_entity_id: null,
-      saml_acs_url: null,
-      saml_x509_cert: null,
+      scim_base_url: null,
     }));
 
     const members: Member[] = Array.from({ length: DATASET_SIZES.members }, (_, i) => ({
@@ -207,6 +249,7 @@ export function buildDataset(seed = 20251121): Dataset {
       updated_at: iso(random, 10),
       is_2fa_enabled: i % 4 === 0,
       has_social_auth: i % 5 === 0,
+      last_login: iso(random, 1),
     }));
 
     const invites: Invite[] = Array.from({ length: DATASET_SIZES.invites }, (_, i) => ({
@@ -220,6 +263,7 @@ export function buildDataset(seed = 20251121): Dataset {
       created_at: iso(random, 2),
       updated_at: iso(random, 1),
       message: null,
+      private_project_access: [],
     }));
 
     const plugin = (family: string, i: number): PipelineItem => ({
@@ -238,6 +282,7 @@ export function buildDataset(seed = 20251121): Dataset {
       capabilities: { methods: ['processEvent'] },
       metrics: {},
       public_jobs: {},
+      hog_function_migration_available: false,
     });
 
     lists.set(orgId, {

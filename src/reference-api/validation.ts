@@ -8,7 +8,7 @@ const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
 
 export interface FieldSpec {
-  kind: 'string' | 'boolean' | 'int32' | 'datetime' | 'email' | 'choice' | 'json' | 'object' | 'list' | 'datetime_list';
+  kind: 'string' | 'uuid' | 'boolean' | 'int32' | 'datetime' | 'email' | 'choice' | 'json' | 'object' | 'list' | 'datetime_list';
   required?: boolean;
   nullable?: boolean;
   /** Strings only: whether "" is accepted (DRF's allow_blank, off by default). */
@@ -78,6 +78,19 @@ function validateValue(value: unknown, spec: FieldSpec, attr: string): unknown {
   switch (spec.kind) {
     case 'string':
       return toText(value, attr, spec);
+    case 'uuid': {
+      // DRF's UUIDField: any of Python's UUID spellings; answered in the hyphenated lower-case form.
+      const hex =
+        typeof value === 'string'
+          ? value
+              .trim()
+              .replace(/^urn:uuid:/i, '')
+              .replace(/[{}-]/g, '')
+          : '';
+      if (!/^[0-9a-f]{32}$/i.test(hex)) invalid('Must be a valid UUID.', attr);
+      const lower = hex.toLowerCase();
+      return `${lower.slice(0, 8)}-${lower.slice(8, 12)}-${lower.slice(12, 16)}-${lower.slice(16, 20)}-${lower.slice(20)}`;
+    }
     case 'email': {
       const text = toText(value, attr, spec);
       if (!isEmail(text)) invalid('Enter a valid email address.', attr);
