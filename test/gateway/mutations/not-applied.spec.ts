@@ -76,9 +76,15 @@ describe('NotAppliedError against an upstream that ignores or normalises fields'
     ]);
   });
 
-  it('reports a Boolean answered with another value and a null answered non-null, in the input type's field order', async () => {
+  it('reports a Boolean answered with another value and a null answered non-null, in the input type field order', async () => {
     fake.handle((_req, res) =>
-      sendJson(res, 200, { id: ORG, name: 'Hogflix', is_member_join_email_enabled: true, members_can_invite: true, logo_media_id: UNKNOWN_UUID }),
+      sendJson(res, 200, {
+        id: ORG,
+        name: 'Hogflix',
+        is_member_join_email_enabled: true,
+        members_can_invite: true,
+        logo_media_id: UNKNOWN_UUID,
+      }),
     );
     const body = await run(UPDATE_ORGANIZATION, {
       id: globalId('Organization', ORG),
