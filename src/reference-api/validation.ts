@@ -1,6 +1,7 @@
 // Request-body validation with Django REST framework's rules and messages (codes as drf-exceptions-hog
 // reports them: DRF's `invalid` becomes `invalid_input`). Only the fields a schema names are read, so
 // read-only and unknown fields are silently ignored, as in DRF. The first failing field is reported.
+import { isServiceEmail } from '../wire/email.ts';
 import { validationError } from './api-errors.ts';
 import { formatTimestamp, parseTimestamp } from './time.ts';
 
@@ -38,15 +39,6 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 
 const TRUE_VALUES = new Set(['t', 'y', 'yes', 'true', 'on', '1']);
 const FALSE_VALUES = new Set(['f', 'n', 'no', 'false', 'off', '0']);
-const EMAIL_USER = /^[-!#$%&'*+/=?^_`{}|~0-9a-z]+(\.[-!#$%&'*+/=?^_`{}|~0-9a-z]+)*$/i;
-const EMAIL_DOMAIN = /^((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+)(?:[a-z0-9-]{2,63})$/i;
-
-function isEmail(value: string): boolean {
-  const at = value.lastIndexOf('@');
-  if (at <= 0 || value.length > 320) return false;
-  const domain = value.slice(at + 1);
-  return EMAIL_USER.test(value.slice(0, at)) && EMAIL_DOMAIN.test(domain) && !domain.endsWith('-');
-}
 
 function invalid(detail: string, attr: string): never {
   throw validationError('invalid_input', detail, attr);
@@ -93,7 +85,7 @@ function validateValue(value: unknown, spec: FieldSpec, attr: string): unknown {
     }
     case 'email': {
       const text = toText(value, attr, spec);
-      if (!isEmail(text)) invalid('Enter a valid email address.', attr);
+      if (!isServiceEmail(text)) invalid('Enter a valid email address.', attr);
       return text;
     }
     case 'boolean': {
