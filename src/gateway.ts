@@ -9,6 +9,7 @@ import type { BudgetWindow } from './budget-setting.ts';
 import { compiledExecutionPlugin, compiledOperations } from './compiled-operations.ts';
 import { type CacheSettings, DEFAULTS, type IdempotencySettings, type SubscriptionSettings, type TracingSettings } from './config.ts';
 import { type Arrival, createContext, type GatewayContext, type RequestLimits, requestIdOf } from './context.ts';
+import { createDriftWatch, watchingDrift } from './drift-watch.ts';
 import { EXAMPLE_QUERY } from './example-query.ts';
 import { createLocalGraphiQL } from './graphiql/index.ts';
 import { GRAPHQL_ENDPOINT } from './graphql-endpoint.ts';
@@ -188,7 +189,9 @@ export function createGateway(options: GatewayOptions): Gateway {
     },
   };
 
-  const subscriptions = subscriptionHub(options, { transport, economy, limits, observability, labelBounds });
+  // Answers are compared with the schema below the cache, so a record is counted when the upstream sends it.
+  const watchedTransport = watchingDrift(transport, createDriftWatch(schema, observability));
+  const subscriptions = subscriptionHub(options, { transport: watchedTransport, economy, limits, observability, labelBounds });
   const admission = createAdmission({
     // Twice the pool (measured: docs/overload.md): a request's estimate is its most calls at once,
     // and it holds about half that on average (a dashboard's first call runs alone, then its 20).
@@ -218,7 +221,13 @@ export function createGateway(options: GatewayOptions): Gateway {
 
   const persisted = persistedOperations(options.persistedOperations, economy?.persistedQueries);
   const contextOf = ({ request }: { request: Request }) =>
-    createContext(economy ? economy.transportFor(request, transport) : transport, request, limits, arrivals.get(request), subscriptions);
+    createContext(
+      economy ? economy.transportFor(request, watchedTransport) : watchedTransport,
+      request,
+      limits,
+      arrivals.get(request),
+      subscriptions,
+    );
   const fastPathMaxQueries = options.fastPathMaxQueries ?? DEFAULTS.FAST_PATH_MAX_QUERIES;
   const fastPath = fastPathMaxQueries > 0 ? { known: createKnownQueries({ max: fastPathMaxQueries, operations, estimateOf }) } : undefined;
   const yoga = createYoga<Record<string, never>, GatewayContext>({

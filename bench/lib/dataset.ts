@@ -250,6 +250,7 @@ export function buildDataset(seed = 20251121): Dataset {
       is_2fa_enabled: i % 4 === 0,
       has_social_auth: i % 5 === 0,
       last_login: iso(random, 1),
+      search_match_type: null,
     }));
 
     const invites: Invite[] = Array.from({ length: DATASET_SIZES.invites }, (_, i) => ({

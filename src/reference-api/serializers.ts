@@ -165,6 +165,8 @@ export function serializeMember(store: ReferenceStore, membership: StoredMembers
     is_2fa_enabled: user.is_2fa_enabled,
     has_social_auth: user.has_social_auth,
     last_login: user.last_login,
+    // The live service sets it only when the list is a search (`?search=`), which this API does not offer.
+    search_match_type: null,
   };
 }
 

@@ -166,7 +166,8 @@ export interface Member {
   is_2fa_enabled: boolean;
   has_social_auth: boolean;
   last_login: string | null;
-  search_match_type?: string | null;
+  /** Set by a member search (`exact`, `similar`); null otherwise. */
+  search_match_type: string | null;
 }
 
 /** 2.8: shared by destinations, frontend apps and import apps. */

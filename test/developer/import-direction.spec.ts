@@ -52,8 +52,11 @@ const MAY_IMPORT: Record<string, readonly string[]> = {
   'known-queries': ['compiled-operations', 'operation-name'],
   // The reference implementation shares the wire types with the client, and nothing else.
   'reference-api': ['wire'],
+  // Upstream answers compared with what the schema reads, into metrics and logs.
+  'drift-watch': ['observability', 'rest', 'schema'],
   gateway: [
     'budget-setting',
+    'drift-watch',
     'compiled-operations',
     'config',
     'context',

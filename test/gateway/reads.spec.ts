@@ -37,7 +37,7 @@ const EveryOrganizationField = graphql(`
         nodes { id databaseId targetEmail firstName emailingAttemptMade level isExpired createdAt updatedAt message privateProjectAccess createdBy { ...EveryUserField } }
       }
       members(first: 100) {
-        nodes { id databaseId level joinedAt updatedAt is2faEnabled hasSocialAuth lastLogin user { ...EveryUserField } }
+        nodes { id databaseId level joinedAt updatedAt is2faEnabled hasSocialAuth lastLogin searchMatchType user { ...EveryUserField } }
       }
       pipelineDestinations(first: 20) { nodes { ...EveryItemField source checkForUpdates { id databaseId latestTag } } }
       pipelineFrontendApps(first: 20) { nodes { ...EveryItemField source checkForUpdates { id databaseId latestTag } } }
