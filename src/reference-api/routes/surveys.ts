@@ -139,6 +139,15 @@ const SCALAR_FIELDS = [
   'iteration_start_dates',
   'current_iteration',
   'current_iteration_start_date',
+  'schedule',
+  'linked_insight_id',
+  'response_sampling_start_date',
+  'response_sampling_interval_type',
+  'response_sampling_interval',
+  'response_sampling_limit',
+  'response_sampling_daily_limits',
+  'enable_partial_responses',
+  'enable_iframe_embedding',
 ] as const;
 
 function applyScalars(survey: StoredSurvey, fields: Fields): void {
