@@ -36,7 +36,7 @@ const MAY_IMPORT = {
   // Spans of the requests and their upstream calls, fed by the request transport and the request log.
   tracing: ['config', 'graphql-endpoint', 'rest', 'observability', 'truncate'],
   context: ['caller', 'rest', 'loaders', 'graphql-errors', 'subscriptions', 'tracing'],
-  schema: ['wire', 'rest', 'loaders', 'context', 'graphql-errors', 'limits', 'page-size', 'selections', 'subscriptions'],
+  schema: ['wire', 'rest', 'loaders', 'context', 'graphql-errors', 'limits', 'observability', 'page-size', 'selections', 'subscriptions'],
   http: ['config', 'graphql-errors', 'rest', 'observability'],
   // What the gateway keeps between requests, and what makes upstream calls count across them.
   store: ['config', 'observability'],

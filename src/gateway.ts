@@ -36,6 +36,7 @@ import { type CircuitBreakerOptions, type GuardedTransport, withCircuitBreakers 
 import type { UpstreamCall } from './rest/request-transport.ts';
 import { createUpstreamTransport, transportSettings, type UpstreamTransport } from './rest/transport.ts';
 import { argumentChecksPlugin } from './schema/argument-checks.ts';
+import { createDriftWatch, watchingDrift } from './schema/drift-watch.ts';
 import { leafSerializers } from './schema/leaf-serializers.ts';
 import { subgraphSchema as schema } from './schema/subgraph.ts'; // the public schema plus _service and _entities
 import { createSubscriptionHub } from './subscriptions/hub.ts';
@@ -140,7 +141,9 @@ export function createGateway(given: GatewayOptions): Gateway {
     },
   };
 
-  const subscriptions = subscriptionHub(options, { transport, economy, limits, observability, labelBounds });
+  // Answers are compared with the schema below the cache, so a record is counted when the upstream sends it.
+  const watchedTransport = watchingDrift(transport, createDriftWatch(schema, observability));
+  const subscriptions = subscriptionHub(options, { transport: watchedTransport, economy, limits, observability, labelBounds });
   const admission = createAdmission({
     capacity: options.admissionCapacity,
     maxWaitMs: options.admissionMaxWaitMs,
@@ -192,7 +195,13 @@ export function createGateway(given: GatewayOptions): Gateway {
     logging: observability.yogaLogger,
     cors: http.cors,
     context: ({ request }) =>
-      createContext(economy ? economy.transportFor(request, transport) : transport, request, limits, arrivals.get(request), subscriptions),
+      createContext(
+        economy ? economy.transportFor(request, watchedTransport) : watchedTransport,
+        request,
+        limits,
+        arrivals.get(request),
+        subscriptions,
+      ),
     maskedErrors: { maskError: callerFacingError },
     renderGraphiQL: graphiql.render,
     graphiql: graphiql.options,

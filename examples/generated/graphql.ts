@@ -12,6 +12,8 @@ export type InviteInput = {
   level?: number | null | undefined;
   /** Personal message sent with the invitation. */
   message?: string | null | undefined;
+  /** Private projects the invitee gets access to, e.g. `[{"id": 1, "level": "member"}]`. */
+  privateProjectAccess?: unknown;
   /** Who to invite (the minimal create example gives only this). */
   targetEmail?: string | null | undefined;
 };

@@ -19,6 +19,8 @@ export interface GatewayMetrics {
   readonly registry: Registry;
   observeOperation(summary: OperationSummary): void;
   observeUpstreamCall(call: UpstreamCall): void;
+  /** One upstream record that differs from what the schema reads (src/schema/drift.ts). */
+  observeDrift(type: string, field: string, kind: string): void;
   /** Admission control (src/limits/admission.ts): each admission, with its wait, and each refusal, by reason. */
   readonly admission: { admitted(waitedMs: number): void; refused(reason: string): void };
   /** Reads admission control's state at every scrape. */
@@ -59,6 +61,13 @@ export function createMetrics(options: MetricsOptions): GatewayMetrics {
   const statusLabel = boundedLabel(gatewayBounds);
   const registry = new Registry();
   const registers = [registry];
+  const driftFieldLabel = boundedLabel(gatewayBounds);
+  const drift = new Counter({
+    name: 'gateway_upstream_drift_total',
+    help: 'Upstream records that differ from what the schema reads, by GraphQL type, REST field and kind (unknown: a field the schema does not read; missing: one it reads that was absent).',
+    labelNames: ['type', 'field', 'kind'],
+    registers,
+  });
   const operations = new Counter({
     name: 'gateway_graphql_operations_total',
     help: 'GraphQL operations by operation name and outcome (ok, or error when the response carries errors).',
@@ -166,6 +175,9 @@ export function createMetrics(options: MetricsOptions): GatewayMetrics {
       const route = routeLabel(call.route);
       upstreamCalls.observe(method, route, statusLabel(String(call.status ?? call.outcome)), call.durationMs / 1000);
       if (call.attempts > 1) retries.inc({ method, route }, call.attempts - 1);
+    },
+    observeDrift(type, field, kind) {
+      drift.inc({ type, field: driftFieldLabel(field), kind });
     },
     trackCircuit(transport) {
       // The whole upstream's series from the start; a route's from its breaker's first change.

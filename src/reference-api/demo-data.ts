@@ -22,6 +22,13 @@ export function seedDemoData(store: ReferenceStore): void {
       updated_at: at('2026-01-05T10:00:00Z'),
       customer_id: 'cus_HedgehogDemo01',
       enforce_2fa: false,
+      logo_media_id: '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b',
+      enforce_verified_domains: true,
+      members_can_invite: false,
+      members_can_use_personal_api_keys: false,
+      is_ai_data_processing_approved: true,
+      has_signed_baa: true,
+      uses_most_specific_access_resolution: true,
     },
     { firstTeamName: null },
   );
@@ -30,6 +37,8 @@ export function seedDemoData(store: ReferenceStore): void {
   store.addMembership(hedgehog.id, users.bob, LEVEL_MEMBER, { joined_at: at('2026-01-07T14:15:00Z') });
   const web = store.addTeam(hedgehog.id, {
     name: 'Hedgehog Web',
+    // The project's name differs from its first team's, as in the live service.
+    project_name: 'Hedgehog',
     created_at: hedgehog.created_at,
     completed_snapshot_onboarding: true,
     has_completed_onboarding_for: { product_analytics: true, surveys: true },
@@ -47,9 +56,7 @@ export function seedDemoData(store: ReferenceStore): void {
     verified_at: at('2026-01-08T12:00:00Z'),
     jit_provisioning_enabled: true,
     sso_enforcement: 'saml',
-    saml_entity_id: 'https://idp.hedgehog.example/saml/metadata',
-    saml_acs_url: 'https://us.posthog.com/complete/saml/',
-    saml_x509_cert: '-----BEGIN CERTIFICATE-----\nMIICmjCCAYICCQDemoHedgehogCertificateForTheReferenceApi\n-----END CERTIFICATE-----',
+    scim_base_url: 'https://us.posthog.com/scim/v2/hedgehog-example',
   });
   store.addDomain(hedgehog.id, { domain: 'hedgehog-mail.example' });
   store.addInvite(hedgehog.id, {
@@ -76,6 +83,7 @@ export function seedDemoData(store: ReferenceStore): void {
   addDemoPipelineItem(store, hedgehog, 'pipeline_destinations', at('2026-01-09T10:00:00Z'), {
     name: 'Webhook',
     plugin_type: 'repository',
+    hog_function_migration_available: true,
     description: 'Send events to any HTTP endpoint.',
     url: 'https://github.com/PostHog/webhook-plugin',
     tag: 'v1.2.0',

@@ -8,6 +8,7 @@ import type {
   Member,
   Organization,
   PipelineItem,
+  ProjectEntry,
   Survey,
   Team,
   User,
@@ -40,6 +41,7 @@ function serializeUser(user: StoredUser): User {
     email: user.email,
     is_email_verified: user.is_email_verified,
     hedgehog_config: user.hedgehog_config,
+    role_at_organization: user.role_at_organization,
   };
 }
 
@@ -61,7 +63,17 @@ function serializeTeam(team: StoredTeam): Team {
   };
 }
 
+/** The live service's `projects` entry (ProjectBasicSerializer): one per project, named as the project. */
+function projectsOf(teams: StoredTeam[]): ProjectEntry[] {
+  const projects = new Map<number, ProjectEntry>();
+  for (const team of teams) {
+    if (!projects.has(team.project_id)) projects.set(team.project_id, { id: team.project_id, name: team.project_name ?? team.name });
+  }
+  return [...projects.values()];
+}
+
 export function serializeOrganization(store: ReferenceStore, org: StoredOrganization, viewerId: number): Organization {
+  const teams = store.teamsOf(org.id);
   return {
     id: org.id,
     name: org.name,
@@ -70,7 +82,8 @@ export function serializeOrganization(store: ReferenceStore, org: StoredOrganiza
     updated_at: org.updated_at,
     membership_level: store.membership(org.id, viewerId)?.level ?? null,
     plugins_access_level: org.plugins_access_level,
-    teams: store.teamsOf(org.id).map(serializeTeam),
+    teams: teams.map(serializeTeam),
+    projects: projectsOf(teams),
     available_product_features: structuredClone(org.available_product_features),
     is_member_join_email_enabled: org.is_member_join_email_enabled,
     metadata: org.metadata,
@@ -78,6 +91,25 @@ export function serializeOrganization(store: ReferenceStore, org: StoredOrganiza
     enforce_2fa: org.enforce_2fa,
     // A string, as the seed types it; the live service sends an integer.
     member_count: String(store.membersOf(org.id).length),
+    logo_media_id: org.logo_media_id,
+    default_role_id: org.default_role_id,
+    enforce_verified_domains: org.enforce_verified_domains,
+    members_can_invite: org.members_can_invite,
+    members_can_create_projects: org.members_can_create_projects,
+    members_can_use_personal_api_keys: org.members_can_use_personal_api_keys,
+    members_can_see_org_members: org.members_can_see_org_members,
+    allow_publicly_shared_resources: org.allow_publicly_shared_resources,
+    read_only_mcp_access: org.read_only_mcp_access,
+    is_ai_data_processing_approved: org.is_ai_data_processing_approved,
+    is_ai_training_opted_in: org.is_ai_training_opted_in,
+    default_anonymize_ips: org.default_anonymize_ips,
+    is_ai_training_locked: org.is_ai_training_locked,
+    is_ai_training_cta_shown: org.is_ai_training_cta_shown,
+    has_signed_baa: org.has_signed_baa,
+    is_active: org.is_active,
+    is_pending_deletion: org.is_pending_deletion,
+    uses_most_specific_access_resolution: org.uses_most_specific_access_resolution,
+    is_not_active_reason: org.is_not_active_reason,
   };
 }
 
@@ -95,11 +127,8 @@ export function serializeDomain(domain: StoredDomain): Domain {
     verification_challenge: domain.verification_challenge,
     jit_provisioning_enabled: domain.jit_provisioning_enabled,
     sso_enforcement: domain.sso_enforcement,
-    // The live service's OrganizationDomain.has_saml: all three SAML settings present.
-    has_saml: Boolean(domain.saml_entity_id && domain.saml_acs_url && domain.saml_x509_cert),
-    saml_entity_id: domain.saml_entity_id,
-    saml_acs_url: domain.saml_acs_url,
-    saml_x509_cert: domain.saml_x509_cert,
+    // The SAML settings moved to identity provider configs: the live domain record has none.
+    scim_base_url: domain.scim_base_url,
   };
 }
 
@@ -120,6 +149,7 @@ export function serializeInvite(store: ReferenceStore, invite: StoredInvite): In
     created_at: invite.created_at,
     updated_at: invite.updated_at,
     message: invite.message,
+    private_project_access: structuredClone(invite.private_project_access),
   };
 }
 
@@ -134,6 +164,9 @@ export function serializeMember(store: ReferenceStore, membership: StoredMembers
     updated_at: membership.updated_at,
     is_2fa_enabled: user.is_2fa_enabled,
     has_social_auth: user.has_social_auth,
+    last_login: user.last_login,
+    // The live service sets it only when the list is a search (`?search=`), which this API does not offer.
+    search_match_type: null,
   };
 }
 
@@ -154,6 +187,7 @@ export function serializePipelineItem(store: ReferenceStore, item: StoredPipelin
     capabilities: structuredClone(item.capabilities),
     metrics: structuredClone(item.metrics),
     public_jobs: structuredClone(item.public_jobs),
+    hog_function_migration_available: item.hog_function_migration_available,
   };
 }
 
@@ -167,6 +201,11 @@ function serializeFlag(flag: StoredFeatureFlag): FeatureFlag {
     deleted: flag.deleted,
     active: flag.active,
     ensure_experience_continuity: flag.ensure_experience_continuity,
+    has_encrypted_payloads: flag.has_encrypted_payloads,
+    version: flag.version,
+    evaluation_runtime: flag.evaluation_runtime,
+    bucketing_identifier: flag.bucketing_identifier,
+    evaluation_tags: flag.evaluation_tags ? [...flag.evaluation_tags] : [],
   };
 }
 
@@ -211,5 +250,21 @@ export function serializeSurvey(store: ReferenceStore, survey: StoredSurvey, wri
     iteration_start_dates: survey.iteration_start_dates ? [...survey.iteration_start_dates] : null,
     current_iteration: survey.current_iteration,
     current_iteration_start_date: survey.current_iteration_start_date,
+    schedule: survey.schedule,
+    linked_insight_id: survey.linked_insight_id,
+    response_sampling_start_date: survey.response_sampling_start_date,
+    response_sampling_interval_type: survey.response_sampling_interval_type,
+    response_sampling_interval: survey.response_sampling_interval,
+    response_sampling_limit: survey.response_sampling_limit,
+    response_sampling_daily_limits: structuredClone(survey.response_sampling_daily_limits),
+    enable_partial_responses: survey.enable_partial_responses,
+    enable_iframe_embedding: survey.enable_iframe_embedding,
+    // The keys of the flags the survey uses (the live service's `feature_flag_keys`).
+    feature_flag_keys: [
+      { key: 'linked_flag_key', value: flag(survey.linked_flag_id)?.key ?? null },
+      { key: 'targeting_flag_key', value: targetingFlag?.key ?? null },
+      { key: 'internal_targeting_flag_key', value: flag(survey.internal_targeting_flag_id)?.key ?? null },
+    ],
+    user_access_level: survey.user_access_level,
   };
 }

@@ -5,6 +5,7 @@ import type { BatchExportRun, PipelineFamily } from '../wire/rest-types.ts';
 import { createIdSource, type IdSource } from './random.ts';
 import {
   LEVEL_OWNER,
+  type OrganizationSettings,
   type StoredActivity,
   type StoredBatchExport,
   type StoredDomain,
@@ -20,6 +21,43 @@ import {
 import { formatTimestamp } from './time.ts';
 
 const ALPHANUMERIC = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** A new organization's settings, as the live service's model defaults them. */
+const DEFAULT_ORGANIZATION_SETTINGS: OrganizationSettings = {
+  logo_media_id: null,
+  default_role_id: null,
+  enforce_verified_domains: false,
+  members_can_invite: true,
+  members_can_create_projects: true,
+  members_can_use_personal_api_keys: true,
+  members_can_see_org_members: true,
+  allow_publicly_shared_resources: true,
+  read_only_mcp_access: false,
+  is_ai_data_processing_approved: null,
+  is_ai_training_opted_in: false,
+  default_anonymize_ips: false,
+  is_ai_training_locked: false,
+  is_ai_training_cta_shown: false,
+  has_signed_baa: false,
+  is_active: true,
+  is_pending_deletion: false,
+  uses_most_specific_access_resolution: false,
+  is_not_active_reason: null,
+};
+
+/** A new survey's scheduling and sampling, as the live service's model defaults them. */
+const DEFAULT_SURVEY_SETTINGS = {
+  schedule: 'once',
+  linked_insight_id: null,
+  response_sampling_start_date: null,
+  response_sampling_interval_type: 'week',
+  response_sampling_interval: null,
+  response_sampling_limit: null,
+  response_sampling_daily_limits: null,
+  enable_partial_responses: false,
+  enable_iframe_embedding: false,
+  user_access_level: 'editor',
+};
 
 /** Product features the live service lists for an organization on a paid plan. */
 const DEFAULT_PRODUCT_FEATURES = [
@@ -109,6 +147,8 @@ export class ReferenceStore {
       hedgehog_config: null,
       is_2fa_enabled: false,
       has_social_auth: false,
+      role_at_organization: null,
+      last_login: null,
       ...fields,
       id,
     };
@@ -148,6 +188,7 @@ export class ReferenceStore {
       metadata: '{"instance_tag": "none"}',
       customer_id: null,
       enforce_2fa: null,
+      ...DEFAULT_ORGANIZATION_SETTINGS,
       ...fields,
     };
     this.organizations.set(org.id, org);
@@ -239,7 +280,7 @@ export class ReferenceStore {
       // Batch exports belong to a project in the live service; here, the organization's first one.
       team_id: this.teamsOf(organizationId)[0]?.id ?? 0,
       model: 'events',
-      destination: { type: 'S3', config: {} },
+      destination: { type: 'S3', config: {}, integration: null, integration_id: null },
       interval: 'hour',
       paused: false,
       created_at: now,
@@ -250,6 +291,10 @@ export class ReferenceStore {
       latest_runs: [],
       hogql_query: null,
       schema: null,
+      filters: null,
+      timezone: 'UTC',
+      offset_day: null,
+      offset_hour: null,
       ...fields,
       organization_id: organizationId,
     };
@@ -274,6 +319,8 @@ export class ReferenceStore {
       finished_at: null,
       last_updated_at: now,
       records_total_count: null,
+      bytes_exported: null,
+      backfill: null,
       ...fields,
       batch_export: exportRecord.id,
     };
@@ -292,9 +339,7 @@ export class ReferenceStore {
       verification_challenge: this.ids.token(43),
       jit_provisioning_enabled: false,
       sso_enforcement: '',
-      saml_entity_id: null,
-      saml_acs_url: null,
-      saml_x509_cert: null,
+      scim_base_url: null,
       ...fields,
       organization_id: organizationId,
     };
@@ -317,6 +362,7 @@ export class ReferenceStore {
       created_at: now,
       updated_at: fields.created_at ?? now,
       message: null,
+      private_project_access: [],
       ...fields,
       organization_id: organizationId,
     };
@@ -347,6 +393,7 @@ export class ReferenceStore {
       capabilities: {},
       metrics: {},
       public_jobs: {},
+      hog_function_migration_available: false,
       created_at: this.now(),
       in_use: false,
       source: {},
@@ -385,6 +432,11 @@ export class ReferenceStore {
       deleted: false,
       active: true,
       ensure_experience_continuity: false,
+      has_encrypted_payloads: false,
+      version: 1,
+      evaluation_runtime: 'all',
+      bucketing_identifier: 'distinct_id',
+      evaluation_tags: [],
       created_at: this.now(),
       ...fields,
       id,
@@ -420,6 +472,7 @@ export class ReferenceStore {
       iteration_start_dates: [],
       current_iteration: null,
       current_iteration_start_date: null,
+      ...DEFAULT_SURVEY_SETTINGS,
       responses_count: 0,
       ...fields,
       team_id: teamId,

@@ -1,14 +1,49 @@
 // What the store keeps. Close to the wire shapes of ../wire/rest-types.ts, plus the links (organization,
 // team, user ids) and internal state the wire shapes leave out; computed fields (membership_level,
 // is_expired, has_saml, embedded users and flags) are filled in by serializers.ts at read time.
-import type { BatchExport, Domain, FeatureFlag, Invite, PipelineFamily, PipelineItem, Survey, User } from '../wire/rest-types.ts';
+import type {
+  BatchExport,
+  Domain,
+  FeatureFlag,
+  Invite,
+  Organization,
+  PipelineFamily,
+  PipelineItem,
+  Survey,
+  User,
+} from '../wire/rest-types.ts';
 
 export interface StoredUser extends User {
   is_2fa_enabled: boolean;
   has_social_auth: boolean;
+  last_login: string | null;
 }
 
-export interface StoredOrganization {
+/** The organization settings and states of the live service (contract: The real service). */
+export type OrganizationSettings = Pick<
+  Organization,
+  | 'logo_media_id'
+  | 'default_role_id'
+  | 'enforce_verified_domains'
+  | 'members_can_invite'
+  | 'members_can_create_projects'
+  | 'members_can_use_personal_api_keys'
+  | 'members_can_see_org_members'
+  | 'allow_publicly_shared_resources'
+  | 'read_only_mcp_access'
+  | 'is_ai_data_processing_approved'
+  | 'is_ai_training_opted_in'
+  | 'default_anonymize_ips'
+  | 'is_ai_training_locked'
+  | 'is_ai_training_cta_shown'
+  | 'has_signed_baa'
+  | 'is_active'
+  | 'is_pending_deletion'
+  | 'uses_most_specific_access_resolution'
+  | 'is_not_active_reason'
+>;
+
+export interface StoredOrganization extends OrganizationSettings {
   id: string;
   name: string;
   slug: string;
@@ -29,6 +64,8 @@ export interface StoredTeam {
   uuid: string;
   organization_id: string;
   project_id: number;
+  /** The name of the project this team belongs to (the organization's `projects` entry); the team's own name when unset. */
+  project_name?: string;
   api_token: string;
   name: string;
   completed_snapshot_onboarding: boolean;
@@ -54,7 +91,8 @@ export interface StoredBatchExport extends BatchExport {
   organization_id: string;
 }
 
-export interface StoredDomain extends Omit<Domain, 'is_verified' | 'has_saml'> {
+/** The live domain record has no SAML settings: they moved to identity provider configs. */
+export interface StoredDomain extends Omit<Domain, 'is_verified' | 'has_saml' | 'saml_entity_id' | 'saml_acs_url' | 'saml_x509_cert'> {
   organization_id: string;
 }
 
@@ -79,7 +117,13 @@ export interface StoredFeatureFlag extends FeatureFlag {
 export interface StoredSurvey
   extends Omit<
     Survey,
-    'linked_flag' | 'targeting_flag' | 'internal_targeting_flag' | 'created_by' | 'targeting_flag_filters' | 'remove_targeting_flag'
+    | 'linked_flag'
+    | 'targeting_flag'
+    | 'internal_targeting_flag'
+    | 'created_by'
+    | 'targeting_flag_filters'
+    | 'remove_targeting_flag'
+    | 'feature_flag_keys'
   > {
   team_id: number;
   targeting_flag_id: number | null;

@@ -1,6 +1,7 @@
 // Request-body validation with Django REST framework's rules and messages (codes as drf-exceptions-hog
 // reports them: DRF's `invalid` becomes `invalid_input`). Only the fields a schema names are read, so
 // read-only and unknown fields are silently ignored, as in DRF. The first failing field is reported.
+import { isServiceEmail } from '../wire/email.ts';
 import { validationError } from './api-errors.ts';
 import { formatTimestamp, parseTimestamp } from './time.ts';
 
@@ -8,7 +9,7 @@ const INT32_MIN = -2147483648;
 const INT32_MAX = 2147483647;
 
 export interface FieldSpec {
-  kind: 'string' | 'boolean' | 'int32' | 'datetime' | 'email' | 'choice' | 'json' | 'object' | 'list' | 'datetime_list';
+  kind: 'string' | 'uuid' | 'boolean' | 'int32' | 'datetime' | 'email' | 'choice' | 'json' | 'object' | 'list' | 'datetime_list';
   required?: boolean;
   nullable?: boolean;
   /** Strings only: whether "" is accepted (DRF's allow_blank, off by default). */
@@ -38,15 +39,6 @@ export function isPlainObject(value: unknown): value is Record<string, unknown> 
 
 const TRUE_VALUES = new Set(['t', 'y', 'yes', 'true', 'on', '1']);
 const FALSE_VALUES = new Set(['f', 'n', 'no', 'false', 'off', '0']);
-const EMAIL_USER = /^[-!#$%&'*+/=?^_`{}|~0-9a-z]+(\.[-!#$%&'*+/=?^_`{}|~0-9a-z]+)*$/i;
-const EMAIL_DOMAIN = /^((?:[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?\.)+)(?:[a-z0-9-]{2,63})$/i;
-
-function isEmail(value: string): boolean {
-  const at = value.lastIndexOf('@');
-  if (at <= 0 || value.length > 320) return false;
-  const domain = value.slice(at + 1);
-  return EMAIL_USER.test(value.slice(0, at)) && EMAIL_DOMAIN.test(domain) && !domain.endsWith('-');
-}
 
 function invalid(detail: string, attr: string): never {
   throw validationError('invalid_input', detail, attr);
@@ -78,9 +70,22 @@ function validateValue(value: unknown, spec: FieldSpec, attr: string): unknown {
   switch (spec.kind) {
     case 'string':
       return toText(value, attr, spec);
+    case 'uuid': {
+      // DRF's UUIDField: any of Python's UUID spellings; answered in the hyphenated lower-case form.
+      const hex =
+        typeof value === 'string'
+          ? value
+              .trim()
+              .replace(/^urn:uuid:/i, '')
+              .replace(/[{}-]/g, '')
+          : '';
+      if (!/^[0-9a-f]{32}$/i.test(hex)) invalid('Must be a valid UUID.', attr);
+      const lower = hex.toLowerCase();
+      return `${lower.slice(0, 8)}-${lower.slice(8, 12)}-${lower.slice(12, 16)}-${lower.slice(16, 20)}-${lower.slice(20)}`;
+    }
     case 'email': {
       const text = toText(value, attr, spec);
-      if (!isEmail(text)) invalid('Enter a valid email address.', attr);
+      if (!isServiceEmail(text)) invalid('Enter a valid email address.', attr);
       return text;
     }
     case 'boolean': {

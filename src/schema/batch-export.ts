@@ -19,12 +19,18 @@ export const BATCH_EXPORT_SETTINGS = {
   startAt: ['start_at', 'DateTime', 'Runs are not triggered before this time.'],
   endAt: ['end_at', 'DateTime', 'Runs are not triggered after this time.'],
   hogqlQuery: ['hogql_query', 'String', 'The HogQL query that selects what is exported.'],
+  filters: ['filters', 'JSON', 'Property filters that select which events are exported.'],
+  timezone: ['timezone', 'String', 'The time zone that daily and weekly intervals follow, e.g. `UTC` or `Europe/Berlin`.'],
+  offsetDay: ['offset_day', 'Int', 'For weekly exports: the day the interval starts, 0 (Sunday) to 6.'],
+  offsetHour: ['offset_hour', 'Int', 'For daily and weekly exports: the hour the interval starts, 0 to 23.'],
 } satisfies RestFieldTable<BatchExportRecord>;
 
 /** The destination's fields, read and written alike. */
 export const DESTINATION_FIELDS = {
   type: ['type', 'String', 'Destination kind, e.g. `S3`, `Snowflake`, `Postgres`, `BigQuery`, `Redshift`, `HTTP`.'],
   config: ['config', 'JSON', 'Destination settings; their shape depends on `type`.'],
+  integration: ['integration', 'Int', 'The REST id of the integration that authenticates the destination (e.g. BigQuery), if any.'],
+  integrationId: ['integration_id', 'Int', 'The same integration id, under the name the service also accepts on writes.'],
 } satisfies RestFieldTable<BatchExportDestination>;
 
 nodeType(BatchExportRef, {
@@ -74,6 +80,8 @@ nodeType(BatchExportRunRef, {
       lastUpdatedAt: ['last_updated_at', 'DateTime', 'When the run was last changed.'],
       recordsTotalCount: ['records_total_count', 'Int', 'Records the run has to export.'],
       batchExport: ['batch_export', 'UUID', 'The REST id of the export the run belongs to.'],
+      bytesExported: ['bytes_exported', 'Float', 'Bytes the run exported (a 64-bit count, past `Int`, so a `Float`).'],
+      backfill: ['backfill', 'UUID', 'The REST id of the backfill the run belongs to, if any.'],
     }),
   }),
 });

@@ -8,12 +8,17 @@ import { requiresScope } from './scopes.ts';
 
 const READ = requiresScope('organization:read');
 
+/** Why the SAML fields are deprecated: the service keeps them elsewhere now. */
+const SAML_MOVED = {
+  deprecated: 'SAML settings moved to the identity provider configs of the organization; the domain record no longer has them.',
+};
+
 /** Single sign-on settings that read and write alike: shared with the domain mutations' inputs. */
 export const DOMAIN_SSO_SETTINGS = {
   jitProvisioningEnabled: ['jit_provisioning_enabled', 'Boolean', 'Whether users of this domain join automatically on first login.'],
-  samlEntityId: ['saml_entity_id', 'String', 'SAML entity id.'],
-  samlAcsUrl: ['saml_acs_url', 'String', 'SAML assertion consumer service URL.'],
-  samlX509Cert: ['saml_x509_cert', 'String', 'SAML X.509 certificate.'],
+  samlEntityId: ['saml_entity_id', 'String', 'SAML entity id (null: the service no longer sends it).', SAML_MOVED],
+  samlAcsUrl: ['saml_acs_url', 'String', 'SAML assertion consumer service URL (null: the service no longer sends it).', SAML_MOVED],
+  samlX509Cert: ['saml_x509_cert', 'String', 'SAML X.509 certificate (null: the service no longer sends it).', SAML_MOVED],
 } satisfies RestFieldTable<DomainRecord>;
 
 nodeType(DomainRef, {
@@ -32,7 +37,8 @@ nodeType(DomainRef, {
         'String',
         'Login method enforced for the domain, e.g. `google-oauth2`, `github`, `gitlab`, `saml`, or empty.',
       ],
-      hasSaml: ['has_saml', 'Boolean', 'Whether SAML is fully configured.'],
+      scimBaseUrl: ['scim_base_url', 'String', 'The SCIM endpoint identity providers provision users of this domain through.'],
+      hasSaml: ['has_saml', 'Boolean', 'Whether SAML is fully configured (null: the service no longer sends it).', SAML_MOVED],
     }),
   }),
 });

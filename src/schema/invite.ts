@@ -22,6 +22,7 @@ nodeType(InviteRef, {
       createdAt: ['created_at', 'DateTime', 'When the invitation was made.'],
       updatedAt: ['updated_at', 'DateTime', 'When the invitation was last changed.'],
       message: ['message', 'String', 'Personal message sent with the invitation.'],
+      privateProjectAccess: ['private_project_access', 'JSON', 'Private projects the invitee gets access to, with a level each.'],
     }),
     createdBy: t.field({ type: UserRef, description: 'Who made the invitation.', resolve: (i) => i.created_by }),
   }),

@@ -20,6 +20,8 @@ nodeType(MemberRef, {
       updatedAt: ['updated_at', 'DateTime', 'When the membership was last changed.'],
       is2faEnabled: ['is_2fa_enabled', 'Boolean', 'Whether the user has two-factor authentication on.'],
       hasSocialAuth: ['has_social_auth', 'Boolean', 'Whether the user logs in through a social provider.'],
+      lastLogin: ['last_login', 'DateTime', 'When the user last logged in.'],
+      searchMatchType: ['search_match_type', 'String', 'How a member search matched: `exact` or `similar` (null outside a search).'],
     }),
     user: t.expose('user', { type: UserRef, description: 'The member.' }),
   }),

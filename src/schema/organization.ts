@@ -27,11 +27,31 @@ import {
   PipelineImportAppRef,
   ProjectRef,
 } from './refs.ts';
-import { restFields } from './rest-fields.ts';
+import { type RestFieldTable, restFields } from './rest-fields.ts';
 import { connectionTypes, restListFields } from './rest-list-fields.ts';
 import { requiresScope } from './scopes.ts';
 
 const READ = requiresScope('organization:read');
+
+/** Settings that read and write alike: shared with the organization mutations' inputs. */
+export const ORGANIZATION_SETTINGS = {
+  logoMediaId: ['logo_media_id', 'UUID', "The REST id of the organization's uploaded logo."],
+  defaultRoleId: ['default_role_id', 'UUID', 'The REST id of the role new members get.'],
+  enforceVerifiedDomains: ['enforce_verified_domains', 'Boolean', 'Whether members must sign in with an e-mail of a verified domain.'],
+  membersCanInvite: ['members_can_invite', 'Boolean', 'Whether members (not only admins) may invite people.'],
+  membersCanCreateProjects: ['members_can_create_projects', 'Boolean', 'Whether members (not only admins) may create projects.'],
+  membersCanUsePersonalApiKeys: ['members_can_use_personal_api_keys', 'Boolean', 'Whether members may create and use personal API keys.'],
+  membersCanSeeOrgMembers: ['members_can_see_org_members', 'Boolean', 'Whether members may list the other members.'],
+  allowPubliclySharedResources: [
+    'allow_publicly_shared_resources',
+    'Boolean',
+    'Whether dashboards, insights and recordings may be shared publicly.',
+  ],
+  readOnlyMcpAccess: ['read_only_mcp_access', 'Boolean', 'Whether MCP (AI assistant) access to the organization is read-only.'],
+  isAiDataProcessingApproved: ['is_ai_data_processing_approved', 'Boolean', "Whether AI features may process the organization's data."],
+  isAiTrainingOptedIn: ['is_ai_training_opted_in', 'Boolean', "Whether the organization's data may be used to train AI models."],
+  defaultAnonymizeIps: ['default_anonymize_ips', 'Boolean', 'Whether new projects discard client IP addresses.'],
+} satisfies RestFieldTable<OrganizationRecord>;
 const MEMBERS_READ = requiresScope('organization_member:read');
 const PLUGINS_READ = requiresScope('plugin:read');
 
@@ -114,12 +134,25 @@ nodeType(OrganizationRef, {
         metadata: ['metadata', 'JSON', 'Free-form metadata (a string in the REST docs; the live service sends an object).'],
         customerId: ['customer_id', 'String', 'Billing customer id.'],
         enforce2fa: ['enforce_2fa', 'Boolean', 'Whether members must use two-factor authentication.'],
+        ...ORGANIZATION_SETTINGS,
+        isAiTrainingLocked: ['is_ai_training_locked', 'Boolean', 'Whether the AI training choice is locked by the plan.'],
+        isAiTrainingCtaShown: ['is_ai_training_cta_shown', 'Boolean', 'Whether the AI training prompt is shown.'],
+        hasSignedBaa: ['has_signed_baa', 'Boolean', 'Whether the organization has signed a business associate agreement (HIPAA).'],
+        isActive: ['is_active', 'Boolean', 'Whether the organization is active; see `isNotActiveReason` when not.'],
+        isPendingDeletion: ['is_pending_deletion', 'Boolean', 'Whether the organization is being deleted.'],
+        usesMostSpecificAccessResolution: [
+          'uses_most_specific_access_resolution',
+          'Boolean',
+          'Whether access control applies the most specific rule rather than the most permissive one.',
+        ],
+        isNotActiveReason: ['is_not_active_reason', 'String', 'Why the organization is not active, when it is not.'],
       }),
       memberCount: t.int({ description: 'How many members the organization has.', resolve: memberCountOf }),
       projects: t.field({
         type: [ProjectRef],
         nullable: false,
-        description: "The organization's projects, one per distinct project id of its `teams` (no extra upstream call).",
+        description:
+          "The organization's projects, one per entry of its REST `projects`, in order and named as there; derived from `teams` (one per distinct project id, named after its first team) only when the answer has no `projects`. No extra upstream call.",
         resolve: (org) => projectsOf(org),
       }),
       batchExports: batchExports.connection(),
@@ -158,8 +191,27 @@ function memberCountOf(org: OrganizationRecord): number | null {
   return count === '' ? Number.NaN : Number(count);
 }
 
-/** One project per distinct project id (falling back to the team id); named after its first team. */
+/**
+ * One project per entry of `projects`, named as there (else after its first team). Only an answer
+ * without `projects` falls back to one project per distinct project id of `teams`.
+ */
 function projectsOf(org: OrganizationRecord): ProjectRecord[] {
+  if (Array.isArray(org.projects)) {
+    return org.projects.map((project) => {
+      const projectId = String(project.id);
+      const name = project.name ?? firstTeamOf(org, projectId)?.name ?? null;
+      return { $type: 'Project', projectId, name };
+    });
+  }
+  return projectsFromTeams(org);
+}
+
+function firstTeamOf(org: OrganizationRecord, projectId: string) {
+  return (org.teams ?? []).find((team) => String(team.project_id ?? team.id) === projectId);
+}
+
+/** One project per distinct project id (falling back to the team id); named after its first team. */
+function projectsFromTeams(org: OrganizationRecord): ProjectRecord[] {
   const projects = new Map<string, ProjectRecord>();
   for (const team of org.teams ?? []) {
     const projectId = String(team.project_id ?? team.id);

@@ -14,6 +14,7 @@ import type { BuilderTypes } from './builder.ts';
 interface ServedAs {
   String: string;
   Int: number;
+  Float: number;
   Boolean: boolean;
   UUID: string;
   DateTime: string;
@@ -28,9 +29,19 @@ type ScalarsFor<V> = { [S in RestScalar]: [NonNullable<V>] extends [ServedAs[S]]
 /** The list types a REST value of type V can be served as: `[S]` for a list of values S serves. */
 type ListsFor<V> = NonNullable<V> extends readonly (infer Item)[] ? readonly [ScalarsFor<Item>] : never;
 
+/** A field kept for old clients: why, and where its data went. */
+interface FieldOptions {
+  deprecated?: string;
+}
+
 /** One field: the REST key it reads, the GraphQL type (a scalar, or `[scalar]` for a list), its description. */
 type RestField<Rest> = {
-  [K in keyof Rest & string]: readonly [rest: K, type: ScalarsFor<Rest[K]> | ListsFor<Rest[K]>, description: string];
+  [K in keyof Rest & string]: readonly [
+    rest: K,
+    type: ScalarsFor<Rest[K]> | ListsFor<Rest[K]>,
+    description: string,
+    options?: FieldOptions,
+  ];
 }[keyof Rest & string];
 
 /** GraphQL field name -> the REST field it serves. */
@@ -50,13 +61,20 @@ export function restFields<Rest>(t: ReadFieldBuilder<Rest>, table: RestFieldTabl
   // One call shape serves both builders: the table's types were checked against `Rest` above.
   const builder = t as unknown as { field(options: object): FieldMap[string] };
   const fields: FieldMap = {};
-  for (const [name, [rest, type, description]] of Object.entries(table) as [string, RestField<Rest>][]) {
+  for (const [name, [rest, type, description, options]] of Object.entries(table) as [string, RestField<Rest>][]) {
+    const deprecationReason = options?.deprecated;
     fields[name] =
       typeof type === 'string'
-        ? builder.field({ type, description, resolve: name === rest ? defaultFieldResolver : (record: Rest) => record[rest] })
+        ? builder.field({
+            type,
+            description,
+            deprecationReason,
+            resolve: name === rest ? defaultFieldResolver : (record: Rest) => record[rest],
+          })
         : builder.field({
             type: [...type],
             description,
+            deprecationReason,
             nullable: { list: false, items: true },
             resolve: (record: Rest) => record[rest] ?? [],
           });
@@ -69,7 +87,7 @@ type RestInputField = readonly [
   rest: string,
   type: RestScalar | readonly [RestScalar] | InputRef<unknown>,
   description: string,
-  fields?: RestInputTable,
+  options?: FieldOptions & { fields?: RestInputTable },
 ];
 
 /** GraphQL input field name -> the REST body field it is sent as. */
@@ -79,10 +97,11 @@ export type RestInputTable = Readonly<Record<string, RestInputField>>;
 export function restInputFields(t: PothosSchemaTypes.InputFieldBuilder<BuilderTypes, 'InputObject'>, table: RestInputTable): InputFieldMap {
   const builder = t as unknown as { field(options: object): InputFieldMap[string] };
   const fields: InputFieldMap = {};
-  for (const [name, [, type, description]] of Object.entries(table)) {
+  for (const [name, [, type, description, options]] of Object.entries(table)) {
+    const deprecationReason = options?.deprecated;
     fields[name] = Array.isArray(type)
-      ? builder.field({ type: [...type], description, required: { list: false, items: true } })
-      : builder.field({ type, description, required: false });
+      ? builder.field({ type: [...type], description, deprecationReason, required: { list: false, items: true } })
+      : builder.field({ type, description, deprecationReason, required: false });
   }
   return fields;
 }
@@ -95,7 +114,8 @@ export function restInputFields(t: PothosSchemaTypes.InputFieldBuilder<BuilderTy
 export function restBody(input: object, table: RestInputTable): RestBody {
   const given = input as Record<string, unknown>;
   const body: RestBody = {};
-  for (const [name, [rest, , , fields]] of Object.entries(table)) {
+  for (const [name, [rest, , , options]] of Object.entries(table)) {
+    const fields = options?.fields;
     const value = Object.hasOwn(given, name) ? given[name] : undefined;
     if (value === undefined) continue;
     body[rest] = fields && value !== null && typeof value === 'object' ? restBody(value, fields) : value;

@@ -3,8 +3,9 @@
 // the request's variables: graphql-jit compiles them once per document and writes a warning to
 // stderr (past LOG_FILE) for any scalar whose parseLiteral takes them.
 import { BREAK, GraphQLError, GraphQLScalarType, Kind, print, type ValueNode, type VariableNode, visit } from 'graphql';
-import { DateTimeResolver, EmailAddressResolver, JSONResolver, UUIDResolver } from 'graphql-scalars';
+import { DateTimeResolver, JSONResolver, UUIDResolver } from 'graphql-scalars';
 import { gatewayError } from '../graphql-errors.ts';
+import { isServiceEmail } from '../wire/email.ts';
 import { isUuid } from '../wire/uuid.ts';
 import { builder } from './builder.ts';
 
@@ -71,7 +72,34 @@ function dashedUuid(value: unknown, node?: ValueNode): string {
   return value.toLowerCase();
 }
 
+/**
+ * Served as the upstream sends it (an output never fails on an address the service stored, e.g.
+ * `anna@bücher.de`); an input must be one the service's Django EmailValidator accepts, and is sent
+ * as given.
+ */
+const EmailAddress = new GraphQLScalarType<string, string>({
+  name: 'EmailAddress',
+  description:
+    "An e-mail address. Inputs: an ASCII local part and a host name, an internationalised domain (e.g. `anna@bücher.de`), `localhost` or an `[IP]` literal, at most 320 characters (the service's Django EmailValidator). Outputs: the address as the service stored it.",
+  serialize: (value) => {
+    if (typeof value !== 'string') throw new TypeError('An e-mail address must be a string.');
+    return value;
+  },
+  parseValue: (value) => serviceEmail(value),
+  parseLiteral: (ast) => {
+    if (ast.kind !== Kind.STRING) throw new GraphQLError(`Value is not a valid e-mail address: ${print(ast)}`, { nodes: ast });
+    return serviceEmail(ast.value, ast);
+  },
+});
+
+function serviceEmail(value: unknown, node?: ValueNode): string {
+  if (typeof value !== 'string' || !isServiceEmail(value)) {
+    throw new GraphQLError(`Value is not a valid e-mail address: ${JSON.stringify(value ?? null)}`, { nodes: node });
+  }
+  return value;
+}
+
 builder.addScalarType('UUID', Uuid);
 builder.addScalarType('DateTime', DateTime);
-builder.addScalarType('EmailAddress', EmailAddressResolver);
+builder.addScalarType('EmailAddress', EmailAddress);
 builder.addScalarType('JSON', Json);

@@ -22,6 +22,19 @@ export const SURVEY_CONTENT_FIELDS = {
   iterationStartDates: ['iteration_start_dates', ['DateTime'], 'Start dates of the iterations.'],
   currentIteration: ['current_iteration', 'Int', 'The current iteration.'],
   currentIterationStartDate: ['current_iteration_start_date', 'DateTime', 'When the current iteration started.'],
+  schedule: ['schedule', 'String', 'How often the survey is shown: `once`, `recurring` or `always`.'],
+  linkedInsightId: ['linked_insight_id', 'Int', 'The REST id of the insight the survey is linked to.'],
+  responseSamplingStartDate: ['response_sampling_start_date', 'DateTime', 'When response sampling starts.'],
+  responseSamplingIntervalType: [
+    'response_sampling_interval_type',
+    'String',
+    'The unit of the sampling interval: `day`, `week` or `month`.',
+  ],
+  responseSamplingInterval: ['response_sampling_interval', 'Int', 'The length of the sampling interval, in its unit.'],
+  responseSamplingLimit: ['response_sampling_limit', 'Int', 'Responses to collect per sampling interval.'],
+  responseSamplingDailyLimits: ['response_sampling_daily_limits', 'JSON', 'The daily response limits the sampling works out.'],
+  enablePartialResponses: ['enable_partial_responses', 'Boolean', 'Whether unfinished responses are kept.'],
+  enableIframeEmbedding: ['enable_iframe_embedding', 'Boolean', 'Whether the survey may be embedded in an iframe.'],
 } satisfies RestFieldTable<SurveyRecord>;
 
 nodeType(SurveyRef, {
@@ -43,6 +56,8 @@ nodeType(SurveyRef, {
       ],
       createdAt: ['created_at', 'DateTime', 'When the survey was created.'],
       ...SURVEY_CONTENT_FIELDS,
+      featureFlagKeys: ['feature_flag_keys', ['JSON'], 'The keys of the flags the survey uses, as `{key, value}` pairs.'],
+      userAccessLevel: ['user_access_level', 'String', "The caller's access level to the survey, e.g. `viewer`, `editor`."],
     }),
     linkedFlag: t.field({ type: FeatureFlagRef, description: 'The linked feature flag.', resolve: (s) => s.linked_flag }),
     targetingFlag: t.field({ type: FeatureFlagRef, description: 'The targeting flag.', resolve: (s) => s.targeting_flag }),

@@ -15,6 +15,11 @@ builder.objectType(UserRef, {
       email: ['email', 'EmailAddress', 'E-mail address.'],
       isEmailVerified: ['is_email_verified', 'Boolean', 'Whether the e-mail address is verified.'],
       hedgehogConfig: ['hedgehog_config', 'JSON', 'Avatar settings.'],
+      roleAtOrganization: [
+        'role_at_organization',
+        'String',
+        'The role the user gave at sign-up, e.g. `engineering`, `product`, `founder`.',
+      ],
     }),
   }),
 });
@@ -31,6 +36,11 @@ builder.objectType(FeatureFlagRef, {
       deleted: ['deleted', 'Boolean', 'Whether the flag is deleted.'],
       active: ['active', 'Boolean', 'Whether the flag is active.'],
       ensureExperienceContinuity: ['ensure_experience_continuity', 'Boolean', 'Whether a user keeps the same value across identities.'],
+      hasEncryptedPayloads: ['has_encrypted_payloads', 'Boolean', "Whether the flag's payloads are encrypted."],
+      version: ['version', 'Int', 'The version of the flag, raised by each change.'],
+      evaluationRuntime: ['evaluation_runtime', 'String', 'Where the flag is evaluated: `server`, `client` or `all`.'],
+      bucketingIdentifier: ['bucketing_identifier', 'String', 'What rollout buckets by, e.g. `distinct_id` or `device_id`.'],
+      evaluationTags: ['evaluation_tags', ['String'], 'Tags that limit where the flag is evaluated.'],
     }),
   }),
 });

@@ -18,7 +18,14 @@ export interface Team {
   [key: string]: unknown;
 }
 
-/** 2.2 */
+/** One entry of an organization's `projects` (the live service's ProjectBasicSerializer). */
+export interface ProjectEntry {
+  id: number;
+  name?: string | null;
+  [key: string]: unknown;
+}
+
+/** 2.2, with the live service's current fields (contract: The real service). */
 export interface Organization {
   id: string;
   name: string;
@@ -35,6 +42,26 @@ export interface Organization {
   customer_id: string | null;
   enforce_2fa: boolean | null;
   member_count: string | number | null;
+  projects: ProjectEntry[];
+  logo_media_id: string | null;
+  default_role_id: string | null;
+  enforce_verified_domains: boolean | null;
+  members_can_invite: boolean | null;
+  members_can_create_projects: boolean | null;
+  members_can_use_personal_api_keys: boolean | null;
+  members_can_see_org_members: boolean | null;
+  allow_publicly_shared_resources: boolean | null;
+  read_only_mcp_access: boolean | null;
+  is_ai_data_processing_approved: boolean | null;
+  is_ai_training_opted_in: boolean | null;
+  default_anonymize_ips: boolean | null;
+  is_ai_training_locked: boolean | null;
+  is_ai_training_cta_shown: boolean | null;
+  has_signed_baa: boolean | null;
+  is_active: boolean | null;
+  is_pending_deletion: boolean | null;
+  uses_most_specific_access_resolution: boolean | null;
+  is_not_active_reason: string | null;
 }
 
 /** 2.3 */
@@ -51,11 +78,16 @@ export interface BatchExportRun {
   last_updated_at: string;
   records_total_count: number | null;
   batch_export: string;
+  /** 64-bit: may pass 2^31. */
+  bytes_exported: number | null;
+  backfill: string | null;
 }
 
 export interface BatchExportDestination {
   type: string;
   config: Record<string, unknown>;
+  integration: number | null;
+  integration_id: number | null;
 }
 
 export interface BatchExport {
@@ -74,9 +106,13 @@ export interface BatchExport {
   latest_runs: BatchExportRun[];
   hogql_query: string | null;
   schema: unknown;
+  filters: unknown;
+  timezone: string | null;
+  offset_day: number | null;
+  offset_hour: number | null;
 }
 
-/** 2.4 */
+/** 2.4. The live service moved the SAML settings to identity provider configs: they may be absent. */
 export interface Domain {
   id: string;
   domain: string;
@@ -85,10 +121,11 @@ export interface Domain {
   verification_challenge: string;
   jit_provisioning_enabled: boolean;
   sso_enforcement: string;
-  has_saml: boolean;
-  saml_entity_id: string | null;
-  saml_acs_url: string | null;
-  saml_x509_cert: string | null;
+  scim_base_url: string | null;
+  has_saml?: boolean;
+  saml_entity_id?: string | null;
+  saml_acs_url?: string | null;
+  saml_x509_cert?: string | null;
 }
 
 /** 2.5: embedded in invites, members and surveys. */
@@ -101,6 +138,7 @@ export interface User {
   email: string;
   is_email_verified: boolean | null;
   hedgehog_config: Record<string, unknown> | null;
+  role_at_organization: string | null;
 }
 
 /** 2.6 */
@@ -115,6 +153,7 @@ export interface Invite {
   created_at: string;
   updated_at: string;
   message: string | null;
+  private_project_access: unknown;
 }
 
 /** 2.7 */
@@ -126,6 +165,9 @@ export interface Member {
   updated_at: string;
   is_2fa_enabled: boolean;
   has_social_auth: boolean;
+  last_login: string | null;
+  /** Set by a member search (`exact`, `similar`); null otherwise. */
+  search_match_type: string | null;
 }
 
 /** 2.8: shared by destinations, frontend apps and import apps. */
@@ -145,6 +187,7 @@ export interface PipelineItem {
   capabilities: unknown;
   metrics: unknown;
   public_jobs: unknown;
+  hog_function_migration_available: boolean | null;
 }
 
 /** 2.9: embedded in surveys. */
@@ -157,6 +200,11 @@ export interface FeatureFlag {
   deleted: boolean;
   active: boolean;
   ensure_experience_continuity: boolean | null;
+  has_encrypted_payloads: boolean | null;
+  version: number | null;
+  evaluation_runtime: string | null;
+  bucketing_identifier: string | null;
+  evaluation_tags: string[] | null;
 }
 
 /** 2.10 */
@@ -186,6 +234,17 @@ export interface Survey {
   iteration_start_dates: string[] | null;
   current_iteration: number | null;
   current_iteration_start_date: string | null;
+  schedule: string | null;
+  linked_insight_id: number | null;
+  response_sampling_start_date: string | null;
+  response_sampling_interval_type: string | null;
+  response_sampling_interval: number | null;
+  response_sampling_limit: number | null;
+  response_sampling_daily_limits: unknown;
+  enable_partial_responses: boolean | null;
+  enable_iframe_embedding: boolean | null;
+  feature_flag_keys: unknown[] | null;
+  user_access_level: string | null;
 }
 
 /** The three pipeline families share one record shape and differ only by path segment. */

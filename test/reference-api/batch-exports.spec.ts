@@ -35,8 +35,16 @@ describe('batch exports', () => {
         'last_updated_at',
         'records_total_count',
         'batch_export',
+        'bytes_exported',
+        'backfill',
       ].sort(),
     );
+    // A byte count past 2^31, as a busy live export's is.
+    expect(Math.max(...body.results[0].latest_runs.map((r: any) => r.bytes_exported ?? 0))).toBeGreaterThan(2 ** 31);
+    expect(Object.keys(body.results[0].destination).sort()).toEqual(['config', 'integration', 'integration_id', 'type']);
+    expect(body.results[0]).toMatchObject({ timezone: 'UTC', filters: null, offset_day: null, offset_hour: null });
+    expect(body.results[1]).toMatchObject({ interval: 'day', offset_hour: 2 });
+    expect(body.results[2]).toMatchObject({ interval: 'week', offset_day: 3, offset_hour: 3, timezone: 'Europe/Berlin' });
     expect(run.batch_export).toBe(body.results[0].id);
     expect(Object.keys(body.results[0]).sort()).toEqual(
       [
@@ -55,6 +63,10 @@ describe('batch exports', () => {
         'latest_runs',
         'hogql_query',
         'schema',
+        'filters',
+        'timezone',
+        'offset_day',
+        'offset_hour',
       ].sort(),
     );
   });

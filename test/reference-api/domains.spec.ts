@@ -12,11 +12,11 @@ beforeAll(async () => {
 afterAll(() => api.close());
 
 describe('domains', () => {
-  it('lists verified and unverified domains; has_saml needs all three SAML settings', async () => {
+  it('lists verified and unverified domains, without SAML settings (they live on identity provider configs)', async () => {
     const { body } = await call(api, 'GET', `${base}/`);
-    expect(body.results.map((d: any) => [d.domain, d.is_verified, d.has_saml])).toEqual([
-      ['hedgehog.example', true, true],
-      ['hedgehog-mail.example', false, false],
+    expect(body.results.map((d: any) => [d.domain, d.is_verified, d.scim_base_url])).toEqual([
+      ['hedgehog.example', true, 'https://us.posthog.com/scim/v2/hedgehog-example'],
+      ['hedgehog-mail.example', false, null],
     ]);
     expect(Object.keys(body.results[0]).sort()).toEqual(
       [
@@ -27,30 +27,28 @@ describe('domains', () => {
         'verification_challenge',
         'jit_provisioning_enabled',
         'sso_enforcement',
-        'has_saml',
-        'saml_entity_id',
-        'saml_acs_url',
-        'saml_x509_cert',
+        'scim_base_url',
       ].sort(),
     );
   });
 
-  it('creates, retrieves, updates and deletes', async () => {
+  it('creates, retrieves, updates (ignoring SAML and read-only fields) and deletes', async () => {
     const made = await call(api, 'POST', `${base}/`, { body: { domain: 'crud.example', is_verified: true, saml_entity_id: 'e' } });
     expect(made.status).toBe(201);
     expect(made.body).toMatchObject({
       domain: 'crud.example',
       is_verified: false,
       verified_at: null,
-      has_saml: false,
       sso_enforcement: '',
     });
+    expect(made.body).not.toHaveProperty('saml_entity_id');
     const id = made.body.id;
     expect((await call(api, 'GET', `${base}/${id}`)).body).toEqual(made.body);
     const patched = await call(api, 'PATCH', `${base}/${id}/`, {
-      body: { saml_acs_url: 'https://acs.example/', saml_x509_cert: 'CERT', jit_provisioning_enabled: true },
+      body: { saml_acs_url: 'https://acs.example/', saml_x509_cert: 'CERT', scim_base_url: 'x', jit_provisioning_enabled: true },
     });
-    expect(patched.body).toMatchObject({ has_saml: true, jit_provisioning_enabled: true });
+    expect(patched.body).toMatchObject({ jit_provisioning_enabled: true, scim_base_url: null });
+    expect(patched.body).not.toHaveProperty('saml_acs_url');
     expect((await call(api, 'DELETE', `${base}/${id}/`)).status).toBe(204);
     expect((await call(api, 'GET', `${base}/${id}/`)).status).toBe(404);
   });

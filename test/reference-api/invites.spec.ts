@@ -21,8 +21,20 @@ describe('invites', () => {
     ]);
     expect(body.results[0].created_by).toMatchObject({ id: 1, email: 'demo@example.com' });
     expect(Object.keys(body.results[0].created_by).sort()).toEqual(
-      ['id', 'uuid', 'distinct_id', 'first_name', 'last_name', 'email', 'is_email_verified', 'hedgehog_config'].sort(),
+      [
+        'id',
+        'uuid',
+        'distinct_id',
+        'first_name',
+        'last_name',
+        'email',
+        'is_email_verified',
+        'hedgehog_config',
+        'role_at_organization',
+      ].sort(),
     );
+    expect(body.results[0].created_by.role_at_organization).toBe('engineering');
+    expect(body.results[0].private_project_access).toEqual([]);
   });
 
   it('creates an invite, replacing an earlier one for the same e-mail, and deletes it', async () => {

@@ -20,8 +20,9 @@ describe('members', () => {
       ['bob@hedgehog.example', 1],
     ]);
     expect(Object.keys(body.results[0]).sort()).toEqual(
-      ['id', 'user', 'level', 'joined_at', 'updated_at', 'is_2fa_enabled', 'has_social_auth'].sort(),
+      ['id', 'user', 'level', 'joined_at', 'updated_at', 'is_2fa_enabled', 'has_social_auth', 'last_login', 'search_match_type'].sort(),
     );
+    expect(body.results.map((m: any) => m.last_login)).toEqual(['2026-03-02T08:15:00Z', '2026-03-01T17:40:00Z', null]);
   });
 
   it("updates a member's level by user uuid, and rejects levels other than 1, 8, 15", async () => {

@@ -35,6 +35,26 @@ describe('organizations', () => {
         'customer_id',
         'enforce_2fa',
         'member_count',
+        'projects',
+        'logo_media_id',
+        'default_role_id',
+        'enforce_verified_domains',
+        'members_can_invite',
+        'members_can_create_projects',
+        'members_can_use_personal_api_keys',
+        'members_can_see_org_members',
+        'allow_publicly_shared_resources',
+        'read_only_mcp_access',
+        'is_ai_data_processing_approved',
+        'is_ai_training_opted_in',
+        'default_anonymize_ips',
+        'is_ai_training_locked',
+        'is_ai_training_cta_shown',
+        'has_signed_baa',
+        'is_active',
+        'is_pending_deletion',
+        'uses_most_specific_access_resolution',
+        'is_not_active_reason',
       ].sort(),
     );
     expect(org).toMatchObject({ slug: 'hedgehog-analytics', created_at: '2026-01-05T10:00:00.000000Z', member_count: '3' });
@@ -44,6 +64,12 @@ describe('organizations', () => {
       [1, 1, 'Hedgehog Web'],
       [2, 2, 'Hedgehog Mobile'],
     ]);
+    // A project is named as itself, which may differ from its first team's name.
+    expect(org.projects).toEqual([
+      { id: 1, name: 'Hedgehog' },
+      { id: 2, name: 'Hedgehog Mobile' },
+    ]);
+    expect(org).toMatchObject({ enforce_verified_domains: true, members_can_invite: false, is_active: true, has_signed_baa: true });
     expect(Object.keys(org.teams[0]).sort()).toEqual(
       [
         'id',
@@ -84,10 +110,27 @@ describe('organizations', () => {
     const made = await call(api, 'POST', '/api/organizations', { body: { name: 'Short lived' } });
     const id = made.body.id;
     const patched = await call(api, 'PATCH', `/api/organizations/${id}/`, {
-      body: { name: 'Renamed', is_member_join_email_enabled: false, slug: 'nope' },
+      body: {
+        name: 'Renamed',
+        is_member_join_email_enabled: false,
+        slug: 'nope',
+        is_active: false,
+        unknown_field: 1,
+        members_can_invite: false,
+        default_role_id: '0190A1B2C3D47E5F8A9B0C1D2E3F4A5B',
+      },
     });
     expect(patched.status).toBe(200);
-    expect(patched.body).toMatchObject({ name: 'Renamed', slug: 'short-lived', is_member_join_email_enabled: false });
+    // is_member_join_email_enabled and is_active are read-only in the live service; unknown fields are ignored.
+    expect(patched.body).toMatchObject({
+      name: 'Renamed',
+      slug: 'short-lived',
+      is_member_join_email_enabled: true,
+      is_active: true,
+      members_can_invite: false,
+      default_role_id: '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b',
+    });
+    expect(patched.body).not.toHaveProperty('unknown_field');
     expect((await call(api, 'DELETE', `/api/organizations/${id}/`)).status).toBe(204);
     expect((await call(api, 'GET', `/api/organizations/${id}/`)).status).toBe(404);
     expect(api.store.organizations.has(id)).toBe(false);

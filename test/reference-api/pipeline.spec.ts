@@ -26,6 +26,7 @@ const FIELDS = [
   'capabilities',
   'metrics',
   'public_jobs',
+  'hog_function_migration_available',
 ];
 
 describe.each(['pipeline_destinations', 'pipeline_frontend_apps', 'pipeline_import_apps'])('%s', (family) => {

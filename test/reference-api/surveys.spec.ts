@@ -23,8 +23,25 @@ describe('surveys', () => {
     expect(nps.internal_targeting_flag.key).toBe('survey-targeting-4f1c2a9e7b-custom');
     expect(nps.created_by).toMatchObject({ id: 1, email: 'demo@example.com' });
     expect(Object.keys(nps.linked_flag).sort()).toEqual(
-      ['id', 'team_id', 'name', 'key', 'filters', 'deleted', 'active', 'ensure_experience_continuity'].sort(),
+      [
+        'id',
+        'team_id',
+        'name',
+        'key',
+        'filters',
+        'deleted',
+        'active',
+        'ensure_experience_continuity',
+        'has_encrypted_payloads',
+        'version',
+        'evaluation_runtime',
+        'bucketing_identifier',
+        'evaluation_tags',
+      ].sort(),
     );
+    expect(nps.linked_flag).toMatchObject({ version: 3, evaluation_tags: ['web', 'beta'], evaluation_runtime: 'client' });
+    expect(nps).toMatchObject({ schedule: 'recurring', response_sampling_interval_type: 'month', enable_partial_responses: true });
+    expect(nps.feature_flag_keys).toContainEqual({ key: 'linked_flag_key', value: 'beta-dashboards' });
     expect(nps).not.toHaveProperty('targeting_flag_filters');
     expect((await call(api, 'GET', '/api/projects/2/surveys/')).body.count).toBe(2);
   });

@@ -23,6 +23,9 @@ const JSON_FIELDS = new Set([
   'capabilities',
   'metrics',
   'public_jobs',
+  'private_project_access',
+  'response_sampling_daily_limits',
+  'feature_flag_keys',
 ]);
 
 /** Fields whose GraphQL type coerces the REST value (seed: `member_count` is a string; the schema's Int). */

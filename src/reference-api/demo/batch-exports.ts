@@ -4,7 +4,7 @@ import type { ReferenceStore } from '../store.ts';
 import type { StoredOrganization } from '../stored-records.ts';
 import { shiftTimestamp as at } from '../time.ts';
 
-const DESTINATIONS: BatchExportDestination[] = [
+const DESTINATIONS: Omit<BatchExportDestination, 'integration' | 'integration_id'>[] = [
   {
     type: 'S3',
     config: { bucket_name: 'hedgehog-exports', region: 'us-east-1', prefix: 'posthog/', file_format: 'Parquet', compression: 'zstd' },
@@ -47,7 +47,9 @@ const RUN_STATUSES = ['Completed', 'Failed', 'Running', 'Cancelled', 'Completed'
 /** `count` batch exports in `org`, created an hour apart; every third of the first twelve has runs. */
 export function addDemoBatchExports(store: ReferenceStore, org: StoredOrganization, count: number, since: string): void {
   for (let i = 1; i <= count; i++) {
-    const destination = DESTINATIONS[(i - 1) % DESTINATIONS.length] as BatchExportDestination;
+    const destination = DESTINATIONS[(i - 1) % DESTINATIONS.length] as (typeof DESTINATIONS)[number];
+    // BigQuery authenticates through an integration in the live service.
+    const integration = destination.type === 'BigQuery' ? 7 : null;
     const model = i % 4 === 0 ? 'persons' : 'events';
     const interval = INTERVALS[(i - 1) % INTERVALS.length] ?? 'hour';
     const created = at(since, i);
@@ -55,7 +57,7 @@ export function addDemoBatchExports(store: ReferenceStore, org: StoredOrganizati
     const record = store.addBatchExport(org.id, {
       name: `${destination.type} ${model} export ${String(i).padStart(2, '0')}`,
       model,
-      destination: structuredClone(destination),
+      destination: { ...structuredClone(destination), integration, integration_id: integration },
       interval,
       paused,
       created_at: created,
@@ -64,6 +66,11 @@ export function addDemoBatchExports(store: ReferenceStore, org: StoredOrganizati
       start_at: i % 5 === 0 ? at(since, 24) : null,
       end_at: i % 10 === 0 ? at(since, 24 * 90) : null,
       hogql_query: i % 7 === 0 ? 'SELECT event, timestamp, distinct_id, properties FROM events' : null,
+      filters: i % 8 === 0 ? [{ key: '$browser', operator: 'exact', type: 'event', value: ['Chrome'] }] : null,
+      timezone: i % 3 === 0 ? 'Europe/Berlin' : 'UTC',
+      // Daily and weekly exports may start at an offset; weekly ones on a given day.
+      offset_hour: interval === 'day' || interval === 'week' ? i % 24 : null,
+      offset_day: interval === 'week' ? i % 7 : null,
     });
     if (record.hogql_query) record.schema = { fields: [], values: {}, hogql_query: record.hogql_query };
     if (i <= 12 && i % 3 === 1) {
@@ -85,6 +92,8 @@ export function addDemoBatchExports(store: ReferenceStore, org: StoredOrganizati
           finished_at: done ? at(end, 0.1) : null,
           last_updated_at: at(end, 0.1),
           records_total_count: 1000 * (i + r),
+          // Past 2^31 for the first export, as a busy live export's byte count is.
+          bytes_exported: done && status !== 'Failed' ? (i === 1 ? 3_221_225_472 * (r + 1) : 52_000 * (i + r)) : null,
         });
       }
     }

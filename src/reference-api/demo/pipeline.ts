@@ -23,6 +23,7 @@ export function addDemoPipelineItem(
     tag?: string | null;
     latest_tag?: string | null;
     in_use?: boolean;
+    hog_function_migration_available?: boolean;
     source?: Record<string, string>;
   },
 ): void {

@@ -48,6 +48,7 @@ const APPEARANCE = {
 export function seedHedgehogSurveys(store: ReferenceStore, web: StoredTeam, mobile: StoredTeam): void {
   const webFlag = addSurveyFlags(store, web, at('2026-01-15T09:00:00Z'));
   const beta = webFlag('beta-dashboards', 'Beta dashboards', personFilter('email', 'beta@hedgehog.example'));
+  Object.assign(beta, { version: 3, evaluation_tags: ['web', 'beta'], evaluation_runtime: 'client', has_encrypted_payloads: true });
   webFlag('new-onboarding', 'New onboarding flow', { groups: [{ properties: [], rollout_percentage: 50 }] });
   const nps = store.addSurvey(web.id, {
     name: 'Net Promoter Score',
@@ -66,6 +67,14 @@ export function seedHedgehogSurveys(store: ReferenceStore, web: StoredTeam, mobi
     iteration_start_dates: [at('2026-01-21T00:00:00Z'), at('2026-04-21T00:00:00Z'), at('2026-07-20T00:00:00Z'), at('2026-10-18T00:00:00Z')],
     current_iteration: 4,
     current_iteration_start_date: at('2026-10-18T00:00:00Z'),
+    schedule: 'recurring',
+    linked_insight_id: 12,
+    response_sampling_start_date: at('2026-01-21T00:00:00Z'),
+    response_sampling_interval_type: 'month',
+    response_sampling_interval: 1,
+    response_sampling_limit: 100,
+    response_sampling_daily_limits: [{ date: '2026-01-21', daily_response_limit: 4, rollout_percentage: 10 }],
+    enable_partial_responses: true,
     responses_count: 42,
   });
   nps.targeting_flag_id = webFlag(
@@ -83,6 +92,8 @@ export function seedHedgehogSurveys(store: ReferenceStore, web: StoredTeam, mobi
     type: 'widget',
     questions: [{ type: 'open', question: 'What should we build next?' }],
     appearance: { ...APPEARANCE, widgetType: 'tab', widgetLabel: 'Feedback' },
+    schedule: 'always',
+    enable_iframe_embedding: true,
     created_at: at('2026-02-02T10:00:00Z'),
     created_by_id: users.alice,
     start_date: at('2026-02-03T00:00:00Z'),

@@ -23,11 +23,17 @@ const EXPORT_FIELDS: Schema = {
   start_at: { kind: 'datetime', nullable: true },
   end_at: { kind: 'datetime', nullable: true },
   hogql_query: { kind: 'string', blank: true, nullable: true },
+  filters: { kind: 'json', nullable: true },
+  timezone: { kind: 'string', nullable: true },
+  offset_day: { kind: 'int32', nullable: true, min: 0, max: 6 },
+  offset_hour: { kind: 'int32', nullable: true, min: 0, max: 23 },
 };
 
 const DESTINATION_FIELDS: Schema = {
   type: { kind: 'choice', choices: DESTINATION_TYPES, required: true },
   config: { kind: 'object' },
+  integration: { kind: 'int32', nullable: true },
+  integration_id: { kind: 'int32', nullable: true },
 };
 
 const BACKFILL_FIELDS: Schema = {
@@ -46,9 +52,14 @@ function applyFields(ctx: RouteContext, record: StoredBatchExport, fields: Field
   const { destination, ...rest } = fields;
   if (destination !== undefined) {
     const given = validateFields(destination, DESTINATION_FIELDS, partial, 'destination__');
+    // The live serializer takes the integration under either name and answers it under both.
+    const integration = given.integration_id ?? given.integration;
+    const keptIntegration = partial ? record.destination.integration : null;
     record.destination = {
       type: typeof given.type === 'string' ? given.type : record.destination.type,
       config: { ...(partial ? record.destination.config : {}), ...(isPlainObject(given.config) ? given.config : {}) },
+      integration: integration === undefined ? keptIntegration : (integration as number | null),
+      integration_id: integration === undefined ? keptIntegration : (integration as number | null),
     };
   }
   const wasPaused = record.paused;

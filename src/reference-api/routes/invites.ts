@@ -12,6 +12,7 @@ const INVITE_FIELDS: Schema = {
   first_name: { kind: 'string', blank: true, maxLength: 30 },
   level: { kind: 'choice', choices: MEMBER_LEVELS },
   message: { kind: 'string', blank: true, nullable: true },
+  private_project_access: { kind: 'list', nullable: true },
 };
 
 /** The live service's limit on one bulk request. */
@@ -44,6 +45,7 @@ function saveInvite(ctx: RouteContext, access: OrganizationAccess, fields: Field
     first_name: typeof fields.first_name === 'string' ? fields.first_name : '',
     level: Number(fields.level),
     message: typeof fields.message === 'string' ? fields.message : null,
+    private_project_access: fields.private_project_access ?? [],
     created_by_id: ctx.user.id,
     // No mail server here, so no e-mail is attempted (the live service sets this when it sends one).
     emailing_attempt_made: false,

@@ -7,11 +7,25 @@ import { serializeOrganization } from '../serializers.ts';
 import { LEVEL_ADMIN, LEVEL_OWNER } from '../stored-records.ts';
 import { type Schema, validateFields } from '../validation.ts';
 
-/** Writable fields (seed 2.2); 64 is the live service's max length for a name. */
+/**
+ * Writable fields of the live serializer; 64 is its max length for a name. `is_member_join_email_enabled`
+ * is read-only there, so it is ignored like every other read-only or unknown field.
+ */
 const ORGANIZATION_FIELDS: Schema = {
   name: { kind: 'string', required: true, maxLength: 64 },
-  is_member_join_email_enabled: { kind: 'boolean' },
+  logo_media_id: { kind: 'uuid', nullable: true },
   enforce_2fa: { kind: 'boolean', nullable: true },
+  enforce_verified_domains: { kind: 'boolean' },
+  members_can_invite: { kind: 'boolean', nullable: true },
+  members_can_create_projects: { kind: 'boolean', nullable: true },
+  members_can_use_personal_api_keys: { kind: 'boolean' },
+  members_can_see_org_members: { kind: 'boolean' },
+  allow_publicly_shared_resources: { kind: 'boolean' },
+  read_only_mcp_access: { kind: 'boolean' },
+  is_ai_data_processing_approved: { kind: 'boolean', nullable: true },
+  is_ai_training_opted_in: { kind: 'boolean' },
+  default_anonymize_ips: { kind: 'boolean' },
+  default_role_id: { kind: 'uuid', nullable: true },
 };
 
 function list(ctx: RouteContext) {

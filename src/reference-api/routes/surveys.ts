@@ -35,6 +35,15 @@ const SURVEY_FIELDS: Schema = {
   iteration_start_dates: { kind: 'datetime_list', nullable: true },
   current_iteration: { kind: 'int32', nullable: true },
   current_iteration_start_date: { kind: 'datetime', nullable: true },
+  schedule: { kind: 'choice', choices: ['once', 'recurring', 'always'], nullable: true },
+  linked_insight_id: { kind: 'int32', nullable: true },
+  response_sampling_start_date: { kind: 'datetime', nullable: true },
+  response_sampling_interval_type: { kind: 'choice', choices: ['day', 'week', 'month'], nullable: true },
+  response_sampling_interval: { kind: 'int32', nullable: true },
+  response_sampling_limit: { kind: 'int32', nullable: true },
+  response_sampling_daily_limits: { kind: 'json', nullable: true },
+  enable_partial_responses: { kind: 'boolean', nullable: true },
+  enable_iframe_embedding: { kind: 'boolean', nullable: true },
 };
 
 const HEX = '0123456789abcdef';
@@ -130,6 +139,15 @@ const SCALAR_FIELDS = [
   'iteration_start_dates',
   'current_iteration',
   'current_iteration_start_date',
+  'schedule',
+  'linked_insight_id',
+  'response_sampling_start_date',
+  'response_sampling_interval_type',
+  'response_sampling_interval',
+  'response_sampling_limit',
+  'response_sampling_daily_limits',
+  'enable_partial_responses',
+  'enable_iframe_embedding',
 ] as const;
 
 function applyScalars(survey: StoredSurvey, fields: Fields): void {
@@ -218,6 +236,16 @@ const BLANK_SURVEY: StoredSurvey = {
   iteration_start_dates: null,
   current_iteration: null,
   current_iteration_start_date: null,
+  schedule: null,
+  linked_insight_id: null,
+  response_sampling_start_date: null,
+  response_sampling_interval_type: null,
+  response_sampling_interval: null,
+  response_sampling_limit: null,
+  response_sampling_daily_limits: null,
+  enable_partial_responses: null,
+  enable_iframe_embedding: null,
+  user_access_level: null,
   team_id: 0,
   responses_count: 0,
 };

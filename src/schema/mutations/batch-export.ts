@@ -26,7 +26,7 @@ const DestinationInput = builder.inputType('BatchExportDestinationInput', {
 
 const FIELDS: RestInputTable = {
   name: ['name', 'String', 'Human-readable name (the minimal create example gives `name`, `destination`, `interval`).'],
-  destination: ['destination', DestinationInput, 'Where the data goes.', DESTINATION_FIELDS],
+  destination: ['destination', DestinationInput, 'Where the data goes.', { fields: DESTINATION_FIELDS }],
   ...BATCH_EXPORT_SETTINGS,
 };
 

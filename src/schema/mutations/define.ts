@@ -1,11 +1,12 @@
 // One Relay mutation with errors as data: `<Name>Input` -> `<Name>Result` (a union of
-// `<Name>Payload`, ValidationError and, unless the mutation addresses nothing that exists yet,
-// NotFoundError), built by the relay plugin's relayMutationField and the errors plugin.
+// `<Name>Payload`, ValidationError, unless the mutation addresses nothing that exists yet,
+// NotFoundError, and for creates and updates NotAppliedError), built by the relay plugin's relayMutationField and the errors plugin.
 import type { InputFieldMap, InputShapeFromFields, ObjectFieldsShape } from '@pothos/core';
 import type { GatewayContext } from '../../context.ts';
 import { type BuilderTypes, builder } from '../builder.ts';
 import { requiresScope } from '../scopes.ts';
 import { asMutationError, NotFoundError, ValidationError } from './errors-as-data.ts';
+import { NotAppliedError } from './not-applied.ts';
 import { refuseAfterFailure, stopAfterFailure } from './serial.ts';
 
 /**
@@ -21,6 +22,8 @@ interface MutationOptions<Fields extends InputFieldMap, Payload extends object> 
   scope: string;
   /** The NotFoundError message; `null` leaves NotFoundError out of the union (createOrganization). */
   notFound: string | null;
+  /** Creates and updates: NotAppliedError joins the union (src/schema/mutations/not-applied.ts). */
+  notApplied?: boolean;
   inputFields: (t: PothosSchemaTypes.InputFieldBuilder<BuilderTypes, 'InputObject'>) => Fields;
   payloadDescription: string;
   outputFields: ObjectFieldsShape<BuilderTypes, Payload>;
@@ -40,7 +43,7 @@ export function defineMutation<Fields extends InputFieldMap, Payload extends obj
       description: `${options.description} ${scope}`,
       nullable: false,
       errors: {
-        types: options.notFound === null ? [ValidationError] : [ValidationError, NotFoundError],
+        types: [ValidationError, ...(options.notFound === null ? [] : [NotFoundError]), ...(options.notApplied ? [NotAppliedError] : [])],
         // The payload itself is the union member, so `clientMutationId` keeps the relay plugin's path.
         directResult: true,
         union: {
@@ -56,7 +59,9 @@ export function defineMutation<Fields extends InputFieldMap, Payload extends obj
         } catch (error) {
           const converted = asMutationError(error, options.notFound);
           // An error as data is an answer; any other failure stops the operation's later mutations.
-          if (!(converted instanceof ValidationError || converted instanceof NotFoundError)) stopAfterFailure(context);
+          if (!(converted instanceof ValidationError || converted instanceof NotFoundError || converted instanceof NotAppliedError)) {
+            stopAfterFailure(context);
+          }
           throw converted;
         } finally {
           // Memoised GETs (check_for_updates, source, responses_count, ...) may be stale after a write.

@@ -27,6 +27,11 @@ const FIELDS: RestInputTable = {
   firstName: ['first_name', 'String', "The invitee's first name."],
   level: ['level', 'Int', 'The level the invitee gets: 1 member, 8 admin, 15 owner (at most your own).'],
   message: ['message', 'String', 'Personal message sent with the invitation.'],
+  privateProjectAccess: [
+    'private_project_access',
+    'JSON',
+    'Private projects the invitee gets access to, e.g. `[{"id": 1, "level": "member"}]`.',
+  ],
 };
 
 createMutation(INVITE, {

@@ -1,6 +1,7 @@
 // createOrganization, updateOrganization, deleteOrganization (seed 4.1).
 import type { OrganizationRecord } from '../../loaders/tagged-records.ts';
 import type { Organization } from '../../wire/rest-types.ts';
+import { ORGANIZATION_SETTINGS } from '../organization.ts';
 import { OrganizationRef } from '../refs.ts';
 import type { RestInputTable } from '../rest-fields.ts';
 import { createMutation, deleteMutation, type RecordKind, updateMutation } from './record-mutations.ts';
@@ -15,8 +16,14 @@ const ORGANIZATION: RecordKind<Organization, OrganizationRecord> = {
 
 const FIELDS: RestInputTable = {
   name: ['name', 'String', 'Display name (the minimal create example gives only this).'],
-  isMemberJoinEmailEnabled: ['is_member_join_email_enabled', 'Boolean', 'Whether members get an e-mail when someone joins.'],
+  isMemberJoinEmailEnabled: [
+    'is_member_join_email_enabled',
+    'Boolean',
+    'Whether members get an e-mail when someone joins (the service ignores it: a change answers `NotAppliedError`).',
+    { deprecated: 'Read-only in the service: it ignores this field in writes. Read `Organization.isMemberJoinEmailEnabled`.' },
+  ],
   enforce2fa: ['enforce_2fa', 'Boolean', 'Whether members must use two-factor authentication.'],
+  ...ORGANIZATION_SETTINGS,
 };
 
 createMutation(ORGANIZATION, {

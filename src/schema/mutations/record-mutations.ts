@@ -12,6 +12,7 @@ import { globalId } from '../global-id.ts';
 import { inputIdParts } from '../node-registry.ts';
 import { type RestInputTable, restBody, restInputFields } from '../rest-fields.ts';
 import { defineMutation, type MutationNames } from './define.ts';
+import { NotAppliedError, notAppliedFields } from './not-applied.ts';
 
 /** Where a record lives upstream. */
 export interface Address {
@@ -64,6 +65,16 @@ const idField = <Raw, R extends Raw>(t: InputFieldBuilder, kind: RecordKind<Raw,
 
 const missing = (noun: string) => `No ${noun} with this id exists for this key.`;
 
+/**
+ * The payload, or NotAppliedError (thrown, so the errors plugin answers it as a union member) when
+ * the answer shows a field the caller set was not applied.
+ */
+function appliedOrNot<R>(input: object, fields: RestInputTable, raw: unknown, record: R): { record: R } {
+  const notApplied = notAppliedFields(input, fields, raw);
+  if (notApplied.length > 0) throw new NotAppliedError(notApplied, record);
+  return { record };
+}
+
 /** Makes the request's loaders serve the record as written. */
 function remember<Raw, R extends Raw>(kind: RecordKind<Raw, R>, context: GatewayContext, at: Address, record: Raw): R {
   const tagged = kind.loader(context).replace(at.parentId, record);
@@ -84,6 +95,7 @@ export function createMutation<Raw, R extends Raw>(kind: RecordKind<Raw, R>, opt
     description: options.description,
     scope: kind.scope,
     notFound: parent ? missing(parent.noun) : null,
+    notApplied: true,
     inputFields: (t) => ({
       ...(parent && {
         [parent.inputField]: globalIdInput(t, parent.typeName, `The global id of the ${parent.noun} to create it in.`),
@@ -97,7 +109,7 @@ export function createMutation<Raw, R extends Raw>(kind: RecordKind<Raw, R>, opt
       const parentId = parent ? (inputIdParts(given[parent.inputField] as string, parent.inputField, parent.typeName)[0] as string) : '';
       const body = restBody(input, options.fields);
       const raw = await options.send(context.rest(), parentId, body);
-      return { record: remember(kind, context, { parentId, id: '', pathId: '' }, raw) };
+      return appliedOrNot(input, options.fields, raw, remember(kind, context, { parentId, id: '', pathId: '' }, raw));
     },
   });
 }
@@ -116,13 +128,14 @@ export function updateMutation<Raw, R extends Raw>(kind: RecordKind<Raw, R>, opt
     description: `${options.description} Fields left out are left unchanged; \`null\` is sent as \`null\`.`,
     scope: kind.scope,
     notFound: missing(kind.noun),
+    notApplied: true,
     inputFields: (t) => ({ id: idField(t, kind), ...restInputFields(t, options.fields) }),
     payloadDescription: `The ${kind.noun} as \`${name}\` left it.`,
     outputFields: (t: PayloadFieldBuilder<{ record: R }>) => recordOutput(t, kind, `The ${kind.noun} after the change.`),
     resolve: async (input, context) => {
       const { at } = locate(kind, input.id as string);
       const raw = await options.send(context.rest(), at, restBody(input, options.fields));
-      return { record: remember(kind, context, at, raw) };
+      return appliedOrNot(input, options.fields, raw, remember(kind, context, at, raw));
     },
   });
 }

@@ -30,6 +30,11 @@ builder.interfaceType(PipelineItemRef, {
       latestTag: ['latest_tag', 'String', 'The newest version tag known.'],
       organizationId: ['organization_id', 'UUID', 'The REST id of the owning organization.'],
       organizationName: ['organization_name', 'String', 'Name of the owning organization.'],
+      hogFunctionMigrationAvailable: [
+        'hog_function_migration_available',
+        'Boolean',
+        'Whether the plugin can be migrated to a Hog function.',
+      ],
     }),
   }),
 });

@@ -5,7 +5,7 @@ import type { Harness } from '../../support/harness.ts';
 import { UNKNOWN_UUID } from '../../support/ids.ts';
 import { deleteCase, describeMutations, freshOrg, globalId, type MutationCase, orgId, unique } from './support.ts';
 
-const SELECTION = 'domain { id databaseId domain isVerified verifiedAt jitProvisioningEnabled ssoEnforcement samlEntityId samlAcsUrl }';
+const SELECTION = 'domain { id databaseId domain isVerified verifiedAt jitProvisioningEnabled ssoEnforcement scimBaseUrl }';
 
 const domainName = () => `${unique('scratch')}.example`;
 
@@ -49,12 +49,12 @@ const cases: MutationCase[] = [
     arrange: (h) => {
       const { record, id, path } = freshDomain(h.api);
       return {
-        input: { id, ssoEnforcement: 'saml', samlEntityId: 'https://idp.example/metadata', samlAcsUrl: null },
+        input: { id, ssoEnforcement: 'saml', jitProvisioningEnabled: true },
         method: 'PATCH',
         path,
-        body: { sso_enforcement: 'saml', saml_entity_id: 'https://idp.example/metadata', saml_acs_url: null },
+        body: { sso_enforcement: 'saml', jit_provisioning_enabled: true },
         check: ({ domain }) => {
-          expect(domain).toMatchObject({ id, ssoEnforcement: 'saml', samlEntityId: 'https://idp.example/metadata', samlAcsUrl: null });
+          expect(domain).toMatchObject({ id, ssoEnforcement: 'saml', jitProvisioningEnabled: true, scimBaseUrl: null });
           expect(record.sso_enforcement).toBe('saml');
         },
       };
@@ -66,7 +66,8 @@ const cases: MutationCase[] = [
     }),
     missing: missingDomain,
     wrongType,
-    patch: { value: ['samlX509Cert', '-----BEGIN CERTIFICATE-----', 'saml_x509_cert'], nulled: ['samlEntityId', 'saml_entity_id'] },
+    // The deprecated SAML fields are still sent as given (the service ignores them: NotAppliedError).
+    patch: { value: ['jitProvisioningEnabled', true, 'jit_provisioning_enabled'], nulled: ['samlEntityId', 'saml_entity_id'] },
   },
   deleteCase(
     'deleteDomain',

@@ -45,13 +45,13 @@ const cases: MutationCase[] = [
       };
     },
     invalid: (h) => ({
-      input: { id: orgId(freshOrg(h.api)), isMemberJoinEmailEnabled: null },
-      field: 'isMemberJoinEmailEnabled',
+      input: { id: orgId(freshOrg(h.api)), membersCanUsePersonalApiKeys: null },
+      field: 'membersCanUsePersonalApiKeys',
       code: 'null',
     }),
     missing: () => ({ id: globalId('Organization', UNKNOWN_UUID) }),
     wrongType: () => ({ id: globalId('Project', '1') }),
-    patch: { value: ['isMemberJoinEmailEnabled', false, 'is_member_join_email_enabled'], nulled: ['enforce2fa', 'enforce_2fa'] },
+    patch: { value: ['membersCanInvite', false, 'members_can_invite'], nulled: ['enforce2fa', 'enforce_2fa'] },
   },
   deleteCase(
     'deleteOrganization',

@@ -1,0 +1,86 @@
+// Drift (contract: The real service): every record an upstream answer carries is compared whole
+// with what the schema reads, whatever the operation selected. A REST field no GraphQL field reads
+// is `unknown`; a field the schema reads that the record lacks is `missing`. The schema is the one
+// source: a GraphQL field reads the REST field whose camelCase is its name (contract: Naming).
+import { type GraphQLField, type GraphQLSchema, getNamedType, isObjectType } from 'graphql';
+
+export interface Drift {
+  /** The GraphQL type, e.g. `Domain`. */
+  type: string;
+  /** The REST field, e.g. `scim_base_url`. */
+  field: string;
+  kind: 'unknown' | 'missing';
+}
+
+/** GraphQL fields whose REST name the camelCase rule cannot be turned back into. */
+const REST_NAME: Record<string, string> = { databaseId: 'id', enforce2fa: 'enforce_2fa', is2faEnabled: 'is_2fa_enabled' };
+const restNameOf = (field: string) => REST_NAME[field] ?? field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);
+
+/** Fields that are not read from the record: extra GETs, and fields no read sends (create and update answers only). */
+const NOT_FROM_RECORD = new Set(['checkForUpdates', 'source', 'targetingFlagId', 'targetingFlagFilters', 'removeTargetingFlag']);
+/** Embedded objects compared too; other nested values (JSON, `teams`, `projects` items) are not inspected. */
+const EMBEDDED = new Set(['User', 'FeatureFlag', 'BatchExportRun', 'BatchExportDestination']);
+
+/** The GraphQL type of the records a REST route answers with: its collection, or one record of it. Actions are not compared. */
+const RECORD_ROUTES: [RegExp, string][] = [
+  [/^\/api\/organizations\/(:id\/)?$/, 'Organization'],
+  [/\/batch_exports\/(:id\/)?$/, 'BatchExport'],
+  [/\/domains\/(:id\/)?$/, 'Domain'],
+  [/\/invites\/(:id\/)?$/, 'Invite'],
+  [/\/members\/(:id\/)?$/, 'Member'],
+  [/\/pipeline_destinations\/(:id\/)?$/, 'PipelineDestination'],
+  [/\/pipeline_frontend_apps\/(:id\/)?$/, 'PipelineFrontendApp'],
+  [/\/pipeline_import_apps\/(:id\/)?$/, 'PipelineImportApp'],
+  [/\/surveys\/(:id\/)?$/, 'Survey'],
+];
+
+export function recordTypeOfRoute(route: string): string | undefined {
+  return RECORD_ROUTES.find(([pattern]) => pattern.test(route))?.[1];
+}
+
+/** The records of an answer: a list page's results, or the answer itself. */
+export function recordsOf(answer: unknown): unknown[] {
+  if (typeof answer !== 'object' || answer === null || Array.isArray(answer)) return [];
+  const results = (answer as { results?: unknown }).results;
+  return Array.isArray(results) ? results : [answer];
+}
+
+/** What the schema reads of each compared type: REST field -> the GraphQL field reading it. */
+type ReadFields = Map<string, Map<string, GraphQLField<unknown, unknown>>>;
+
+export function readFieldsOf(schema: GraphQLSchema): ReadFields {
+  const types: ReadFields = new Map();
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isObjectType(type) || type.name.startsWith('__')) continue;
+    const fields = new Map<string, GraphQLField<unknown, unknown>>();
+    for (const field of Object.values(type.getFields())) {
+      // Connections and lookups take arguments; `id` is the global id, not a REST field.
+      if (field.args.length > 0 || field.name === 'id' || NOT_FROM_RECORD.has(field.name)) continue;
+      if (type.name === 'Organization' && field.name.startsWith('pipeline')) continue;
+      fields.set(restNameOf(field.name), field);
+    }
+    types.set(type.name, fields);
+  }
+  return types;
+}
+
+/** Every difference between one record of `type` and what the schema reads, embedded objects included. */
+export function driftOf(read: ReadFields, type: string, record: unknown, found: Drift[] = []): Drift[] {
+  const fields = read.get(type);
+  if (!fields || typeof record !== 'object' || record === null) return found;
+  const values = record as Record<string, unknown>;
+  for (const key of Object.keys(values)) {
+    if (!key.startsWith('$') && !fields.has(key)) found.push({ type, field: key, kind: 'unknown' });
+  }
+  for (const [rest, field] of fields) {
+    if (!Object.hasOwn(values, rest)) {
+      if (!field.deprecationReason) found.push({ type, field: rest, kind: 'missing' });
+      continue;
+    }
+    const nested = getNamedType(field.type).name;
+    if (!EMBEDDED.has(nested)) continue;
+    const value = values[rest];
+    for (const item of Array.isArray(value) ? value : [value]) driftOf(read, nested, item, found);
+  }
+  return found;
+}
