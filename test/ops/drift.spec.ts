@@ -53,7 +53,8 @@ describe('drift', () => {
   let gateway: Gateway;
   const logFile = join(directory, 'gateway.ndjson');
   beforeAll(() => {
-    gateway = createGateway({ upstreamUrl: fake.url, logger: createLogger({ ...DEFAULTS, logFile }) });
+    // Every scrape renders afresh (METRICS_CACHE_MS would answer the first scrape's rendering again).
+    gateway = createGateway({ upstreamUrl: fake.url, logger: createLogger({ ...DEFAULTS, logFile }), metricsCacheMs: 0 });
   });
   afterAll(() => gateway.close());
 
