@@ -6,6 +6,9 @@ import { SETTINGS, type Setting } from './settings.ts';
 
 export { redisClusterTarget } from './redis-target.ts';
 
+/** Where GraphQL is served (the contract's `/graphql`): Yoga's endpoint, and the only path the request log summarises and the tracing gives a request span. */
+export const GRAPHQL_ENDPOINT = '/graphql';
+
 export class ConfigError extends Error {
   override name = 'ConfigError';
 }

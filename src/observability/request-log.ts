@@ -4,7 +4,7 @@
 // hooks for every promise of every request.
 import { type ExecutionResult, GraphQLError, getOperationAST } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import { GRAPHQL_ENDPOINT } from '../graphql-endpoint.ts';
+import { GRAPHQL_ENDPOINT } from '../config/index.ts';
 import type { UpstreamCall } from '../rest/request-transport.ts';
 import { truncate } from '../truncate.ts';
 import type { Logger } from './logger.ts';

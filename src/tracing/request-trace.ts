@@ -3,7 +3,7 @@
 // manager (its async hooks would cost every promise of every request): the request's trace reaches
 // the REST client through the GraphQL context, like the request id.
 import { type Attributes, type Context, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
-import { GRAPHQL_ENDPOINT } from '../graphql-endpoint.ts';
+import { GRAPHQL_ENDPOINT } from '../config/index.ts';
 import type { OperationSummary } from '../observability/request-log.ts';
 import type { CallTrace, CallTracer, UpstreamCall } from '../rest/request-transport.ts';
 import type { HttpMethod } from '../rest/transport.ts';
