@@ -5,14 +5,14 @@
 import { randomUUID } from 'node:crypto';
 import { setMaxListeners } from 'node:events';
 import { callerKey } from './caller.ts';
-import { gatewayError } from './graphql-errors.ts';
+import { gatewayError } from './errors/graphql-errors.ts';
 import { createLoaders, type Loaders } from './loaders/index.ts';
-import { createRestClient, type RestClient } from './rest/client.ts';
-import { createRequestTransport, type UpstreamCall } from './rest/request-transport.ts';
-import type { UpstreamTransport } from './rest/transport.ts';
 import type { SubscriptionHub } from './subscriptions/hub.ts';
 import type { PollEvent, WatchedResource } from './subscriptions/watched.ts';
 import type { RequestTrace } from './tracing/index.ts';
+import { createRestClient, type RestClient } from './upstream/client.ts';
+import { createRequestTransport, type UpstreamCall } from './upstream/transport/request-transport.ts';
+import type { UpstreamTransport } from './upstream/transport/transport.ts';
 
 export interface GatewayContext {
   requestId: string;

@@ -4,12 +4,13 @@
 import type { RequestListener, Server } from 'node:http';
 import { type ExecutionResult, GraphQLError } from 'graphql';
 import { createYoga, type Plugin, type YogaInitialContext, type YogaServerInstance } from 'graphql-yoga';
-import { compiledExecutionPlugin, compiledOperations } from './compiled-operations.ts';
 import { type ConfigOverrides, type GatewayConfig, GRAPHQL_ENDPOINT, resolveConfig } from './config/index.ts';
 import { type Arrival, createContext, type GatewayContext, type RequestLimits, requestIdOf } from './context.ts';
-import { EXAMPLE_QUERY } from './example-query.ts';
+import { toGraphQLError, unexpectedError } from './errors/graphql-errors.ts';
+import { protocolErrorPlugins } from './errors/protocol-errors.ts';
+import { compiledExecutionPlugin, compiledOperations } from './execution/compiled-operations.ts';
+import { EXAMPLE_QUERY } from './graphiql/example-query.ts';
 import { createLocalGraphiQL } from './graphiql/index.ts';
-import { toGraphQLError, unexpectedError } from './graphql-errors.ts';
 import { errorBoundary } from './http/error-boundary.ts';
 import { createHttpSurface } from './http/index.ts';
 import { serveWebSocket, type WebSocketEndpoint } from './http/websocket.ts';
@@ -30,10 +31,6 @@ import { createObservability } from './observability/index.ts';
 import type { Logger } from './observability/logger.ts';
 import { GATEWAY_LABEL_MAX_LENGTH, type GatewayMetrics } from './observability/metrics.ts';
 import { persistedOperations } from './persisted/index.ts';
-import { protocolErrorPlugins } from './protocol-errors.ts';
-import { type CircuitBreakerOptions, type GuardedTransport, withCircuitBreakers } from './rest/circuit-breaker.ts';
-import type { UpstreamCall } from './rest/request-transport.ts';
-import { createUpstreamTransport, transportSettings, type UpstreamTransport } from './rest/transport.ts';
 import { argumentChecksPlugin } from './schema/argument-checks.ts';
 import { createDriftWatch, watchingDrift } from './schema/drift-watch.ts';
 import { leafSerializers } from './schema/leaf-serializers.ts';
@@ -43,6 +40,9 @@ import { createSubscriptionMetrics } from './subscriptions/metrics.ts';
 import { subscriptionPlugins } from './subscriptions/plugins.ts';
 import type { PollRunner } from './subscriptions/watched.ts';
 import { createTracing } from './tracing/index.ts';
+import { type CircuitBreakerOptions, type GuardedTransport, withCircuitBreakers } from './upstream/resilience/circuit-breaker.ts';
+import type { UpstreamCall } from './upstream/transport/request-transport.ts';
+import { createUpstreamTransport, transportSettings, type UpstreamTransport } from './upstream/transport/transport.ts';
 import { createUpstreamEconomy } from './upstream-economy/index.ts';
 
 /** What createGateway takes: settings (each left out keeps its declared default, src/config), and the parts a caller builds itself. */

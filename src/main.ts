@@ -2,8 +2,8 @@
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { ConfigError, likelyMisspellings, loadConfig } from './config/index.ts';
-import { EXAMPLE_QUERY } from './example-query.ts';
 import { createGateway } from './gateway.ts';
+import { EXAMPLE_QUERY } from './graphiql/example-query.ts';
 import { createGatewayServer } from './http/server.ts';
 import { gracefulShutdown } from './http/shutdown.ts';
 import { warnIfUpstreamUnreachable } from './http/startup-probe.ts';

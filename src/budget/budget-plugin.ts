@@ -3,11 +3,10 @@
 // execution ends, the reservation is settled to the calls the request really made (cache hits and
 // waits for another request's call cost nothing). `x-upstream-budget: 1` adds what is left of each
 // window to the response (`extensions.upstreamBudget`).
-import type { ExecutionResult } from 'graphql';
 import { finalAsyncIterator, isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { callerKey } from '../caller.ts';
 import type { GatewayContext } from '../context.ts';
-import { gatewayError } from '../graphql-errors.ts';
+import { gatewayError } from '../errors/graphql-errors.ts';
 import type { TakeOutcome, UpstreamBudget, WindowReport } from './upstream-budget.ts';
 
 /** Asks for what is left of the budget in `extensions.upstreamBudget`. */

@@ -3,7 +3,7 @@
 // previous one's weighted by how much of it the sliding window still covers; the real upstream
 // (DRF's throttles) keeps an exact sliding log, which this follows closely at a fraction of the cost.
 
-import type { BudgetWindow } from '../budget-setting.ts';
+import type { BudgetWindow } from '../config/upstream-budget.ts';
 import type { BudgetWindowCheck, WindowCounts } from '../store/shared-store.ts';
 
 export function windowAt(window: BudgetWindow, now: number): BudgetWindowCheck {

@@ -3,8 +3,8 @@
 // instance's memory too while Redis is away). A request reserves its fan-out estimate before it
 // runs, atomically, or is refused; when it ends, the reservation is settled to the calls it made.
 
-import type { BudgetUnit, BudgetWindow } from '../budget-setting.ts';
 import { callerTag } from '../caller.ts';
+import type { BudgetUnit, BudgetWindow } from '../config/upstream-budget.ts';
 import type { BudgetWindowAt, BudgetWindowCheck, SharedStore, WindowCounts } from '../store/shared-store.ts';
 import { remaining, waitMs, windowAt } from './sliding-window.ts';
 

@@ -1,9 +1,9 @@
 // The kinds of value a setting takes: each a zod schema from the variable's text to its typed value,
 // and the words that say what it accepts (in an error message and in docs/configuration.md).
 import { z } from 'zod';
-import { type BudgetWindow, parseUpstreamBudget } from '../budget-setting.ts';
 import { type OperationManifest, readOperationManifest } from '../persisted/manifest.ts';
 import { isRedisUrl, redisClusterTarget } from './redis-target.ts';
+import { type BudgetWindow, parseUpstreamBudget } from './upstream-budget.ts';
 
 export interface Kind<T> {
   schema: z.ZodType<T, string>;

@@ -6,7 +6,7 @@
 import type { RequestListener } from 'node:http';
 import { createServerAdapter } from '@whatwg-node/server';
 import type { YogaServerInstance } from 'graphql-yoga';
-import { unexpectedError } from '../graphql-errors.ts';
+import { unexpectedError } from '../errors/graphql-errors.ts';
 import type { Logger } from '../observability/logger.ts';
 
 interface ErrorBoundaryOptions {

@@ -2,7 +2,7 @@
 // connections once shutdown has begun or when a body was left unread. (/health is in gateway.ts.)
 import type { CORSOptions, Plugin } from 'graphql-yoga';
 import { isGraphQLPath } from '../observability/request-log.ts';
-import type { GuardedTransport } from '../rest/circuit-breaker.ts';
+import type { GuardedTransport } from '../upstream/resilience/circuit-breaker.ts';
 import { corsHeadersOf, corsOptions, csrfPlugins } from './cors-csrf.ts';
 import { createReadiness, type ReadinessOptions } from './readiness.ts';
 import { closeAfterUnreadBody } from './unread-body.ts';

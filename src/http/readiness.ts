@@ -9,7 +9,7 @@
 // check waits for its probe. Checks arriving together share one upstream request.
 import type { Plugin } from 'graphql-yoga';
 import { Pool } from 'undici';
-import type { GuardedTransport } from '../rest/circuit-breaker.ts';
+import type { GuardedTransport } from '../upstream/resilience/circuit-breaker.ts';
 
 const READINESS_PATH = '/readiness';
 

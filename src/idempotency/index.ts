@@ -16,6 +16,7 @@ import { requestFingerprint } from './fingerprint.ts';
 import { IDEMPOTENCY_KEY_HEADER, parseIdempotencyKey } from './idempotency-key.ts';
 
 export { IDEMPOTENCY_KEY_HEADER } from './idempotency-key.ts';
+
 import { decodeRecord, encodeRecord, type IdempotencyRecord } from './idempotency-record.ts';
 import type { IdempotencyEvents, IdempotencyOutcome } from './metrics.ts';
 import { callerRecordsFull, keyReused, malformedKey, outcomeNotKept, stillRunning, storeFull, storeUnavailable } from './refusals.ts';

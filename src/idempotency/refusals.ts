@@ -1,7 +1,7 @@
 // The answers to an idempotent mutation that does not run: each a typed GraphQL error with its HTTP
 // status (and Retry-After where waiting helps), with no upstream call.
 import type { GraphQLError } from 'graphql';
-import { gatewayError } from '../graphql-errors.ts';
+import { gatewayError } from '../errors/graphql-errors.ts';
 
 /** Seconds a caller waits before trying again: the running request's usual length, and how often a lost store is probed. */
 const RETRY_AFTER_SECONDS = 1;

@@ -6,7 +6,7 @@
 // (Yoga gives it its own context: loaders, errors, the same deadline), in parallel.
 import { type DocumentNode, getOperationAST, parse } from 'graphql';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
-import { gatewayError } from '../graphql-errors.ts';
+import { gatewayError } from '../errors/graphql-errors.ts';
 
 interface BatchingOptions {
   /** MAX_BATCH_SIZE. */

@@ -80,4 +80,3 @@ function maskIncrementalErrors(maskError: (error: unknown) => Error): Plugin {
 export function deferStreamPlugins(inBatch: (request: Request) => boolean, maskError: (error: unknown) => Error): Plugin[] {
   return [useDeferStream(), refuseJsonOnly(inBatch), maskIncrementalErrors(maskError)];
 }
-

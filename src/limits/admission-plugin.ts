@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { ExecutionResult } from 'graphql';
 import { finalAsyncIterator, isAsyncIterable, type Plugin, type YogaInitialContext } from 'graphql-yoga';
 import { callerKey, requestCallerTag } from '../caller.ts';
-import { gatewayError, unexpectedError } from '../graphql-errors.ts';
+import { gatewayError, unexpectedError } from '../errors/graphql-errors.ts';
 import type { Admission, Grant, Refusal } from './admission.ts';
 
 interface AdmissionPluginOptions {

@@ -1,7 +1,7 @@
 // Refuses request bodies over the limit with 413: by Content-Length before anything is read, and
 // for a chunked body (no Content-Length) by counting bytes as they arrive.
 import type { Plugin } from 'graphql-yoga';
-import { gatewayError } from '../graphql-errors.ts';
+import { gatewayError } from '../errors/graphql-errors.ts';
 
 const tooLargeMessage = (maxBytes: number) => `The request body is larger than ${maxBytes} bytes.`;
 const tooLargeExtensions = (maxBytes: number) => ({ code: 'QUERY_TOO_COMPLEX', limit: 'maxRequestBytes', maxBytes });

@@ -1,7 +1,7 @@
 // Refuses, before execution and so before any upstream call, an operation that looks up more ids
 // than MAX_LOOKUP_IDS or whose fan-out estimate is over the budget.
 import type { Plugin } from 'graphql-yoga';
-import { gatewayError } from '../graphql-errors.ts';
+import { gatewayError } from '../errors/graphql-errors.ts';
 import { estimateOperation } from './fan-out.ts';
 import { operationMemo } from './operation-memo.ts';
 

@@ -20,8 +20,8 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import { SETTINGS } from '../config/settings.ts';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../page-size.ts';
-import { fragmentsByName } from '../selections.ts';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../loaders/page-size.ts';
+import { fragmentsByName } from './selections.ts';
 
 /**
  * How a schema field reaches the upstream, declared on the field as `extensions.fanOut`:

@@ -15,7 +15,7 @@ import {
   type ValidationRule,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { gatewayError } from '../graphql-errors.ts';
+import { gatewayError } from '../errors/graphql-errors.ts';
 
 interface IntrospectionLimits {
   /** Deepest selection inside `__schema` or `__type` (which count as 1; MAX_INTROSPECTION_DEPTH). */

@@ -24,7 +24,7 @@ import {
   visitWithTypeInfo,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { gatewayError } from '../graphql-errors.ts';
+import { gatewayError } from '../errors/graphql-errors.ts';
 
 /** Scalars that take any JSON value: the only input positions a value can nest in freely. */
 const FREE_FORM_SCALARS = new Set(['JSON', '_Any']);

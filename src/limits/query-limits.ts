@@ -10,7 +10,7 @@ import { GraphQLError, Kind, type SelectionSetNode, type ValidationContext, type
 import type { Plugin } from 'graphql-yoga';
 import { callerKey } from '../caller.ts';
 import type { QueryLimits } from '../config/index.ts';
-import { gatewayError } from '../graphql-errors.ts';
+import { gatewayError } from '../errors/graphql-errors.ts';
 import { introspectionLimitsPlugin } from './introspection-limits.ts';
 
 /** Armor reports plain errors: give each the contract's code and the name of the limit it hit. */

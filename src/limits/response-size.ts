@@ -39,7 +39,7 @@ function tooLarge(maxBytes: number, hasNext: boolean | undefined) {
 /**
  * Bounds every result Yoga serializes: an execution's, each payload of an incremental one, each
  * event of a subscription. A compiled operation's results carry its stringifier, bounded once when
- * it was compiled (src/compiled-operations.ts); the others get JSON.stringify's, bounded here.
+ * it was compiled (src/execution/compiled-operations.ts); the others get JSON.stringify's, bounded here.
  */
 export function responseSizePlugin(maxBytes: number): Plugin {
   const plain = boundedStringify(maxBytes);

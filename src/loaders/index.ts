@@ -1,7 +1,7 @@
 // One set of loaders per GraphQL request, built from that request's REST client (its caller's key).
 // Each list's loader is made on first use: a request touches a few of the nine lists, and making
 // the others (a DataLoader and five maps each) for every request would be waste.
-import type { RestClient } from '../rest/client.ts';
+import type { RestClient } from '../upstream/client.ts';
 import type { BatchExport, Domain, Invite, Member, Organization, PipelineFamily, PipelineItem, Survey } from '../wire/rest-types.ts';
 import { ResourceLoader } from './resource-loader.ts';
 import {

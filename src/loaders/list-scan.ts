@@ -2,9 +2,9 @@
 // several ids in one scan, and never past `maxPages` pages. The first page tells `count` and the
 // upstream's page size; the other pages within the bound then go out together, so a scan takes two
 // round trips however long it is (the fan-out estimate counts the bound either way).
-import { gatewayError, isNotFound } from '../graphql-errors.ts';
-import { MAX_PAGE_SIZE } from '../page-size.ts';
+import { gatewayError, isNotFound } from '../errors/graphql-errors.ts';
 import type { Page } from '../wire/rest-types.ts';
+import { MAX_PAGE_SIZE } from './page-size.ts';
 
 interface ListScan<R> {
   page(limit: number, offset: number): Promise<Page<R>>;

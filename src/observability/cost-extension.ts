@@ -2,7 +2,7 @@
 // directives, Reporting), in the names routers use: the fan-out estimate, the upstream requests
 // this request really sent, and MAX_UPSTREAM_CALLS. A refusal by the fan-out budget carries it too.
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import type { UpstreamCall } from '../rest/request-transport.ts';
+import type { UpstreamCall } from '../upstream/transport/request-transport.ts';
 
 const COST_HEADER = 'x-cost';
 

@@ -2,7 +2,7 @@
 // upstream, a call answered from the cache or by another request's identical call marked as such.
 // Route templates only: never the key, the host or a concrete URL.
 import type { Plugin } from 'graphql-yoga';
-import type { UpstreamCall } from '../rest/request-transport.ts';
+import type { UpstreamCall } from '../upstream/transport/request-transport.ts';
 
 const DEBUG_HEADER = 'x-debug-upstream';
 

@@ -2,8 +2,8 @@
 // log line, Prometheus metrics at /metrics and the debug extension.
 import type { RequestListener } from 'node:http';
 import type { Plugin, YogaLogger } from 'graphql-yoga';
-import type { GuardedTransport } from '../rest/circuit-breaker.ts';
-import type { UpstreamCall } from '../rest/request-transport.ts';
+import type { GuardedTransport } from '../upstream/resilience/circuit-breaker.ts';
+import type { UpstreamCall } from '../upstream/transport/request-transport.ts';
 import { debugExtensionPlugin } from './debug-extension.ts';
 import { defaultLogger, type Logger } from './logger.ts';
 import { createMetrics, type GatewayMetrics } from './metrics.ts';

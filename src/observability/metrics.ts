@@ -2,8 +2,8 @@
 // process metrics (CPU, memory, event loop, GC) live in one registry per process and are merged in
 // at scrape time.
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from 'prom-client';
-import { type CircuitState, type GuardedTransport, WHOLE_UPSTREAM } from '../rest/circuit-breaker.ts';
-import type { UpstreamCall } from '../rest/request-transport.ts';
+import { type CircuitState, type GuardedTransport, WHOLE_UPSTREAM } from '../upstream/resilience/circuit-breaker.ts';
+import type { UpstreamCall } from '../upstream/transport/request-transport.ts';
 import { boundedLabel } from './bounded-label.ts';
 import type { OperationSummary } from './request-log.ts';
 import { upstreamCallSeries } from './upstream-call-series.ts';

@@ -5,8 +5,8 @@
 import { type ExecutionResult, GraphQLError, getOperationAST } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { GRAPHQL_ENDPOINT } from '../config/index.ts';
-import type { UpstreamCall } from '../rest/request-transport.ts';
 import { truncate } from '../truncate.ts';
+import type { UpstreamCall } from '../upstream/transport/request-transport.ts';
 import type { Logger } from './logger.ts';
 
 export interface OperationSummary {

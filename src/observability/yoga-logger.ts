@@ -4,7 +4,7 @@
 // in the request line, so they are debug detail.
 import { GraphQLError } from 'graphql';
 import type { YogaLogger } from 'graphql-yoga';
-import { toGraphQLError } from '../graphql-errors.ts';
+import { toGraphQLError } from '../errors/graphql-errors.ts';
 import type { Logger } from './logger.ts';
 
 export function yogaLogger(logger: Logger, alreadyLogged: WeakSet<Error>): YogaLogger {

@@ -24,10 +24,10 @@ import {
   type SelectionSetNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { gatewayError } from '../graphql-errors.ts';
+import { gatewayError } from '../errors/graphql-errors.ts';
 import type { FanOut } from '../limits/fan-out.ts';
 import { operationMemo } from '../limits/operation-memo.ts';
-import { fragmentsByName, isIncluded } from '../selections.ts';
+import { fragmentsByName, isIncluded } from '../limits/selections.ts';
 import type { BuilderTypes } from './builder.ts';
 import { checkConnectionArguments } from './connection.ts';
 import { parseNodeId } from './node-registry.ts';

@@ -5,7 +5,7 @@ import ErrorsPlugin from '@pothos/plugin-errors';
 import FederationPlugin from '@pothos/plugin-federation';
 import RelayPlugin from '@pothos/plugin-relay';
 import type { GatewayContext } from '../context.ts';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../page-size.ts';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../loaders/page-size.ts';
 import CostDirectivesPlugin from './cost-directives.ts';
 
 export const builder = new SchemaBuilder<{

@@ -1,9 +1,9 @@
 // Relay connections over REST limit/offset lists: argument checks, opaque cursors, and the
 // fewest upstream calls that fill the requested window.
 import { type GraphQLResolveInfo, Kind, type SelectionSetNode } from 'graphql';
-import { gatewayError } from '../graphql-errors.ts';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../page-size.ts';
-import { isIncluded } from '../selections.ts';
+import { gatewayError } from '../errors/graphql-errors.ts';
+import { isIncluded } from '../limits/selections.ts';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../loaders/page-size.ts';
 import type { Page } from '../wire/rest-types.ts';
 
 interface ConnectionArgs {

@@ -5,7 +5,7 @@
 import type { GraphQLSchema } from 'graphql';
 import type { Logger } from '../observability/logger.ts';
 import type { GatewayMetrics } from '../observability/metrics.ts';
-import type { UpstreamTransport } from '../rest/transport.ts';
+import type { UpstreamTransport } from '../upstream/transport/transport.ts';
 import { driftOf, readFieldsOf, recordsOf, recordTypeOfRoute } from './drift.ts';
 
 /** Warn lines kept apart at most: an upstream that sends ever new fields cannot grow this set past it. */

@@ -1,7 +1,7 @@
 // Global ids: `base64("<Type>:<part>:<part>...")`, where the parts are the REST ids needed to fetch
 // the record again (the parent organization or project first). Parts are URI-encoded, so `:`
 // inside a part cannot shift the others.
-import { gatewayError } from '../graphql-errors.ts';
+import { gatewayError } from '../errors/graphql-errors.ts';
 import { isUuid } from '../wire/uuid.ts';
 
 export type IdPart = 'uuid' | 'int' | 'project';

@@ -2,9 +2,9 @@
 // represent (a string for an `Int`, a malformed date or UUID, a `JSON` value nested deeper than
 // MAX_JSON_DEPTH, which would overflow the response's JSON.stringify) fails that field alone, with
 // one fixed message that never quotes the value. graphql-jit keeps only the message of a
-// serializer's failure, so src/graphql-errors.ts knows it by that message and gives it UPSTREAM_ERROR.
+// serializer's failure, so src/errors/graphql-errors.ts knows it by that message and gives it UPSTREAM_ERROR.
 import { type GraphQLScalarType, type GraphQLSchema, isScalarType } from 'graphql';
-import { UNREPRESENTABLE_VALUE } from '../graphql-errors.ts';
+import { UNREPRESENTABLE_VALUE } from '../errors/graphql-errors.ts';
 import { exceedsDepth } from '../limits/json-depth.ts';
 
 type Serializer = (value: unknown) => unknown;

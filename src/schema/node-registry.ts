@@ -1,7 +1,7 @@
 // How each Node type is fetched again from its global id: used by `node`, `nodes`, mutations that
 // take global ids, and federation's `_entities`.
 import type { GatewayContext } from '../context.ts';
-import { gatewayError } from '../graphql-errors.ts';
+import { gatewayError } from '../errors/graphql-errors.ts';
 import type { LookupCall } from '../limits/fan-out.ts';
 import { checkParts, decodeId, type IdPart } from './global-id.ts';
 

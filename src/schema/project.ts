@@ -1,5 +1,5 @@
 // Project (an organization's team): no REST record of its own; it holds the surveys (seed 4.7).
-import { gatewayError } from '../graphql-errors.ts';
+import { gatewayError } from '../errors/graphql-errors.ts';
 import type { ArgumentCheck } from './argument-checks.ts';
 import { builder } from './builder.ts';
 import { isIdPart } from './global-id.ts';

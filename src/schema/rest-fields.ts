@@ -7,7 +7,7 @@
 // (contract: Naming). Input fields are all optional, and the REST body holds exactly the fields given.
 import type { FieldMap, InputFieldMap, InputRef } from '@pothos/core';
 import { defaultFieldResolver } from 'graphql';
-import type { RestBody } from '../rest/client.ts';
+import type { RestBody } from '../upstream/client.ts';
 import type { BuilderTypes } from './builder.ts';
 
 /** What each scalar serves: a REST value of one of these types (or null) can be served as the scalar. */

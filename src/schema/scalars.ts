@@ -4,7 +4,7 @@
 // stderr (past LOG_FILE) for any scalar whose parseLiteral takes them.
 import { BREAK, GraphQLError, GraphQLScalarType, Kind, print, type ValueNode, type VariableNode, visit } from 'graphql';
 import { DateTimeResolver, JSONResolver, UUIDResolver } from 'graphql-scalars';
-import { gatewayError } from '../graphql-errors.ts';
+import { gatewayError } from '../errors/graphql-errors.ts';
 import { isServiceEmail } from '../wire/email.ts';
 import { isUuid } from '../wire/uuid.ts';
 import { builder } from './builder.ts';

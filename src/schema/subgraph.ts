@@ -4,7 +4,7 @@
 // `nodes(ids:)` would. schema.graphql stays the public schema (src/schema/print.ts).
 import { printSubgraphSchema } from '@apollo/subgraph';
 import { type GraphQLFieldResolver, type GraphQLUnionType, isScalarType } from 'graphql';
-import { gatewayError } from '../graphql-errors.ts';
+import { gatewayError } from '../errors/graphql-errors.ts';
 import type { FanOut, LookupCall } from '../limits/fan-out.ts';
 import { isUuid } from '../wire/uuid.ts';
 import { builder } from './builder.ts';

@@ -4,11 +4,11 @@
 // subscriber's selected data changed (src/subscriptions/plugins.ts).
 import type { GatewayContext } from '../context.ts';
 import type { Loaders } from '../loaders/index.ts';
+import { DEFAULT_PAGE_SIZE } from '../loaders/page-size.ts';
 import type { MemberRecord } from '../loaders/tagged-records.ts';
-import { DEFAULT_PAGE_SIZE } from '../page-size.ts';
-import { BATCH_EXPORT_ROUTE, DOMAIN_ROUTE, MEMBERS_ROUTE } from '../rest/client.ts';
-import { buildPath } from '../rest/paths.ts';
 import type { PollEvent } from '../subscriptions/watched.ts';
+import { BATCH_EXPORT_ROUTE, DOMAIN_ROUTE, MEMBERS_ROUTE } from '../upstream/client.ts';
+import { buildPath } from '../upstream/paths.ts';
 import { builder } from './builder.ts';
 import { checkSize, fetchRange, resolveRestConnection } from './connection.ts';
 import { MemberConnection } from './member.ts';

@@ -4,10 +4,10 @@
 // keyed by the caller's tag (an HMAC of the key under a secret of this process), never by the key.
 import { randomBytes } from 'node:crypto';
 import { callerTag } from '../caller.ts';
-import { gatewayError } from '../graphql-errors.ts';
+import { gatewayError } from '../errors/graphql-errors.ts';
 import type { Logger } from '../observability/logger.ts';
-import type { UpstreamRequest, UpstreamResponse, UpstreamTransport } from '../rest/transport.ts';
-import { writeMayHaveChanged } from '../rest/upstream-error.ts';
+import type { UpstreamRequest, UpstreamResponse, UpstreamTransport } from '../upstream/transport/transport.ts';
+import { writeMayHaveChanged } from '../upstream/upstream-error.ts';
 import type { SubscriptionEvents, WriteOrigin } from './metrics.ts';
 import { Poller } from './poller.ts';
 import { Subscriber } from './subscriber.ts';

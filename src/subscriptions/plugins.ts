@@ -1,10 +1,10 @@
 // The Yoga plugins of subscriptions: how they execute, and push only changes. (A stream whose
-// answer is refused with 406 is ended by src/protocol-errors.ts.)
+// answer is refused with 406 is ended by src/errors/protocol-errors.ts.)
 import { createSourceEventStream, type ExecutionArgs, type ExecutionResult, type GraphQLError } from 'graphql';
 import { isCompiledQuery } from 'graphql-jit';
 import { isAsyncIterable, mapAsyncIterator, type Plugin } from 'graphql-yoga';
-import type { CompiledOperations } from '../compiled-operations.ts';
-import { gatewayError } from '../graphql-errors.ts';
+import { gatewayError } from '../errors/graphql-errors.ts';
+import type { CompiledOperations } from '../execution/compiled-operations.ts';
 
 /**
  * graphql-js opens the event stream, and graphql-jit executes each event, as it does every query

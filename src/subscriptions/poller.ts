@@ -2,7 +2,7 @@
 // subscribers, hands each poll's outcome to all of them, and stops (timer cleared, poll in flight
 // cancelled) when the last one leaves or the record is gone.
 import type { GraphQLError } from 'graphql';
-import { gatewayError, toGraphQLError } from '../graphql-errors.ts';
+import { gatewayError, toGraphQLError } from '../errors/graphql-errors.ts';
 import type { Logger } from '../observability/logger.ts';
 import type { Subscriber } from './subscriber.ts';
 import type { PollEvent, PollRunner, WatchedResource } from './watched.ts';

@@ -5,8 +5,8 @@
 import { type Attributes, ROOT_CONTEXT, trace } from '@opentelemetry/api';
 import type { TracingSettings } from '../config/index.ts';
 import type { Logger } from '../observability/logger.ts';
-import type { CallTrace } from '../rest/request-transport.ts';
-import type { TraceHeaders } from '../rest/transport.ts';
+import type { CallTrace } from '../upstream/transport/request-transport.ts';
+import type { TraceHeaders } from '../upstream/transport/transport.ts';
 import { ExportedRequestTrace, type RequestTrace } from './request-trace.ts';
 import { startSdk } from './sdk.ts';
 import { incomingSpanContext, traceHeaders } from './trace-context.ts';

@@ -5,9 +5,9 @@
 import { type Attributes, type Context, ROOT_CONTEXT, type Span, SpanKind, SpanStatusCode, type Tracer, trace } from '@opentelemetry/api';
 import { GRAPHQL_ENDPOINT } from '../config/index.ts';
 import type { OperationSummary } from '../observability/request-log.ts';
-import type { CallTrace, CallTracer, UpstreamCall } from '../rest/request-transport.ts';
-import type { HttpMethod } from '../rest/transport.ts';
 import { truncate } from '../truncate.ts';
+import type { CallTrace, CallTracer, UpstreamCall } from '../upstream/transport/request-transport.ts';
+import type { HttpMethod } from '../upstream/transport/transport.ts';
 import { traceHeaders } from './trace-context.ts';
 
 /** One GraphQL request's trace: the calls' spans, and the request's own span ended with its summary. */

@@ -3,7 +3,7 @@
 // on), and each upstream call's headers are written from a span context.
 import { ROOT_CONTEXT, type SpanContext, TraceFlags, trace } from '@opentelemetry/api';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
-import type { TraceHeaders } from '../rest/transport.ts';
+import type { TraceHeaders } from '../upstream/transport/transport.ts';
 
 const propagator = new W3CTraceContextPropagator();
 const fromHeaders = {

@@ -1,20 +1,20 @@
 // What makes upstream calls count across requests, wired once per gateway from its settings: the
-// stores (src/store), the cache of GET answers with coalescing (src/upstream-cache, CACHE) and the
+// stores (src/store), the cache of GET answers with coalescing (src/caching, CACHE) and the
 // per-key upstream budget (src/budget, UPSTREAM_BUDGET), with their metrics. With neither setting,
 // nothing is built and requests take the plain path.
 import type { Plugin } from 'graphql-yoga';
 import type { Registry } from 'prom-client';
 import { upstreamBudgetPlugin } from '../budget/budget-plugin.ts';
 import { createUpstreamBudget } from '../budget/upstream-budget.ts';
-import type { BudgetWindow } from '../budget-setting.ts';
+import { createUpstreamCache } from '../caching/index.ts';
 import type { CacheSettings } from '../config/index.ts';
+import type { BudgetWindow } from '../config/upstream-budget.ts';
 import type { GatewayContext } from '../context.ts';
 import type { LabelBounds } from '../observability/bounded-label.ts';
 import type { Logger } from '../observability/logger.ts';
-import type { UpstreamTransport } from '../rest/transport.ts';
 import { openStores } from '../store/index.ts';
 import type { SharedQueries, SharedStore, WriteFeed } from '../store/shared-store.ts';
-import { createUpstreamCache } from '../upstream-cache/index.ts';
+import type { UpstreamTransport } from '../upstream/transport/transport.ts';
 import { createCacheMetrics } from './metrics.ts';
 
 interface UpstreamEconomyOptions {

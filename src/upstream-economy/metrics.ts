@@ -1,9 +1,9 @@
 // Metrics of the upstream cache, the upstream budget and the shared store, in the gateway's registry.
 // Labels are route templates only, bounded like every other label; nothing names a key or a tag.
 import { Counter, Gauge, type Registry } from 'prom-client';
+import type { CacheEvents } from '../caching/index.ts';
 import { boundedLabel, type LabelBounds } from '../observability/bounded-label.ts';
 import type { WriteFeedOperation } from '../store/write-feed.ts';
-import type { CacheEvents } from '../upstream-cache/index.ts';
 
 interface CacheMetrics extends CacheEvents {
   budgetRefused(): void;

@@ -5,8 +5,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { waitMs, windowAt } from '../../src/budget/sliding-window.ts';
-import { BUDGET_UNITS, type BudgetUnit, parseUpstreamBudget } from '../../src/budget-setting.ts';
 import { ConfigError, loadConfig } from '../../src/config/index.ts';
+import { BUDGET_UNITS, type BudgetUnit, parseUpstreamBudget } from '../../src/config/upstream-budget.ts';
 import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { fits } from '../../src/store/memory-store.ts';
 import { postGraphQL } from '../ops/support.ts';

@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseUpstreamBudget } from '../../src/budget-setting.ts';
+import { parseUpstreamBudget } from '../../src/config/upstream-budget.ts';
 import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 import { sources, type TestGateway, testGateway } from './support.ts';

@@ -4,7 +4,7 @@
 // the write feed, and neither instance's store ever failed.
 import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseUpstreamBudget } from '../../src/budget-setting.ts';
+import { parseUpstreamBudget } from '../../src/config/upstream-budget.ts';
 import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { domainInput, post as postMutation } from '../idempotency/support.ts';
 import { serveOverHttp } from '../support/http-server.ts';

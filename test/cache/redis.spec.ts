@@ -4,8 +4,8 @@
 // outage loses no request and ends when Redis is back, and CACHE_SECRET is what caller tags are
 // made with (instances share entries only under the same secret).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseUpstreamBudget } from '../../src/budget-setting.ts';
 import { callerTag } from '../../src/caller.ts';
+import { parseUpstreamBudget } from '../../src/config/upstream-budget.ts';
 import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { createRedisStore } from '../../src/store/redis-store.ts';
 import type { SharedStore } from '../../src/store/shared-store.ts';

@@ -3,7 +3,7 @@
 // it ends, a request that shared another's call neither waits for that request to end nor leaves
 // the answer unwritten, and a subscription poll's answer is written once the poll is done.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { parseUpstreamBudget } from '../../src/budget-setting.ts';
+import { parseUpstreamBudget } from '../../src/config/upstream-budget.ts';
 import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 import { serveOverHttp } from '../support/http-server.ts';

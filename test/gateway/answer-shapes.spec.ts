@@ -5,8 +5,8 @@
 import type { ServerResponse } from 'node:http';
 import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { UNREPRESENTABLE_VALUE } from '../../src/errors/graphql-errors.ts';
 import { createGateway, type Gateway } from '../../src/gateway.ts';
-import { UNREPRESENTABLE_VALUE } from '../../src/graphql-errors.ts';
 import { globalId } from '../../src/schema/global-id.ts';
 import { postGraphQL } from '../ops/support.ts';
 import {

@@ -7,7 +7,7 @@
 import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
-import { parseUpstreamBudget } from '../../src/budget-setting.ts';
+import { parseUpstreamBudget } from '../../src/config/upstream-budget.ts';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway.ts';
 import { globalId } from '../../src/schema/global-id.ts';
 import { captureLogger } from '../ops/support.ts';

@@ -6,7 +6,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { globalId } from '../../src/schema/global-id.ts';
 import { startHarness } from '../support/harness.ts';
 import { type HttpHarness, startHttpHarness } from '../support/http-server.ts';
-import { metricValue } from '../support/metrics.ts';
 
 const encode = (raw: string) => Buffer.from(raw).toString('base64');
 const ORG = 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbb1';

@@ -3,8 +3,8 @@
 // unexpected error), and fails only its own field when the upstream sends it; so is any variable, or an
 // undeclared one, nested that deep. Values 5,000 deep stand for what used to overflow the stack.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { UNREPRESENTABLE_VALUE } from '../../src/errors/graphql-errors.ts';
 import { createGateway, type Gateway } from '../../src/gateway.ts';
-import { UNREPRESENTABLE_VALUE } from '../../src/graphql-errors.ts';
 import { globalId } from '../../src/schema/global-id.ts';
 import { captureLogger } from '../ops/support.ts';
 import { DeepJson, deepJsonText, type FakeUpstream, jsonText, sendJson, sendText, startFakeUpstream } from '../support/fake-upstream.ts';

@@ -8,7 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createContext } from '../../src/context.ts';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway.ts';
 import { createGatewayServer } from '../../src/http/server.ts';
-import { createUpstreamTransport } from '../../src/rest/transport.ts';
+import { createUpstreamTransport } from '../../src/upstream/transport/transport.ts';
 import { DEFAULTS, TRANSPORT_DEFAULTS } from '../support/defaults.ts';
 import { dripBody, type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 import { lateness } from '../support/lateness.ts';

@@ -3,10 +3,10 @@
 // only fails here. Likewise every metric the gateway registers is named in docs/operations.md.
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { parseUpstreamBudget } from '../../src/budget-setting.ts';
 import { withSettingsTables } from '../../src/config/docs.ts';
 import { loadConfig } from '../../src/config/index.ts';
 import { SETTINGS } from '../../src/config/settings.ts';
+import { parseUpstreamBudget } from '../../src/config/upstream-budget.ts';
 import { createGateway } from '../../src/gateway.ts';
 import { captureLogger } from './support.ts';
 

@@ -5,11 +5,11 @@ import type { AddressInfo } from 'node:net';
 import fc from 'fast-check';
 import { Counter, Histogram, Registry } from 'prom-client';
 import { afterAll, describe, expect, it, vi } from 'vitest';
-import { EXAMPLE_QUERY } from '../../src/example-query.ts';
 import type { Gateway } from '../../src/gateway.ts';
+import { EXAMPLE_QUERY } from '../../src/graphiql/example-query.ts';
 import { upstreamCallSeries } from '../../src/observability/upstream-call-series.ts';
 import { startReferenceApi } from '../../src/reference-api/index.ts';
-import type { UpstreamCall } from '../../src/rest/request-transport.ts';
+import type { UpstreamCall } from '../../src/upstream/transport/request-transport.ts';
 import { sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 import { gatewayFactory, postGraphQL } from './support.ts';
 

@@ -1,7 +1,7 @@
 // No upstream text carries a secret to the caller or the log. The fake upstream answers a write with
 // 400 and a read with 403, each body holding a secret somewhere (code, attr, detail; raw, encoded,
 // in a URL, under a stack trace); the caller's ValidationError and FORBIDDEN message, and every line
-// of a LOG_LEVEL=debug log, carry only the redacted text. The redaction itself: test/rest/redact.spec.ts.
+// of a LOG_LEVEL=debug log, carry only the redacted text. The redaction itself: test/upstream/redact.spec.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../src/gateway.ts';
 import { type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';

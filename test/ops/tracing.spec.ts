@@ -5,8 +5,8 @@
 import fc from 'fast-check';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config/index.ts';
-import { EXAMPLE_QUERY } from '../../src/example-query.ts';
 import { createGateway, type Gateway } from '../../src/gateway.ts';
+import { EXAMPLE_QUERY } from '../../src/graphiql/example-query.ts';
 import { startReferenceApi } from '../../src/reference-api/index.ts';
 import { refusedUrl, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 import { type ReceivedSpan, startOtlpReceiver } from '../support/otlp-receiver.ts';

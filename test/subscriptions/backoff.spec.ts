@@ -2,7 +2,7 @@
 // subscriber gets a RATE_LIMITED error event, the stream goes on, and the next poll waits at least
 // `retryAfter`. Against the recording fake upstream, whose calls carry their arrival times.
 import { afterEach, expect, it } from 'vitest';
-import { parseUpstreamBudget } from '../../src/budget-setting.ts';
+import { parseUpstreamBudget } from '../../src/config/upstream-budget.ts';
 import { createGateway, type GatewayOptions } from '../../src/gateway.ts';
 import { type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 import { serveOverHttp } from '../support/http-server.ts';

@@ -3,7 +3,7 @@
 // the stream; and a subscription holds a slot only once its first poll showed the key accepted.
 // Over SSE, against the reference API.
 import { afterAll, afterEach, beforeAll, expect, it } from 'vitest';
-import { parseUpstreamBudget } from '../../src/budget-setting.ts';
+import { parseUpstreamBudget } from '../../src/config/upstream-budget.ts';
 import { type HttpHarness, startHttpHarness } from '../support/http-server.ts';
 import { type SseSubscription, subscribe } from '../support/sse.ts';
 

@@ -1,7 +1,7 @@
 // The declared defaults (src/config/settings.ts), for tests that build one module alone: a test
 // names only what it changes, and every other value is the one the gateway would run with.
 import { resolveConfig } from '../../src/config/index.ts';
-import { transportSettings } from '../../src/rest/transport.ts';
+import { transportSettings } from '../../src/upstream/transport/transport.ts';
 
 export const DEFAULTS = resolveConfig({ cache: { store: 'memory' } });
 

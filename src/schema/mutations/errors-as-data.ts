@@ -1,6 +1,6 @@
 // Errors as data (contract: Errors): an upstream 400 becomes a ValidationError and a 404 a
 // NotFoundError in the mutation's result union; every other failure stays a GraphQL error.
-import { UpstreamError } from '../../rest/upstream-error.ts';
+import { UpstreamError } from '../../upstream/upstream-error.ts';
 import { builder } from '../builder.ts';
 
 /** The upstream rejected a value of the input (REST 400). */

@@ -1,9 +1,10 @@
 // createInvite, deleteInvite and bulkCreateInvites (seed 4.4). Invites have no REST retrieve or
 // update. Bulk: the live service answers every invite (201, a JSON array); the seed answers only
 // one, so the organization's invites are then read again and the new ones picked by e-mail.
+
+import { MAX_PAGE_SIZE } from '../../loaders/page-size.ts';
 import type { InviteRecord } from '../../loaders/tagged-records.ts';
-import { MAX_PAGE_SIZE } from '../../page-size.ts';
-import type { RestClient } from '../../rest/client.ts';
+import type { RestClient } from '../../upstream/client.ts';
 import type { Invite } from '../../wire/rest-types.ts';
 import { globalIdInput } from '../argument-checks.ts';
 import { builder } from '../builder.ts';

@@ -5,7 +5,7 @@
 import type { ObjectRef } from '@pothos/core';
 import type { GatewayContext } from '../../context.ts';
 import type { ResourceLoader } from '../../loaders/resource-loader.ts';
-import type { RestBody, RestClient } from '../../rest/client.ts';
+import type { RestBody, RestClient } from '../../upstream/client.ts';
 import { globalIdInput } from '../argument-checks.ts';
 import type { BuilderTypes } from '../builder.ts';
 import { globalId } from '../global-id.ts';

@@ -3,7 +3,7 @@
 // family-wide GETs of them are declared with Organization's other fields (src/schema/organization.ts).
 import type { ObjectRef } from '@pothos/core';
 import type { PipelineItemRecord } from '../../loaders/tagged-records.ts';
-import type { RestClient } from '../../rest/client.ts';
+import type { RestClient } from '../../upstream/client.ts';
 import type { PipelineFamily } from '../../wire/rest-types.ts';
 import type { BuilderTypes } from '../builder.ts';
 import { registerNode, retrieveCall } from '../node-registry.ts';

@@ -119,7 +119,7 @@ export class InvalidKeyError extends Error {
 
 /**
  * The GraphQL request already made as many upstream calls as it may (MAX_UPSTREAM_CALLS, the runtime
- * back-up of the fan-out estimate): this one was not sent. src/graphql-errors.ts makes it QUERY_TOO_COMPLEX.
+ * back-up of the fan-out estimate): this one was not sent. src/errors/graphql-errors.ts makes it QUERY_TOO_COMPLEX.
  */
 export class CallBudgetExceededError extends Error {
   override readonly name = 'CallBudgetExceededError';

@@ -1,11 +1,11 @@
-// One route's circuit breaker (opossum, as src/rest/circuit-breaker.ts sets it up), seen through the
+// One route's circuit breaker (opossum, as src/upstream/resilience/circuit-breaker.ts sets it up), seen through the
 // guarded transport on a clock the test moves: the boundaries of its rolling window and its states
 // one by one. Calls go to a transport the test answers, so that which calls reach it, and which are
 // refused, can be counted. The breakers guarding the gateway's calls over HTTP: test/limits/resilience.spec.ts.
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { type CircuitBreakerOptions, type CircuitState, withCircuitBreakers } from '../../src/rest/circuit-breaker.ts';
-import type { UpstreamRequest, UpstreamResponse, UpstreamTransport } from '../../src/rest/transport.ts';
-import { UpstreamError } from '../../src/rest/upstream-error.ts';
+import { type CircuitBreakerOptions, type CircuitState, withCircuitBreakers } from '../../src/upstream/resilience/circuit-breaker.ts';
+import type { UpstreamRequest, UpstreamResponse, UpstreamTransport } from '../../src/upstream/transport/transport.ts';
+import { UpstreamError } from '../../src/upstream/upstream-error.ts';
 
 const ROUTE = '/api/organizations/';
 const DEFAULT_SETTINGS: Required<CircuitBreakerOptions> = {

@@ -6,7 +6,7 @@
 import type { DocumentNode, ExecutionArgs, ExecutionResult } from 'graphql';
 import { type CompiledQuery, type CompilerOptions, compileQuery, isCompiledQuery } from 'graphql-jit';
 import { isPromise, makeExecute, type Plugin } from 'graphql-yoga';
-import { boundedStringify } from './limits/response-size.ts';
+import { boundedStringify } from '../limits/response-size.ts';
 
 /** What an operation compiled to: its code, or the result of a failed compilation (a bug, answered as one). */
 export type CompiledOperation = CompiledQuery | ExecutionResult;

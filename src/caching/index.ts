@@ -4,8 +4,8 @@
 // shared (coalescer.ts). request-cache.ts is what one request sees.
 import { randomBytes } from 'node:crypto';
 import { finalAsyncIterator, isAsyncIterable, type Plugin } from 'graphql-yoga';
-import type { UpstreamTransport } from '../rest/transport.ts';
 import type { SharedStore } from '../store/shared-store.ts';
+import type { UpstreamTransport } from '../upstream/transport/transport.ts';
 import { Coalescer } from './coalescer.ts';
 import { type CacheEvents, type CacheState, RequestCache } from './request-cache.ts';
 import { EntryWriter, LookupBatch } from './store-batch.ts';

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { buildPath, InvalidPathSegmentError, segment } from '../../src/rest/paths.ts';
+import { buildPath, InvalidPathSegmentError, segment } from '../../src/upstream/paths.ts';
 
 describe('segment', () => {
   it.each([

@@ -1,8 +1,9 @@
 // The transport one GraphQL request sees: it caps the request's upstream calls (the runtime back-up
 // of the fan-out estimate) and how many run at once, and records each call for logs, metrics, the
 // debug extension and its trace span.
+
+import { CallBudgetExceededError, mayHaveReachedUpstream, UpstreamError } from '../upstream-error.ts';
 import type { HttpMethod, TraceHeaders, UpstreamRequest, UpstreamResponse, UpstreamTransport } from './transport.ts';
-import { CallBudgetExceededError, mayHaveReachedUpstream, UpstreamError } from './upstream-error.ts';
 
 export interface UpstreamCall {
   method: string;

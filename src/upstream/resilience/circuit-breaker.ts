@@ -13,8 +13,8 @@
 // Each breaker is opossum's: its rolling window, volumeThreshold, errorThresholdPercentage and
 // resetTimeout are the CIRCUIT_BREAKER_* settings, and its errorFilter is failureScope below.
 import CircuitBreaker from 'opossum';
-import type { UpstreamRequest, UpstreamResponse, UpstreamTransport } from './transport.ts';
-import { UpstreamError } from './upstream-error.ts';
+import type { UpstreamRequest, UpstreamResponse, UpstreamTransport } from '../transport/transport.ts';
+import { UpstreamError } from '../upstream-error.ts';
 
 export interface CircuitBreakerOptions {
   /** Failure percentage within the rolling window that opens a circuit (CIRCUIT_BREAKER_ERROR_PERCENT). */
@@ -77,7 +77,7 @@ const CONNECT_FAILURES = new Set([
 ]);
 
 /**
- * Route templates are the fixed set of src/rest/client.ts (a few dozen); past this many, reads of a
+ * Route templates are the fixed set of src/upstream/client.ts (a few dozen); past this many, reads of a
  * new template are guarded by the whole-upstream breaker only.
  */
 const MAX_ROUTE_BREAKERS = 100;

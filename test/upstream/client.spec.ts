@@ -1,8 +1,8 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createRestClient, type RestClient } from '../../src/rest/client.ts';
-import { InvalidPathSegmentError } from '../../src/rest/paths.ts';
-import { createUpstreamTransport, type UpstreamTransport } from '../../src/rest/transport.ts';
-import { UpstreamError } from '../../src/rest/upstream-error.ts';
+import { createRestClient, type RestClient } from '../../src/upstream/client.ts';
+import { InvalidPathSegmentError } from '../../src/upstream/paths.ts';
+import { createUpstreamTransport, type UpstreamTransport } from '../../src/upstream/transport/transport.ts';
+import { UpstreamError } from '../../src/upstream/upstream-error.ts';
 import { TRANSPORT_DEFAULTS } from '../support/defaults.ts';
 import { type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 
@@ -34,7 +34,7 @@ beforeEach(() => {
 
 type Row = [name: string, call: (c: RestClient) => Promise<unknown>, method: string, path: string, answer: unknown, body?: unknown];
 
-// Answers of the shape each method expects (src/rest/answer-shapes.ts); the client hands them back unchanged.
+// Answers of the shape each method expects (src/upstream/answer-shapes.ts); the client hands them back unchanged.
 const RECORD = { id: ID, name: 'x' };
 const ITEM = { id: 7, name: 'x' };
 const MEMBER = { id: ID, user: { uuid: ID } };

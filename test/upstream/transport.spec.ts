@@ -1,7 +1,7 @@
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createUpstreamTransport, type UpstreamTransport, type UpstreamTransportOptions } from '../../src/rest/transport.ts';
-import { InvalidKeyError, UpstreamError } from '../../src/rest/upstream-error.ts';
+import { createUpstreamTransport, type UpstreamTransport, type UpstreamTransportOptions } from '../../src/upstream/transport/transport.ts';
+import { InvalidKeyError, UpstreamError } from '../../src/upstream/upstream-error.ts';
 import { TRANSPORT_DEFAULTS } from '../support/defaults.ts';
 import { dropMidResponse, type FakeUpstream, refusedUrl, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 

@@ -3,7 +3,7 @@
 // left holds no form of the key, is one line, and is bounded. Over HTTP: test/ops/redaction.spec.ts.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { keyForms, MAX_UPSTREAM_TEXT_LENGTH, upstreamTextRedaction } from '../../src/rest/redact.ts';
+import { keyForms, MAX_UPSTREAM_TEXT_LENGTH, upstreamTextRedaction } from '../../src/upstream/redact.ts';
 
 const UPSTREAM = 'https://api.upstream.example:8443';
 const redactorFor = upstreamTextRedaction(UPSTREAM);
@@ -30,7 +30,7 @@ const EMBEDDINGS: ((key: string) => string)[] = [
 ];
 
 /**
- * Visible ASCII, as HEADER_TOKEN in src/rest/transport.ts admits, 8 to 80 characters; some made of
+ * Visible ASCII, as HEADER_TOKEN in src/upstream/transport/transport.ts admits, 8 to 80 characters; some made of
  * pieces of the placeholders, which a redacted text could otherwise spell out.
  */
 const keys = fc.oneof(

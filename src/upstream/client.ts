@@ -20,7 +20,7 @@ import type {
 } from '../wire/rest-types.ts';
 import * as shape from './answer-shapes.ts';
 import { buildPath, type PathParams, segment } from './paths.ts';
-import type { HttpMethod, UpstreamTransport } from './transport.ts';
+import type { HttpMethod, UpstreamTransport } from './transport/transport.ts';
 import { UpstreamError } from './upstream-error.ts';
 
 export interface ListParams {

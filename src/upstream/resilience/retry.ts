@@ -1,5 +1,5 @@
 // Which failed GETs are worth sending again, and after how long.
-import type { UpstreamError } from './upstream-error.ts';
+import type { UpstreamError } from '../upstream-error.ts';
 
 const RETRYABLE_STATUSES = new Set([502, 503, 504]);
 

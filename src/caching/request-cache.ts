@@ -7,9 +7,9 @@
 // changed nothing: it makes nothing stale, so no caller can wipe the cache with refused writes.
 
 import { callerTag } from '../caller.ts';
-import { queryString, type UpstreamRequest, type UpstreamResponse, type UpstreamTransport } from '../rest/transport.ts';
-import { UpstreamError, writeMayHaveChanged } from '../rest/upstream-error.ts';
 import type { SharedStore } from '../store/shared-store.ts';
+import { queryString, type UpstreamRequest, type UpstreamResponse, type UpstreamTransport } from '../upstream/transport/transport.ts';
+import { UpstreamError, writeMayHaveChanged } from '../upstream/upstream-error.ts';
 import { abandoned, type Coalescer, requestDeadline, waitFor } from './coalescer.ts';
 import { readScopes, writeScopes } from './scopes.ts';
 import { type EntryWriter, encodeEntry, type LookupBatch, type PendingEntry } from './store-batch.ts';

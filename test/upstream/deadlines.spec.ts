@@ -4,8 +4,8 @@
 // timeout only; a read whose caller left once it was sent is read to its end and its socket kept.
 import type { Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createUpstreamTransport, type UpstreamTransport, type UpstreamTransportOptions } from '../../src/rest/transport.ts';
-import type { UpstreamError } from '../../src/rest/upstream-error.ts';
+import { createUpstreamTransport, type UpstreamTransport, type UpstreamTransportOptions } from '../../src/upstream/transport/transport.ts';
+import type { UpstreamError } from '../../src/upstream/upstream-error.ts';
 import { TRANSPORT_DEFAULTS } from '../support/defaults.ts';
 import { dripBody, type FakeUpstream, type StreamedBody, sendJson, startFakeUpstream, streamBody } from '../support/fake-upstream.ts';
 import { lateness } from '../support/lateness.ts';

@@ -6,8 +6,8 @@
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { COUNT_VALUES_ABOVE_CHARS, MAX_ANSWER_DEPTH } from '../../src/rest/json-values.ts';
-import { createUpstreamTransport, type UpstreamTransport } from '../../src/rest/transport.ts';
+import { COUNT_VALUES_ABOVE_CHARS, MAX_ANSWER_DEPTH } from '../../src/upstream/transport/json-values.ts';
+import { createUpstreamTransport, type UpstreamTransport } from '../../src/upstream/transport/transport.ts';
 import { DEFAULTS, TRANSPORT_DEFAULTS } from '../support/defaults.ts';
 import {
   deepJsonText,

@@ -2,8 +2,8 @@
 // notes when undici starts writing the request) and read through mayHaveReachedUpstream: each side
 // through real sockets. Writes are used where it matters most (a write is never retried).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createUpstreamTransport, type UpstreamTransport, type UpstreamTransportOptions } from '../../src/rest/transport.ts';
-import { InvalidKeyError, mayHaveReachedUpstream } from '../../src/rest/upstream-error.ts';
+import { createUpstreamTransport, type UpstreamTransport, type UpstreamTransportOptions } from '../../src/upstream/transport/transport.ts';
+import { InvalidKeyError, mayHaveReachedUpstream } from '../../src/upstream/upstream-error.ts';
 import { TRANSPORT_DEFAULTS } from '../support/defaults.ts';
 import { dripBody, type FakeUpstream, refusedUrl, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 import { upstreamFailure } from '../support/upstream-failure.ts';

@@ -1,11 +1,11 @@
 // Where failures become the GraphQL errors callers see (contract: Errors), and the codes they carry.
 // Only a GraphQLError without an originalError survives graphql-yoga's masking, so none is attached
 // here: log the original before converting if you need it. Two leaves of the import map build their
-// own (they may import nothing): src/protocol-errors.ts (BAD_REQUEST) and src/persisted (the
+// own (they may import nothing): src/errors/protocol-errors.ts (BAD_REQUEST) and src/persisted (the
 // PERSISTED_QUERY_* codes), with Yoga's own words.
 import { type ASTNode, GraphQLError } from 'graphql';
-import { InvalidPathSegmentError } from './rest/paths.ts';
-import { CallBudgetExceededError, InvalidKeyError, UpstreamError } from './rest/upstream-error.ts';
+import { InvalidPathSegmentError } from '../upstream/paths.ts';
+import { CallBudgetExceededError, InvalidKeyError, UpstreamError } from '../upstream/upstream-error.ts';
 
 type ErrorCode =
   | 'UNAUTHENTICATED'
@@ -57,7 +57,7 @@ export const unexpectedError = () => gatewayError('INTERNAL_SERVER_ERROR', 'Unex
  * An error graphql-jit made itself while completing a field: it has a path, but neither a code nor
  * an original error (nor, from graphql-jit, any `extensions`). A serializer's refusal is an upstream
  * value; anything else (a null for a non-null field, ...) is unexpected, since the answer checks
- * (src/rest/answer-shapes.ts) guarantee what the schema relies on.
+ * (src/upstream/answer-shapes.ts) guarantee what the schema relies on.
  */
 function madeByExecutor(error: GraphQLError): boolean {
   const extensions = error.extensions as GraphQLError['extensions'] | undefined;

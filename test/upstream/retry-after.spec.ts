@@ -3,7 +3,12 @@
 // space, then the values that used to slip through.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MAX_RETRY_AFTER_SECONDS, parseHttpDate, parseRetryAfter, retryAfterFromDetail } from '../../src/rest/retry-after.ts';
+import {
+  MAX_RETRY_AFTER_SECONDS,
+  parseHttpDate,
+  parseRetryAfter,
+  retryAfterFromDetail,
+} from '../../src/upstream/resilience/retry-after.ts';
 
 const NOW = Date.UTC(2026, 10, 21, 12, 0, 0);
 const DAYS = ['Sun', 'Mon', 'Tue', 'Wed', 'Thu', 'Fri', 'Sat'];

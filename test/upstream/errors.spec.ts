@@ -1,10 +1,10 @@
 import type { ServerResponse } from 'node:http';
 import { GraphQLError } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { gatewayError, isNotFound, toGraphQLError } from '../../src/graphql-errors.ts';
-import { InvalidPathSegmentError, segment } from '../../src/rest/paths.ts';
-import { createUpstreamTransport, type HttpMethod, type UpstreamTransport } from '../../src/rest/transport.ts';
-import { InvalidKeyError, UpstreamError } from '../../src/rest/upstream-error.ts';
+import { gatewayError, isNotFound, toGraphQLError } from '../../src/errors/graphql-errors.ts';
+import { InvalidPathSegmentError, segment } from '../../src/upstream/paths.ts';
+import { createUpstreamTransport, type HttpMethod, type UpstreamTransport } from '../../src/upstream/transport/transport.ts';
+import { InvalidKeyError, UpstreamError } from '../../src/upstream/upstream-error.ts';
 import { TRANSPORT_DEFAULTS } from '../support/defaults.ts';
 import { dropMidResponse, type FakeUpstream, refusedUrl, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 

@@ -4,8 +4,8 @@
 // over HTTP: test/limits/resilience.spec.ts.
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { failureScope } from '../../src/rest/circuit-breaker.ts';
-import { type HttpMethod, UpstreamError, type UpstreamErrorInit, type UpstreamErrorKind } from '../../src/rest/upstream-error.ts';
+import { failureScope } from '../../src/upstream/resilience/circuit-breaker.ts';
+import { type HttpMethod, UpstreamError, type UpstreamErrorInit, type UpstreamErrorKind } from '../../src/upstream/upstream-error.ts';
 
 const CONNECT_FAILURES = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH', 'UND_ERR_CONNECT_TIMEOUT'];
 const failures = fc.record({

@@ -4,17 +4,17 @@
 
 import { setTimeout as sleep } from 'node:timers/promises';
 import { type Dispatcher, Pool } from 'undici';
-import type { GatewayConfig } from '../config/index.ts';
+import type { GatewayConfig } from '../../config/index.ts';
+import { parseErrorBody } from '../error-body.ts';
+import { upstreamTextRedaction } from '../redact.ts';
+import { isRetryable, retryDelayMs } from '../resilience/retry.ts';
+import { parseRetryAfter, retryAfterFromDetail } from '../resilience/retry-after.ts';
+import { type HttpMethod, InvalidKeyError, UpstreamError, type UpstreamErrorInit } from '../upstream-error.ts';
 import { AnswerBuffers, Attempt, type RawAnswer, ResponseTooLargeError } from './attempt.ts';
 import { type CallDeadline, startDeadline } from './deadline.ts';
-import { parseErrorBody } from './error-body.ts';
 import { withinJsonValues } from './json-values.ts';
-import { upstreamTextRedaction } from './redact.ts';
-import { isRetryable, retryDelayMs } from './retry.ts';
-import { parseRetryAfter, retryAfterFromDetail } from './retry-after.ts';
-import { type HttpMethod, InvalidKeyError, UpstreamError, type UpstreamErrorInit } from './upstream-error.ts';
 
-export type { HttpMethod } from './upstream-error.ts';
+export type { HttpMethod } from '../upstream-error.ts';
 
 export interface UpstreamTransportOptions {
   /** The REST base URL without `/api`, e.g. `http://127.0.0.1:8010`; a path prefix is kept. */
@@ -32,7 +32,7 @@ export interface UpstreamTransportOptions {
   /**
    * Most values (arrays, objects, and items after a comma) an answer longer than 64 KiB may hold;
    * one with more, or nested deeper than MAX_ANSWER_DEPTH, fails as too large before it is parsed
-   * (src/rest/json-values.ts).
+   * (src/upstream/transport/json-values.ts).
    */
   maxJsonValues: number;
   /**
@@ -263,7 +263,7 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
       const body = parseSuccessBody(ctx, status, headers['content-type'], text);
       return { status, body, durationMs: elapsed(ctx), attempts: ctx.attempt, text: req.keepText ? text : undefined };
     }
-    // Only an error answer is shown to callers: its text is redacted (src/rest/redact.ts) before anything holds it.
+    // Only an error answer is shown to callers: its text is redacted (src/upstream/redact.ts) before anything holds it.
     const parsed = withinJsonValues(text, maxJsonValues) ? parseErrorBody(text, redactorFor(req.key)) : {};
     const retryAfterSeconds = parseRetryAfter(headers['retry-after']) ?? (status === 429 ? retryAfterFromDetail(parsed.detail) : undefined);
     throw failure(ctx, { kind: 'http', status, ...parsed, retryAfterSeconds });

@@ -3,9 +3,9 @@
 // waiter's disconnect or deadline cancels it for the others (it runs to UPSTREAM_TIMEOUT_MS, and its
 // answer is stored even when every waiter has left), and each waiter stops waiting at its own. A
 // request already abandoned starts no call. A failure reaches every waiter and is not cached.
-import { type CallDeadline, onExpired, startDeadline } from '../rest/deadline.ts';
-import type { UpstreamRequest } from '../rest/transport.ts';
-import { UpstreamError } from '../rest/upstream-error.ts';
+import { type CallDeadline, onExpired, startDeadline } from '../upstream/transport/deadline.ts';
+import type { UpstreamRequest } from '../upstream/transport/transport.ts';
+import { UpstreamError } from '../upstream/upstream-error.ts';
 
 export class Coalescer<T> {
   #inFlight = new Map<string, Promise<T>>();
