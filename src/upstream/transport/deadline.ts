@@ -1,16 +1,16 @@
 // One upstream call's time budget: its own timeout or its request's deadline, whichever is first,
-// and its caller going away. `expired` aborts at either, so whatever must end by the deadline
-// listens to it. It is a controller fired by its own timer, not AbortSignal.timeout joined by
-// AbortSignal.any: on Node 20 those missed deadlines under the chaos bench (requests hung past
-// REQUEST_DEADLINE_MS until admission's stuck-request guard answered them).
+// and its caller going away. Whatever must end by the deadline watches it (`onExpired`). The timer
+// and the caller listener exist only while someone watches: a call that ends in time leaves nothing
+// behind (a timer per call held for UPSTREAM_TIMEOUT_MS after the call kept ~24,000 timers,
+// controllers and closures alive under load, and fired them all for nobody). A plain timer, not
+// AbortSignal.timeout joined by AbortSignal.any: on Node 20 those missed deadlines under the chaos
+// bench (requests hung past REQUEST_DEADLINE_MS until admission's stuck-request guard answered them).
 
 export interface CallDeadline {
   /** A `performance.now()` time: the call's own timeout or the request's deadline, whichever is first. */
   readonly endsAt: number;
   /** The caller's signal (its client going away). */
   readonly signal: AbortSignal | undefined;
-  /** Aborts when the deadline passes or the caller's signal aborts. */
-  readonly expired: AbortSignal;
   remainingMs(): number;
   /** Why the call was cut short: our budget or a caller deadline is `'timeout'`, any other caller abort `'aborted'`. */
   abortKind(): 'timeout' | 'aborted' | undefined;
@@ -34,39 +34,36 @@ export function deadlineAt(endsAt: number): CallDeadline {
  * happened); the function returned stops watching.
  */
 export function onExpired(deadline: CallDeadline, expire: () => void): () => void {
-  const { expired } = deadline;
-  if (expired.aborted) {
-    expire();
-    return () => {};
-  }
-  const listener = () => expire();
-  expired.addEventListener('abort', listener, { once: true });
-  return () => expired.removeEventListener('abort', listener);
+  return (deadline as Deadline).watch(expire);
 }
 
 /** setTimeout's longest delay: a later deadline is as good as never. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
 class Deadline implements CallDeadline {
-  readonly expired: AbortSignal;
+  private readonly watchers = new Set<() => void>();
+  private timer: NodeJS.Timeout | undefined;
+  /** The deadline passed, or the caller left, while someone watched. */
+  private fired = false;
 
   constructor(
     readonly endsAt: number,
     readonly signal: AbortSignal | undefined,
     /** `endsAt` is the call's own timeout, not the caller's deadline. */
     private readonly endsAtOwnTimeout: boolean,
-  ) {
-    const controller = new AbortController();
-    this.expired = controller.signal;
-    const ms = Math.ceil(endsAt - performance.now());
-    if (ms < MAX_TIMER_MS) {
-      setTimeout(
-        () => controller.abort(new DOMException('The operation was aborted due to timeout', 'TimeoutError')),
-        Math.max(0, ms),
-      ).unref();
+  ) {}
+
+  watch(expire: () => void): () => void {
+    if (this.fired || this.signal?.aborted || this.remainingMs() <= 0) {
+      this.fired = true;
+      expire();
+      return () => {};
     }
-    if (signal?.aborted) controller.abort(signal.reason);
-    else signal?.addEventListener('abort', () => controller.abort(signal.reason), { once: true });
+    if (this.watchers.size === 0) this.arm();
+    this.watchers.add(expire);
+    return () => {
+      if (this.watchers.delete(expire) && this.watchers.size === 0) this.disarm();
+    };
   }
 
   remainingMs(): number {
@@ -85,8 +82,28 @@ class Deadline implements CallDeadline {
 
   /** The timer may fire a fraction of a millisecond before `endsAt` by `performance.now()`. */
   private timedOut(): boolean {
-    return this.expired.aborted || this.remainingMs() <= 0;
+    return (this.fired && !this.signal?.aborted) || this.remainingMs() <= 0;
   }
+
+  private arm(): void {
+    const ms = Math.ceil(this.endsAt - performance.now());
+    if (ms < MAX_TIMER_MS) this.timer = setTimeout(this.fire, Math.max(0, ms)).unref();
+    this.signal?.addEventListener('abort', this.fire, { once: true });
+  }
+
+  private disarm(): void {
+    clearTimeout(this.timer);
+    this.timer = undefined;
+    this.signal?.removeEventListener('abort', this.fire);
+  }
+
+  private readonly fire = (): void => {
+    this.fired = true;
+    this.disarm();
+    const watchers = [...this.watchers];
+    this.watchers.clear();
+    for (const expire of watchers) expire();
+  };
 }
 
 function isTimeoutReason(reason: unknown): boolean {
