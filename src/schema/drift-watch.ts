@@ -19,8 +19,11 @@ export function createDriftWatch(
 ): DriftWatch {
   const read = readFieldsOf(schema);
   const warned = new Set<string>();
+  // Routes are templates (`/api/organizations/:id/domains/`), a few dozen: each is matched once.
+  const typeOfRoute = new Map<string, string | undefined>();
   return (route, answer) => {
-    const type = recordTypeOfRoute(route);
+    if (!typeOfRoute.has(route)) typeOfRoute.set(route, recordTypeOfRoute(route));
+    const type = typeOfRoute.get(route);
     if (!type) return;
     for (const record of recordsOf(answer)) {
       for (const { type: driftType, field, kind } of driftOf(read, type, record)) {

@@ -2,7 +2,7 @@
 // with what the schema reads, whatever the operation selected. A REST field no GraphQL field reads
 // is `unknown`; a field the schema reads that the record lacks is `missing`. The schema is the one
 // source: a GraphQL field reads the REST field whose camelCase is its name (contract: Naming).
-import { type GraphQLField, type GraphQLSchema, getNamedType, isObjectType } from 'graphql';
+import { type GraphQLSchema, getNamedType, isObjectType } from 'graphql';
 
 export interface Drift {
   /** The GraphQL type, e.g. `Domain`. */
@@ -45,19 +45,26 @@ export function recordsOf(answer: unknown): unknown[] {
   return Array.isArray(results) ? results : [answer];
 }
 
-/** What the schema reads of each compared type: REST field -> the GraphQL field reading it. */
-type ReadFields = Map<string, Map<string, GraphQLField<unknown, unknown>>>;
+/** What the schema reads of one REST field: whether its absence counts, and the embedded type to compare inside it. */
+interface ReadField {
+  deprecated: boolean;
+  embedded: string | undefined;
+}
+
+/** What the schema reads of each compared type: REST field -> how it is read. Worked out once: every record is compared. */
+type ReadFields = Map<string, Map<string, ReadField>>;
 
 export function readFieldsOf(schema: GraphQLSchema): ReadFields {
   const types: ReadFields = new Map();
   for (const type of Object.values(schema.getTypeMap())) {
     if (!isObjectType(type) || type.name.startsWith('__')) continue;
-    const fields = new Map<string, GraphQLField<unknown, unknown>>();
+    const fields = new Map<string, ReadField>();
     for (const field of Object.values(type.getFields())) {
       // Connections and lookups take arguments; `id` is the global id, not a REST field.
       if (field.args.length > 0 || field.name === 'id' || NOT_FROM_RECORD.has(field.name)) continue;
       if (type.name === 'Organization' && field.name.startsWith('pipeline')) continue;
-      fields.set(restNameOf(field.name), field);
+      const named = getNamedType(field.type).name;
+      fields.set(restNameOf(field.name), { deprecated: Boolean(field.deprecationReason), embedded: EMBEDDED.has(named) ? named : undefined });
     }
     types.set(type.name, fields);
   }
@@ -69,18 +76,18 @@ export function driftOf(read: ReadFields, type: string, record: unknown, found: 
   const fields = read.get(type);
   if (!fields || typeof record !== 'object' || record === null) return found;
   const values = record as Record<string, unknown>;
-  for (const key of Object.keys(values)) {
-    if (!key.startsWith('$') && !fields.has(key)) found.push({ type, field: key, kind: 'unknown' });
+  for (const key in values) {
+    if (!fields.has(key) && !key.startsWith('$') && Object.hasOwn(values, key)) found.push({ type, field: key, kind: 'unknown' });
   }
-  for (const [rest, field] of fields) {
+  for (const [rest, { deprecated, embedded }] of fields) {
     if (!Object.hasOwn(values, rest)) {
-      if (!field.deprecationReason) found.push({ type, field: rest, kind: 'missing' });
+      if (!deprecated) found.push({ type, field: rest, kind: 'missing' });
       continue;
     }
-    const nested = getNamedType(field.type).name;
-    if (!EMBEDDED.has(nested)) continue;
+    if (!embedded) continue;
     const value = values[rest];
-    for (const item of Array.isArray(value) ? value : [value]) driftOf(read, nested, item, found);
+    if (Array.isArray(value)) for (const item of value) driftOf(read, embedded, item, found);
+    else driftOf(read, embedded, value, found);
   }
   return found;
 }
