@@ -13,6 +13,7 @@ import { EXAMPLE_QUERY } from './graphiql/example-query.ts';
 import { createLocalGraphiQL } from './graphiql/index.ts';
 import { errorBoundary } from './http/error-boundary.ts';
 import { createHttpSurface } from './http/index.ts';
+import { overCapacityAnswer } from './http/over-capacity.ts';
 import { serveWebSocket, type WebSocketEndpoint } from './http/websocket.ts';
 import { createIdempotencyMetrics, IDEMPOTENCY_KEY_HEADER, idempotencyPlugin } from './idempotency/index.ts';
 import { batching, YOGA_BATCHING } from './incremental/batching.ts';
@@ -71,6 +72,8 @@ export interface Gateway {
   transport: GuardedTransport;
   logger: Logger;
   metrics: GatewayMetrics;
+  /** Answers a request on a connection past MAX_CONNECTIONS: 503 OVERLOADED, counted (src/http/over-capacity.ts). */
+  refuseOverCapacity: RequestListener;
   /** With `metricsListen` (METRICS_PORT): the listener to serve `/metrics` with, on its own port; undefined otherwise. */
   metricsListener: RequestListener | undefined;
   /** Readiness answers 503, responses close their connections and every subscription stream completes (SIGTERM). */
@@ -272,6 +275,11 @@ export function createGateway(given: GatewayOptions): Gateway {
 
   return {
     listener,
+    refuseOverCapacity: overCapacityAnswer({
+      corsHeaders: http.corsHeaders,
+      onRefused: () => observability.metrics.admission.refused('connections'),
+      requestIdOf,
+    }),
     yoga,
     transport,
     logger: observability.logger,

@@ -19,7 +19,7 @@ async function main(): Promise<void> {
     logger.warn({ variable, setting }, `${variable} is not a setting, and is ignored: did you mean ${setting}?`);
   }
   const gateway = createGateway({ ...config, upstreamUrl, demoKey: embedded?.keys.demo, logger });
-  const server = createGatewayServer(gateway.listener, config.server);
+  const server = createGatewayServer(gateway.listener, config.server, gateway.refuseOverCapacity);
   gateway.serveWebSocket(server);
   await listen(server, config.port, config.host);
   // METRICS_PORT: /metrics on a server of its own, kept until the process exits (a scrape during shutdown still answers).

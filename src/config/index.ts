@@ -189,6 +189,7 @@ function serverSettings(read: Read) {
     requestTimeoutMs: read('SERVER_REQUEST_TIMEOUT_MS'),
     keepAliveTimeoutMs: read('SERVER_KEEP_ALIVE_TIMEOUT_MS'),
     maxConnections: read('MAX_CONNECTIONS'),
+    maxOverflowConnections: read('MAX_OVERFLOW_CONNECTIONS'),
   };
   // Node refuses a headers timeout longer than the request timeout (the headers are part of the request).
   if (settings.headersTimeoutMs > settings.requestTimeoutMs) {

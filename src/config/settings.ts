@@ -207,7 +207,13 @@ const requests = {
   }),
   MAX_CONNECTIONS: setting(wholeNumber(1, 1_000_000), {
     default: 800,
-    description: 'client connections open at once; past it a new connection is closed as it arrives',
+    description:
+      'client connections served at once; a request on a connection past it is answered 503 `OVERLOADED` with `Retry-After`, and the connection closed ([overload](overload.md#connections))',
+  }),
+  MAX_OVERFLOW_CONNECTIONS: setting(wholeNumber(0, 1_000_000), {
+    default: 1000,
+    description:
+      'connections past `MAX_CONNECTIONS` held at once only to be refused that way; past both, a new connection is closed as it arrives, which bounds the memory a connection flood takes',
   }),
 };
 

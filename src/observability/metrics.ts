@@ -114,7 +114,7 @@ export function createMetrics(options: MetricsOptions): GatewayMetrics {
   });
   const refused = new Counter({
     name: 'gateway_admission_refused_total',
-    help: 'GraphQL requests refused with OVERLOADED, by reason: wait_too_long (predicted wait over ADMISSION_MAX_WAIT_MS or the deadline), queue_full (the queue is full), deadline (still waiting when too little of its deadline was left).',
+    help: 'GraphQL requests refused with OVERLOADED, by reason: wait_too_long (predicted wait over ADMISSION_MAX_WAIT_MS or the deadline), queue_full (the queue is full), deadline (still waiting when too little of its deadline was left), connections (arrived on a connection past MAX_CONNECTIONS).',
     labelNames: ['reason'],
     registers,
   });

@@ -64,7 +64,10 @@ export function readFieldsOf(schema: GraphQLSchema): ReadFields {
       if (field.args.length > 0 || field.name === 'id' || NOT_FROM_RECORD.has(field.name)) continue;
       if (type.name === 'Organization' && field.name.startsWith('pipeline')) continue;
       const named = getNamedType(field.type).name;
-      fields.set(restNameOf(field.name), { deprecated: Boolean(field.deprecationReason), embedded: EMBEDDED.has(named) ? named : undefined });
+      fields.set(restNameOf(field.name), {
+        deprecated: Boolean(field.deprecationReason),
+        embedded: EMBEDDED.has(named) ? named : undefined,
+      });
     }
     types.set(type.name, fields);
   }

@@ -1,6 +1,6 @@
 // The gateway's HTTP server bounds what a slow or greedy client can hold: headers and whole requests
-// have a time limit, idle keep-alive connections close, and connections past the cap are closed as
-// they arrive. Normal requests and long response streams are not affected. Raw sockets (node:net)
+// have a time limit, idle keep-alive connections close, and connections past both caps are closed as
+// they arrive (those past MAX_CONNECTIONS alone are refused with 503: connection-overflow.spec.ts). Normal requests and long response streams are not affected. Raw sockets (node:net)
 // play the slow clients.
 import type { RequestListener, Server } from 'node:http';
 import { type AddressInfo, connect, type Socket } from 'node:net';
@@ -119,8 +119,8 @@ describe('slow clients', () => {
 });
 
 describe('the connection cap', () => {
-  it('closes connections past MAX_CONNECTIONS as they arrive, and takes new ones once below it', async () => {
-    const port = await serveGateway({ maxConnections: 2 });
+  it('closes connections past MAX_CONNECTIONS + MAX_OVERFLOW_CONNECTIONS as they arrive, and takes new ones once below it', async () => {
+    const port = await serveGateway({ maxConnections: 2, maxOverflowConnections: 0 });
     const holders = [await rawClient(port), await rawClient(port)];
     for (const holder of holders) holder.socket.write(HEAD); // unfinished requests hold their connections
 
