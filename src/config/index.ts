@@ -46,6 +46,11 @@ function admissionCapacity(capacity: number | undefined, upstreamConnections: nu
   return capacity ?? ADMITTED_CALLS_PER_CONNECTION * upstreamConnections;
 }
 
+/** MAX_ADMITTED_LATENCY_MS when unset: the longest wait for admission and a tenth of the deadline to run in (docs/overload.md). */
+function maxAdmittedLatency(latencyMs: number | undefined, admissionMaxWaitMs: number, requestDeadlineMs: number): number {
+  return latencyMs ?? Math.min(requestDeadlineMs, admissionMaxWaitMs + Math.round(requestDeadlineMs / 10));
+}
+
 export function loadConfig(env: Env = process.env) {
   const read = settingsOf(env);
   return {
@@ -63,6 +68,7 @@ export function loadConfig(env: Env = process.env) {
     requestDeadlineMs: read('REQUEST_DEADLINE_MS'),
     admissionCapacity: admissionCapacity(read('ADMISSION_CAPACITY'), read('UPSTREAM_CONNECTIONS')),
     admissionMaxWaitMs: read('ADMISSION_MAX_WAIT_MS'),
+    maxAdmittedLatencyMs: maxAdmittedLatency(read('MAX_ADMITTED_LATENCY_MS'), read('ADMISSION_MAX_WAIT_MS'), read('REQUEST_DEADLINE_MS')),
     admissionMaxQueued: read('ADMISSION_MAX_QUEUED'),
     maxLookupScanPages: read('MAX_LOOKUP_SCAN_PAGES'),
     maxLookupIds: read('MAX_LOOKUP_IDS'),
@@ -148,6 +154,11 @@ export function resolveConfig(overrides: ConfigOverrides = {}): GatewayConfig {
     resolved[name] = isGroup(base) && isGroup(value) ? { ...base, ...value } : value;
   }
   resolved.admissionCapacity = admissionCapacity(overrides.admissionCapacity, resolved.upstreamConnections as number);
+  resolved.maxAdmittedLatencyMs = maxAdmittedLatency(
+    overrides.maxAdmittedLatencyMs,
+    resolved.admissionMaxWaitMs as number,
+    resolved.requestDeadlineMs as number,
+  );
   return resolved as GatewayConfig;
 }
 

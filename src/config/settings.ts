@@ -132,6 +132,11 @@ const admission = {
     description:
       'longest predicted wait for admission: a request predicted to wait longer (or to end past its deadline) is refused at once with `OVERLOADED`; one admitted to wait is served when its turn comes, or refused if its deadline is near first; `0`: never wait',
   }),
+  MAX_ADMITTED_LATENCY_MS: setting(wholeNumber(1, 600_000), {
+    unset: '`ADMISSION_MAX_WAIT_MS` + `REQUEST_DEADLINE_MS` ÷ 10, at most `REQUEST_DEADLINE_MS`: 5000',
+    description:
+      "time from a request's arrival within which an admitted request is expected to end, its wait for admission included: one that could not start in time (its predicted wait plus a typical run past it) is refused with `OVERLOADED`, at once or when its turn has not come in time, rather than served late ([overload](overload.md#the-admitted-tail))",
+  }),
   ADMISSION_MAX_QUEUED: setting(wholeNumber(0, 1_000_000), {
     default: 500,
     description:

@@ -16,6 +16,8 @@ interface AdmissionPluginOptions {
   weightOf(context: object): number | undefined;
   /** When the request's deadline ends, as a `performance.now()` time (its arrival + REQUEST_DEADLINE_MS). */
   deadlineAt(request: Request): number;
+  /** When an admitted request is expected to have ended, as a `performance.now()` time (its arrival + MAX_ADMITTED_LATENCY_MS, never past its deadline). */
+  endBy(request: Request): number;
   /** How long past its deadline an execution may still run (a write is seen through for UPSTREAM_TIMEOUT_MS) before it counts as stuck. */
   stuckAfterMs: number;
   /** Told of a stuck execution: it is answered "Unexpected error." and its weight given back. */
@@ -25,7 +27,7 @@ interface AdmissionPluginOptions {
 /** Requests without a key share one queue. */
 const ANONYMOUS = 'anonymous';
 
-export function admissionPlugin(admission: Admission, { weightOf, deadlineAt, stuckAfterMs, onStuck }: AdmissionPluginOptions): Plugin {
+export function admissionPlugin(admission: Admission, { weightOf, deadlineAt, endBy, stuckAfterMs, onStuck }: AdmissionPluginOptions): Plugin {
   const callers = new WeakMap<Request, string>();
   const callerOf = (request: Request) => {
     let caller = callers.get(request);
@@ -50,12 +52,12 @@ export function admissionPlugin(admission: Admission, { weightOf, deadlineAt, st
   return {
     // Overloaded past what even a one-call request could wait: refused before its body is read.
     onRequestParse({ request }) {
-      const refused = admission.refusalBeforeReading(callerOf(request), deadlineAt(request) - performance.now());
+      const refused = admission.refusalBeforeReading(callerOf(request), endBy(request) - performance.now());
       if (refused) throw overloaded(refused.retryAfterSeconds);
     },
     onExecute({ context, executeFn, setExecuteFn, setResultAndStopExecution }) {
       const { request } = context as YogaInitialContext;
-      const outcome = admission.acquire(callerOf(request), weightOf(context) ?? 1, deadlineAt(request) - performance.now());
+      const outcome = admission.acquire(callerOf(request), weightOf(context) ?? 1, endBy(request) - performance.now());
       const apply = (settled: Grant | Refusal) => {
         if (settled.refused) {
           setResultAndStopExecution({ errors: [overloaded(settled.retryAfterSeconds)] });

@@ -1,6 +1,6 @@
 // The operations settings: each with its default, and a clear ConfigError for a bad value.
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig, loadLoggingConfig } from '../../src/config/index.ts';
+import { ConfigError, loadConfig, loadLoggingConfig, resolveConfig } from '../../src/config/index.ts';
 
 describe('operations settings', () => {
   it('default to info logs on stdout, a 10 s grace period, open CORS, no CSRF header, metrics and the debug extension on', () => {
@@ -90,10 +90,36 @@ describe('operations settings', () => {
   });
 });
 
+describe('the admitted tail bound', () => {
+  it.each([
+    [{}, 5000],
+    [{ REQUEST_DEADLINE_MS: '10000' }, 3000],
+    [{ REQUEST_DEADLINE_MS: '10000', ADMISSION_MAX_WAIT_MS: '0' }, 1000],
+    [{ REQUEST_DEADLINE_MS: '2000', ADMISSION_MAX_WAIT_MS: '10000' }, 2000],
+    [{ MAX_ADMITTED_LATENCY_MS: '8000' }, 8000],
+  ])(
+    'MAX_ADMITTED_LATENCY_MS of %j is %d: the longest wait plus a tenth of the deadline unless set, never past the deadline',
+    (env, expected) => {
+      expect(loadConfig(env).maxAdmittedLatencyMs).toBe(expected);
+    },
+  );
+
+  it('follows the deadline and wait a gateway is built with in code', () => {
+    expect(resolveConfig({ requestDeadlineMs: 4000, admissionMaxWaitMs: 500 }).maxAdmittedLatencyMs).toBe(900);
+    expect(resolveConfig({ maxAdmittedLatencyMs: 1234 }).maxAdmittedLatencyMs).toBe(1234);
+  });
+});
+
 describe('connection and upstream answer bounds', () => {
-  it('default to a 10 s headers and 30 s request timeout, 5 s keep-alive, 800 connections, 8 MiB upstream answers, 256 MiB of them buffered at once and 100,000 values per answer', () => {
+  it('default to a 10 s headers and 30 s request timeout, 5 s keep-alive, 800 connections (and 1000 more held to be refused), 8 MiB upstream answers, 256 MiB of them buffered at once and 100,000 values per answer', () => {
     expect(loadConfig({})).toMatchObject({
-      server: { headersTimeoutMs: 10_000, requestTimeoutMs: 30_000, keepAliveTimeoutMs: 5000, maxConnections: 800 },
+      server: {
+        headersTimeoutMs: 10_000,
+        requestTimeoutMs: 30_000,
+        keepAliveTimeoutMs: 5000,
+        maxConnections: 800,
+        maxOverflowConnections: 1000,
+      },
       maxUpstreamResponseBytes: 8 * 1024 * 1024,
       maxUpstreamBufferedBytes: 256 * 1024 * 1024,
       maxUpstreamJsonValues: 100_000,
@@ -106,12 +132,19 @@ describe('connection and upstream answer bounds', () => {
       SERVER_REQUEST_TIMEOUT_MS: '4000',
       SERVER_KEEP_ALIVE_TIMEOUT_MS: '65000',
       MAX_CONNECTIONS: '100',
+      MAX_OVERFLOW_CONNECTIONS: '0',
       MAX_UPSTREAM_RESPONSE_BYTES: '1048576',
       MAX_UPSTREAM_BUFFERED_BYTES: '67108864',
       MAX_UPSTREAM_JSON_VALUES: '20000',
     });
     expect(config).toMatchObject({
-      server: { headersTimeoutMs: 2000, requestTimeoutMs: 4000, keepAliveTimeoutMs: 65_000, maxConnections: 100 },
+      server: {
+        headersTimeoutMs: 2000,
+        requestTimeoutMs: 4000,
+        keepAliveTimeoutMs: 65_000,
+        maxConnections: 100,
+        maxOverflowConnections: 0,
+      },
       maxUpstreamResponseBytes: 1_048_576,
       maxUpstreamBufferedBytes: 67_108_864,
       maxUpstreamJsonValues: 20_000,
