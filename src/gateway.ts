@@ -156,7 +156,8 @@ export function createGateway(given: GatewayOptions): Gateway {
   const admissionGate = admissionPlugin(admission, {
     weightOf,
     deadlineAt: (request) => (arrivals.get(request)?.receivedAt ?? performance.now()) + limits.deadlineMs,
-    endBy: (request) => (arrivals.get(request)?.receivedAt ?? performance.now()) + Math.min(options.maxAdmittedLatencyMs, limits.deadlineMs),
+    endBy: (request) =>
+      (arrivals.get(request)?.receivedAt ?? performance.now()) + Math.min(options.maxAdmittedLatencyMs, limits.deadlineMs),
     stuckAfterMs: options.upstreamTimeoutMs + STUCK_MARGIN_MS,
     onStuck: (request) =>
       observability.logger.error(

@@ -27,7 +27,10 @@ interface AdmissionPluginOptions {
 /** Requests without a key share one queue. */
 const ANONYMOUS = 'anonymous';
 
-export function admissionPlugin(admission: Admission, { weightOf, deadlineAt, endBy, stuckAfterMs, onStuck }: AdmissionPluginOptions): Plugin {
+export function admissionPlugin(
+  admission: Admission,
+  { weightOf, deadlineAt, endBy, stuckAfterMs, onStuck }: AdmissionPluginOptions,
+): Plugin {
   const callers = new WeakMap<Request, string>();
   const callerOf = (request: Request) => {
     let caller = callers.get(request);
