@@ -213,7 +213,7 @@ const requests = {
   MAX_CONNECTIONS: setting(wholeNumber(1, 1_000_000), {
     default: 800,
     description:
-      'client connections served at once; a request on a connection past it is answered 503 `OVERLOADED` with `Retry-After`, and the connection closed ([overload](overload.md#connections))',
+      'client connections served at once; a request on a connection past it is answered 503 `OVERLOADED` with `Retry-After`, and the connection closed ([overload](overload.md#client-connections))',
   }),
   MAX_OVERFLOW_CONNECTIONS: setting(wholeNumber(0, 1_000_000), {
     default: 1000,
