@@ -161,6 +161,23 @@ describe('on a shared Redis', () => {
     expect(await counted()).toBe(3 + made);
     expect((await scriptCalls()) - before).toBe(2);
   });
+
+  it('an APQ entry, whose text is in Redis and unknown before it runs, reserves its own estimate when it runs; both are settled', async () => {
+    const query = '{ organizations(first: 9) { nodes { domains(first: 9) { totalCount } } } }'; // estimate 10
+    const persisted = { extensions: { persistedQuery: { version: 1, sha256Hash: await sha256(query) } } };
+    expect((await (await post(h, { query, ...persisted })).json()).errors).toBeUndefined();
+    const left = (await remaining(h))[0].remaining;
+    h.api.clearRequests();
+
+    // The batch reserves 4 (the entry sent as text); the entry by hash takes its 10 when it runs.
+    const slots = await (await post(h, [{ query: OVER.replace('domains(first: 1)', 'domains(first: 8)') }, persisted])).json();
+    expect(slots.map((slot: { errors?: unknown }) => slot.errors)).toEqual([undefined, undefined]);
+    expect(slots[1].data.organizations.nodes).toHaveLength(2);
+    // Both reservations settled to the calls made (the entry by hash was answered from the cache).
+    const made = h.api.requests.length;
+    expect(made).toBeLessThan(4);
+    expect(await remaining(h)).toEqual([{ per: 'hour', limit: 100, remaining: left - made }]);
+  });
 });
 
 /** Until the gateway's /readiness reports its store reachable. */
