@@ -189,6 +189,7 @@ export function createGateway(given: GatewayOptions): Gateway {
       estimateUpstreamCalls(schema, document, operationName, variables, { maxLookupScanPages: limits.maxLookupScanPages }),
     persistedText: persisted.textOf,
     idempotencyHeader: IDEMPOTENCY_KEY_HEADER,
+    reserve: economy?.reserveBatch,
   });
   const yoga = createYoga<Record<string, never>, GatewayContext>({
     schema,

@@ -131,7 +131,8 @@ export function serveWebSocket(server: Server, options: WebSocketOptions): WebSo
         setImmediate(() => closeIfDrained(ctx.extra.socket, state));
       },
       onOperation(_ctx, _id, _payload, args, result) {
-        // Logged once the operation's result (or its first payload) is ready, as an HTTP answer is.
+        // Logged once the operation's result is ready, as an HTTP answer is; an incremental one
+        // (@defer/@stream) once its last payload has left, or the socket closed (src/observability/request-log.ts).
         const request = requests.get(args);
         if (request) options.requestLog.end(request, 200);
         return result;

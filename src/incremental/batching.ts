@@ -1,9 +1,10 @@
 // Batched requests (contract: Batching): `POST /graphql` with a JSON array of operations, Yoga's
 // `batching` option. Before anything runs, the batch as a whole is checked: at most MAX_BATCH_SIZE
 // operations, no Idempotency-Key, and the fan-out estimates of all its operations (persisted ones
-// included, each with its variables) summed within MAX_UPSTREAM_CALLS. A refusal answers the whole
-// request with one error object and HTTP 400. Each operation then runs as its own request
-// (Yoga gives it its own context: loaders, errors, the same deadline), in parallel.
+// included, each with its variables) summed within MAX_UPSTREAM_CALLS, and with UPSTREAM_BUDGET that
+// sum reserved at once (src/budget/budget-plugin.ts). A refusal answers the whole request with one
+// error object and HTTP 400. Each operation then runs as its own request (Yoga gives it its own
+// context: loaders, errors, the same deadline), in parallel.
 import { type DocumentNode, getOperationAST, parse } from 'graphql';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import { gatewayError } from '../errors/graphql-errors.ts';
@@ -19,6 +20,8 @@ interface BatchingOptions {
   persistedText(id: string): string | undefined;
   /** The Idempotency-Key header's name: refused in a batch. */
   idempotencyHeader: string;
+  /** UPSTREAM_BUDGET, when set: reserves the summed estimate before anything runs, or throws the refusal. */
+  reserve?(request: Request, estimate: number): Promise<void>;
 }
 
 interface Batching {
@@ -35,7 +38,7 @@ export function batching(options: BatchingOptions): Batching {
   const refuse = (code: 'QUERY_TOO_COMPLEX' | 'BAD_USER_INPUT', message: string, extensions: Record<string, unknown> = {}) =>
     gatewayError(code, message, { ...extensions, http: { status: 400 } });
 
-  const check = (request: Request, operations: GraphQLParams[]) => {
+  const check = (request: Request, operations: GraphQLParams[]): Promise<void> | undefined => {
     batches.add(request);
     const { maxBatchSize, maxUpstreamCalls } = options;
     if (operations.length > maxBatchSize) {
@@ -57,6 +60,7 @@ export function batching(options: BatchingOptions): Batching {
         { limit: 'maxUpstreamCalls', estimate, budget: maxUpstreamCalls },
       );
     }
+    return options.reserve?.(request, estimate);
   };
 
   const estimateOf = (operation: GraphQLParams): number => {
@@ -81,7 +85,7 @@ export function batching(options: BatchingOptions): Batching {
       onRequestParse({ request }) {
         return {
           onRequestParseDone({ requestParserResult }) {
-            if (Array.isArray(requestParserResult)) check(request, requestParserResult);
+            if (Array.isArray(requestParserResult)) return check(request, requestParserResult);
           },
         };
       },

@@ -55,6 +55,10 @@ interface Pending {
   operationType: OperationSummary['operationType'];
   calls: readonly UpstreamCall[];
   errorCodes: Set<string>;
+  /** An incremental answer (@defer/@stream) whose last payload has not left yet: it is logged then. */
+  streaming: boolean;
+  /** The status it was answered with, while its payloads are still leaving. */
+  status?: number;
 }
 
 /**
@@ -71,7 +75,10 @@ export interface RequestLog {
   executed(request: object, result: ExecutionResult): void;
   /** Notes the codes of the errors the caller is answered with. */
   answering(request: object, result: ExecutionResult): void;
-  /** It is answered with `status`: its summary line, then `onSummary`. */
+  /**
+   * It is answered with `status`: its summary line, then `onSummary`; for an incremental answer,
+   * once its last payload has left (or its client went away), with the calls of every payload.
+   */
   end(request: object, status: number): void;
 }
 
@@ -92,6 +99,7 @@ export function createRequestLog(options: RequestLogOptions): RequestLog {
       operationType: null,
       calls: [],
       errorCodes: new Set(),
+      streaming: false,
     });
   };
   const executing: RequestLog['executing'] = (request, operation, calls) => {
@@ -122,6 +130,10 @@ export function createRequestLog(options: RequestLogOptions): RequestLog {
   const end: RequestLog['end'] = (request, status) => {
     const entry = pending.get(request);
     if (!entry) return;
+    if (entry.streaming) {
+      entry.status = status;
+      return;
+    }
     pending.delete(request);
     const errorCodes = [...entry.errorCodes].sort();
     const summary: OperationSummary = {
@@ -159,7 +171,22 @@ export function createRequestLog(options: RequestLogOptions): RequestLog {
       return {
         // Before Yoga masks them (its masking plugin runs after ours): the original errors are here.
         onExecuteDone({ result }) {
-          if (!isAsyncIterable(result)) executed(request, result);
+          if (!isAsyncIterable(result)) {
+            executed(request, result);
+            return;
+          }
+          // An incremental answer: its line waits for the last payload (the deferred fragments' calls).
+          const entry = pending.get(request);
+          if (entry) entry.streaming = true;
+          return {
+            onEnd() {
+              if (!entry) return;
+              entry.streaming = false;
+              // Answered already (the first payload left with the response): logged now. Otherwise
+              // the payloads were all made before the response: logged when it is.
+              if (entry.status !== undefined) end(request, entry.status);
+            },
+          };
         },
       };
     },
@@ -170,9 +197,16 @@ export function createRequestLog(options: RequestLogOptions): RequestLog {
       }
     },
     onResponse({ request, response }) {
+      const type = response.headers.get('content-type') ?? '';
       // GraphiQL's page is not an operation.
-      if (response.headers.get('content-type')?.startsWith('text/html')) pending.delete(request);
-      else end(request, response.status);
+      if (type.startsWith('text/html')) {
+        pending.delete(request);
+        return;
+      }
+      const entry = pending.get(request);
+      // A stream that is not sent (refused with 406 before it ran) has no last payload to wait for.
+      if (entry?.streaming && !STREAMED_TYPE.test(type)) entry.streaming = false;
+      end(request, response.status);
     },
   };
   return { plugin, begin, executing, executed, answering, end };
@@ -195,6 +229,9 @@ function tally(
 
 /** A call that shows the upstream took the caller's key: answered with another status than 401, or from the cache under that key. */
 const acceptsKey = (call: UpstreamCall) => call.source === 'cache' || (call.status !== undefined && call.status !== 401);
+
+/** The media types an incremental answer's payloads leave in. */
+const STREAMED_TYPE = /^(multipart\/mixed|text\/event-stream)/i;
 
 /** Only a GraphQL name can name an operation: the name a caller asks for is kept only then. */
 const GRAPHQL_NAME = /^[_A-Za-z][_0-9A-Za-z]*$/;

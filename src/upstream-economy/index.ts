@@ -36,6 +36,8 @@ interface UpstreamEconomy {
   ended(request: Request): void;
   /** Runs a subscription poll under the key's budget (UPSTREAM_BUDGET), when there is one. */
   poll?<T>(key: string, context: GatewayContext, run: () => Promise<T>): Promise<T>;
+  /** Reserves a batch's summed estimate under the key's budget (UPSTREAM_BUDGET), when there is one; throws its refusal. */
+  reserveBatch?(request: Request, estimate: number): Promise<void>;
   /** After the fan-out plugin. */
   plugins: Plugin[];
   /** The shared store (Redis, or this instance's memory): idempotent mutations are remembered there too. */
@@ -71,6 +73,7 @@ export function createUpstreamEconomy(options: UpstreamEconomyOptions): Upstream
     transportFor: (request, base) => (cache ? cache.transportFor(request, base) : base),
     ended: (request) => void cache?.end(request),
     poll: budget ? budget.poll : undefined,
+    reserveBatch: budget ? budget.reserveBatch : undefined,
     plugins: [...(budget ? [budget.plugin] : []), ...(cache ? [cache.plugin] : [])],
     store: stores.shared,
     persistedQueries: stores.queries,
