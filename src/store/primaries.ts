@@ -1,15 +1,17 @@
-// Whether every primary of a Redis Cluster answers: the store is only put back in use when every
+// Whether every primary of a Redis Cluster serves: the store is only put back in use when every
 // hash slot the gateway may need is served. A PING through the cluster client reaches one node
 // alone, which answers while another primary is down or paused; the store was then used again and
 // set aside within 150 ms, again and again. The primaries are read from the cluster itself
 // (CLUSTER SLOTS) rather than from the client's connections, which drop a node whose connection
-// ended: a primary that was killed would not be asked at all.
+// ended: a primary that was killed would not be asked at all. Each is asked for CLUSTER INFO rather
+// than a PING: a primary that just restarted answers, but refuses commands (CLUSTERDOWN) until it
+// reports `cluster_state:ok`.
 import type { Cluster } from 'ioredis';
 
 const HASH_SLOTS = 16_384;
 
-/** Resolves once the whole slot space has primaries and each of them answered a PING; else rejects, naming the first that did not. */
-export async function pingEveryPrimary(cluster: Cluster, within: <T>(answer: Promise<T>) => Promise<T>): Promise<void> {
+/** Resolves once the whole slot space has primaries and each of them reports the cluster ok; else rejects, naming the first that did not. */
+export async function checkEveryPrimary(cluster: Cluster, within: <T>(answer: Promise<T>) => Promise<T>): Promise<void> {
   // Each range: its first and last slot, then its primary (replicas follow).
   const ranges = await within(cluster.cluster('SLOTS'));
   const primaries = new Set<string>();
@@ -29,9 +31,10 @@ export async function pingEveryPrimary(cluster: Cluster, within: <T>(answer: Pro
         cluster.refreshSlotsCache();
         throw new Error(`primary ${primary} is not connected`);
       }
-      await within(node.ping()).catch((error: unknown) => {
+      const info = await within(node.cluster('INFO')).catch((error: unknown) => {
         throw new Error(`primary ${primary} did not answer: ${(error as Error).message}`);
       });
+      if (!/^cluster_state:ok\b/m.test(info)) throw new Error(`primary ${primary} does not report cluster_state:ok`);
     }),
   );
 }

@@ -19,7 +19,7 @@ import type { Cluster } from 'ioredis';
 import { withinDeadline } from './answer-deadline.ts';
 import { type AvailabilityOptions, StoreAvailability } from './availability.ts';
 import { newGeneration } from './memory-store.ts';
-import { pingEveryPrimary } from './primaries.ts';
+import { checkEveryPrimary } from './primaries.ts';
 import { connectRedis, type RedisClient } from './redis-connection.ts';
 import {
   type BudgetWindowAt,
@@ -205,8 +205,8 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
     ...options,
     name: 'redis',
     async recover() {
-      // A cluster is whole once every primary answers; one node's PING says nothing of the others.
-      if (redis.isCluster) await pingEveryPrimary(redis as Cluster, timed);
+      // A cluster is whole once every primary serves; one node's PING says nothing of the others.
+      if (redis.isCluster) await checkEveryPrimary(redis as Cluster, timed);
       else await timed(redis.ping());
       if (!options.secret) {
         // Every instance proposes; the first one's stays. A store that lost its data (a restart
