@@ -23,6 +23,8 @@ export interface CacheEvents {
   stored(route: string): void;
   /** A write that made the answers its route can change stale. */
   invalidated(route: string): void;
+  /** A write that could not reach the store to do so: other instances may serve those answers until it is back. */
+  invalidationFailed(route: string): void;
 }
 
 /** What every request's cache shares: one per gateway. */
@@ -152,8 +154,9 @@ export class RequestCache implements UpstreamTransport {
   async #invalidate(req: UpstreamRequest): Promise<void> {
     this.state.writeEpoch += 1;
     this.state.events?.invalidated(req.route);
-    // An unreachable store keeps the bump and makes it once it is back (src/store/redis-store.ts).
-    await this.state.store.bumpGenerations(writeScopes(req.method, req.path)).catch(() => undefined);
+    // An unreachable store keeps the bump and makes it once it is back, and logs that it could not
+    // (src/store/redis-store.ts); until then the other instances still serve what it changed.
+    await this.state.store.bumpGenerations(writeScopes(req.method, req.path)).catch(() => this.state.events?.invalidationFailed(req.route));
   }
 
   /** Made once per request, from its key (every call of a request carries the same one). */

@@ -301,7 +301,7 @@ const economy = {
   CACHE_TIMEOUT_MS: setting(wholeNumber(1, 10_000), {
     default: 100,
     description:
-      'how long one Redis operation may take; past it Redis is set aside (cache bypassed, budget counted per instance) until it answers again',
+      'how long Redis may take to answer one operation (a stall of the gateway’s own event loop does not count); past it Redis is set aside (cache bypassed, budget counted per instance) until it answers again, on a cluster every primary',
   }),
   CACHE_MAX_ENTRIES: setting(wholeNumber(1, 10_000_000), {
     default: 10_000,

@@ -1,6 +1,8 @@
 // How the store reaches Redis: one server (CACHE=redis://…) or a Redis Cluster
 // (CACHE=redis-cluster://…), through the same ioredis commands. Nothing waits on a connection: no
 // command is queued while it is down or retried, and it reconnects in the background for ever.
+// Commands have no timeout of their own here: ioredis' is a plain timer, which a stall of this
+// process fires before the answer is read; the store bounds each answer (answer-deadline.ts).
 import { createRequire } from 'node:module';
 import type { Cluster, ClusterOptions, Redis, RedisOptions } from 'ioredis';
 import { redisClusterTarget } from '../config/index.ts';
@@ -13,8 +15,6 @@ const load = createRequire(import.meta.url);
 export type RedisClient = Redis | Cluster;
 
 interface ConnectionOptions {
-  /** How long one command may take (undefined: as long as it takes). */
-  commandTimeout: number | undefined;
   connectionName: string;
   scripts?: RedisOptions['scripts'];
 }
@@ -22,10 +22,10 @@ interface ConnectionOptions {
 /** Reconnects at most every 2 s. */
 const reconnectDelay = (times: number) => Math.min(100 * times, 2000);
 
-export function connectRedis(url: string, { commandTimeout, connectionName, scripts }: ConnectionOptions): RedisClient {
+export function connectRedis(url: string, { connectionName, scripts }: ConnectionOptions): RedisClient {
   const { Cluster, Redis } = load('ioredis') as typeof import('ioredis');
   const cluster = redisClusterTarget(url);
-  const common = { commandTimeout, connectionName, maxRetriesPerRequest: 0, autoResubscribe: false };
+  const common = { connectionName, maxRetriesPerRequest: 0, autoResubscribe: false };
   if (!cluster) return new Redis(url, { ...common, enableOfflineQueue: false, retryStrategy: reconnectDelay, scripts });
   const options: ClusterOptions = {
     // With TLS the nodes are reached by the names they announce, so their certificates match

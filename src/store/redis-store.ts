@@ -1,7 +1,8 @@
 // The store on Redis or a Redis Cluster (ioredis: redis-connection.ts), shared by every instance.
-// Nothing waits on it: commands give up after `timeoutMs`, none is queued while the connection is
-// down, and none is retried; a failure marks the store unavailable until a probe succeeds
-// (availability.ts).
+// Nothing waits on it: an operation gives up when the store did not answer within `timeoutMs`
+// (answer-deadline.ts), none is queued while the connection is down, and none is retried; a failure
+// marks the store unavailable until a probe finds it whole again (availability.ts; on a cluster,
+// every primary: primaries.ts).
 //
 // Keys, laid out for Redis Cluster as well: no command and no pipeline spans two hash tags.
 //   gw:{<caller tag>}:get:<path?query>              a cached answer
@@ -14,8 +15,11 @@
 // and one pub/sub channel, gw:writes (write-feed.ts).
 
 import { randomBytes } from 'node:crypto';
+import type { Cluster } from 'ioredis';
+import { withinDeadline } from './answer-deadline.ts';
 import { type AvailabilityOptions, StoreAvailability } from './availability.ts';
 import { newGeneration } from './memory-store.ts';
+import { checkEveryPrimary } from './primaries.ts';
 import { connectRedis, type RedisClient } from './redis-connection.ts';
 import {
   type BudgetWindowAt,
@@ -175,7 +179,6 @@ interface RedisStore extends SharedStore {
 
 export function createRedisStore(options: RedisStoreOptions): RedisStore {
   const redis = connectRedis(options.url, {
-    commandTimeout: options.timeoutMs,
     connectionName: 'org-graphql-gateway',
     scripts: {
       takeBudget: { lua: TAKE_BUDGET },
@@ -193,16 +196,22 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   const pendingBumps = new Set<string>();
   /** Claims to release once the store is back: each claim's record is its own (a random id), so only it goes. */
   const pendingReleases = new Set<{ tag: string; id: string; record: string }>();
+  /** Bounds one answer of the store, as each operation and each step of a recovery waits for it. */
+  const timed = <T>(answer: Promise<T>) => withinDeadline(answer, options.timeoutMs);
+  /** A write could not make other instances' answers stale in this outage: said once per outage. */
+  let staleWarned = false;
 
   const availability = new StoreAvailability({
     ...options,
     name: 'redis',
     async recover() {
-      await redis.ping();
+      // A cluster is whole once every primary serves; one node's PING says nothing of the others.
+      if (redis.isCluster) await checkEveryPrimary(redis as Cluster, timed);
+      else await timed(redis.ping());
       if (!options.secret) {
         // Every instance proposes; the first one's stays. A store that lost its data (a restart
         // without persistence) gets this instance's secret again, which the others then adopt.
-        const results = await redis.pipeline().set(SECRET_KEY, proposal, 'NX').get(SECRET_KEY).exec();
+        const results = await timed(redis.pipeline().set(SECRET_KEY, proposal, 'NX').get(SECRET_KEY).exec());
         throwFirstError(results);
         const stored = results?.[1]?.[1];
         if (typeof stored !== 'string') throw new Error('the shared secret could not be stored');
@@ -212,17 +221,18 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       while (pendingBumps.size > 0) {
         const scopes = [...pendingBumps];
         pendingBumps.clear();
-        await bump(scopes).catch((error: unknown) => {
+        await timed(bump(scopes)).catch((error: unknown) => {
           deferBumps(scopes);
           throw error;
         });
       }
       await Promise.all(
         [...pendingReleases].map(async (claim) => {
-          await release(claim.tag, claim.id, claim.record);
+          await timed(release(claim.tag, claim.id, claim.record));
           pendingReleases.delete(claim);
         }),
       );
+      staleWarned = false;
     },
   });
   redis.on('ready', () => availability.probe());
@@ -230,12 +240,12 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
   redis.on('error', (error: unknown) => availability.lost(error));
   redis.on('close', () => availability.lost(new Error('connection closed')));
 
-  const run = <T>(operation: () => Promise<T>) => availability.run(operation);
+  const run = <T>(operation: () => Promise<T>) => availability.run(() => timed(operation()));
   // SUBSCRIBE waits for no one: only the store's own commands give up after CACHE_TIMEOUT_MS.
   const writes = createRedisWriteFeed({
     redis,
     storeUp: () => availability.up,
-    connect: () => connectRedis(options.url, { commandTimeout: undefined, connectionName: 'org-graphql-gateway-writes' }),
+    connect: () => connectRedis(options.url, { connectionName: 'org-graphql-gateway-writes' }),
     logger: options.logger,
     onFailure: options.onFeedFailure,
   });
@@ -252,6 +262,14 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
       pendingBumps.clear();
       pendingBumps.add(GLOBAL_SCOPE);
     }
+  };
+  const warnStale = () => {
+    if (staleWarned) return;
+    staleWarned = true;
+    options.logger.warn(
+      { store: 'redis' },
+      'a write could not invalidate the cached answers it changed: other instances may serve them until this instance reaches the store again (it invalidates them first), at most CACHE_TTL_MS',
+    );
   };
   const bump = async (scopes: readonly string[]) => {
     const pipeline = redis.pipeline();
@@ -285,6 +303,7 @@ export function createRedisStore(options: RedisStoreOptions): RedisStore {
         await run(() => bump(scopes));
       } catch (error) {
         deferBumps(scopes);
+        warnStale();
         throw error;
       }
     },

@@ -52,6 +52,10 @@ export function createCacheMetrics(registry: Registry, bounds: LabelBounds): Cac
       'gateway_cache_invalidations_total',
       'Writes that made the cached answers their route can change stale, by the write’s route template.',
     ),
+    invalidationFailed: byRoute(
+      'gateway_cache_invalidations_failed_total',
+      'Writes whose invalidation could not reach the shared store (set aside), by route template: other instances may serve the answers they changed until this instance reaches it again, at most CACHE_TTL_MS.',
+    ),
     budgetRefused: () => refusals.inc(),
     storeFailed: () => failures.inc(),
     storeAvailable: (isUp) => up.set(isUp ? 1 : 0),

@@ -1,7 +1,8 @@
 // A Redis Cluster of a spec's own: three masters (Debian's redis-server in cluster mode, no
 // replicas) on free loopback ports, joined with `redis-cli --cluster create`, nothing persisted, so
 // the gateway's store can be shown to run on a cluster, where a command or pipeline that spans two
-// hash slots fails (CROSSSLOT).
+// hash slots fails (CROSSSLOT). A master can be paused, or killed and started again on its port,
+// where it rejoins with its slots (its nodes file is kept), empty.
 import { type ChildProcess, execFile, spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,8 +20,20 @@ export interface RedisCluster {
   url: string;
   /** A cluster client, for reading what the gateway stored. */
   client(): Cluster;
+  /** The port of the master that serves `key`'s hash slot. */
+  masterOf(key: string): Promise<number>;
+  /** SIGSTOP: the master's connections stay open but nothing is answered, until `thaw(port)`. */
+  freeze(port: number): void;
+  thaw(port: number): void;
+  /** Kills the master (SIGKILL: an outage), until `start(port)`. */
+  stop(port: number): Promise<void>;
+  /** Starts it again on its port, until the cluster reports every slot served again. */
+  start(port: number): Promise<void>;
   close(): Promise<void>;
 }
+
+/** A process killed by a signal has no exit code, only its signal. */
+const hasExited = (child: ChildProcess) => child.exitCode !== null || child.signalCode !== null;
 
 const freePort = async () => Number(new URL(await refusedUrl()).port);
 
@@ -32,13 +45,26 @@ export async function startRedisCluster(): Promise<RedisCluster> {
     for (const client of clients.splice(0)) client.disconnect();
     await Promise.all(
       children.map((child) => {
-        if (child.exitCode !== null) return undefined;
+        if (hasExited(child)) return undefined;
         const exited = new Promise((resolve) => child.once('exit', resolve));
         child.kill('SIGKILL');
         return exited;
       }),
     );
     await rm(dir, { recursive: true, force: true });
+  };
+  /** Each master's process and its arguments, by port. */
+  const masters = new Map<number, { child: ChildProcess; args: string[] }>();
+  const spawnMaster = async (port: number, args: string[]) => {
+    const child = spawn(REDIS_SERVER, args, { stdio: 'ignore' });
+    children.push(child);
+    masters.set(port, { child, args });
+    await untilAnswers(port);
+  };
+  const master = (port: number) => {
+    const found = masters.get(port);
+    if (!found) throw new Error(`no master on port ${port}`);
+    return found;
   };
   try {
     const ports: number[] = [];
@@ -56,10 +82,10 @@ export async function startRedisCluster(): Promise<RedisCluster> {
         appendonly: 'no',
         loglevel: 'warning',
       };
-      const args = Object.entries(settings).flatMap(([name, value]) => [`--${name}`, value]);
-      const child = spawn(REDIS_SERVER, args, { stdio: 'ignore' });
-      children.push(child);
-      await untilAnswers(port);
+      await spawnMaster(
+        port,
+        Object.entries(settings).flatMap(([name, value]) => [`--${name}`, value]),
+      );
     }
     const nodes = ports.map((port) => `127.0.0.1:${port}`);
     await promisify(execFile)(REDIS_CLI, ['--cluster', 'create', ...nodes, '--cluster-replicas', '0', '--cluster-yes']);
@@ -71,6 +97,30 @@ export async function startRedisCluster(): Promise<RedisCluster> {
         client.on('error', () => undefined);
         clients.push(client);
         return client;
+      },
+      async masterOf(key) {
+        const client = new Redis(ports[0] as number, '127.0.0.1', { maxRetriesPerRequest: 0 });
+        client.on('error', () => undefined);
+        try {
+          const slot = Number(await client.cluster('KEYSLOT', key));
+          const range = (await client.cluster('SLOTS')).find(([from, to]) => from <= slot && slot <= to);
+          return Number(range?.[2]?.[1]);
+        } finally {
+          client.disconnect();
+        }
+      },
+      freeze: (port) => void master(port).child.kill('SIGSTOP'),
+      thaw: (port) => void master(port).child.kill('SIGCONT'),
+      async stop(port) {
+        const { child } = master(port);
+        if (hasExited(child)) return;
+        const exited = new Promise((resolve) => child.once('exit', resolve));
+        child.kill('SIGKILL');
+        await exited;
+      },
+      async start(port) {
+        await spawnMaster(port, master(port).args);
+        for (const each of ports) await untilClusterOk(each);
       },
       close,
     };
