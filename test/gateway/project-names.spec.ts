@@ -2,7 +2,8 @@
 // first team's, and only an answer without `projects` derives the projects from `teams`.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/gateway.ts';
-import { type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
+import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
+import { sendJson } from '../support/scripted-answers.ts';
 
 const ORG = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
 const TEAMS = [
@@ -11,10 +12,10 @@ const TEAMS = [
   { id: 21, project_id: 20, name: 'Hogflix Labs' },
 ];
 
-let fake: FakeUpstream;
+let fake: ReferenceApi;
 let gateway: Gateway;
 beforeAll(async () => {
-  fake = await startFakeUpstream();
+  fake = await startReferenceApi();
   gateway = createGateway({ upstreamUrl: fake.url });
 });
 afterAll(async () => {
@@ -23,7 +24,7 @@ afterAll(async () => {
 });
 
 async function projectsWhenAnswered(organization: object) {
-  fake.handle((_req, res) => sendJson(res, 200, { id: ORG, name: 'Hogflix', teams: TEAMS, ...organization }));
+  fake.answerWith((_req, res) => sendJson(res, 200, { id: ORG, name: 'Hogflix', teams: TEAMS, ...organization }));
   const response = await gateway.yoga.fetch('http://gateway.test/graphql', {
     method: 'POST',
     headers: { 'content-type': 'application/json', authorization: 'Bearer phx_fake' },

@@ -10,17 +10,18 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { Gateway } from '../../src/gateway.ts';
+import { type RecordedRequest, type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { forbiddenForms, type TestGateway, testGateway, untilStoreReachable } from '../cache/support.ts';
-import { type FakeUpstream, type RecordedRequest, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 import { type ServedGateway, serveOverHttp } from '../support/http-server.ts';
 import { type RedisServer, startRedisServer } from '../support/redis-server.ts';
+import { sendJson } from '../support/scripted-answers.ts';
 import { domainInput, ORGANIZATIONS, post, retryUntilSettled } from './support.ts';
 
 const ORG = '0190d1f2-0000-7000-8000-00000000beef';
 const KEY = 'phx_idempotency_redis_key';
 const OTHER_KEY = 'phx_idempotency_other_key';
 
-let upstream: FakeUpstream;
+let upstream: ReferenceApi;
 let redis: RedisServer;
 let instances: TestGateway[];
 let urls: string[];
@@ -32,8 +33,8 @@ let held: Promise<void> | undefined;
 let created = 0;
 
 beforeAll(async () => {
-  [upstream, redis] = await Promise.all([startFakeUpstream(), startRedisServer()]);
-  upstream.handle(answer);
+  [upstream, redis] = await Promise.all([startReferenceApi(), startRedisServer()]);
+  upstream.answerWith(answer);
   // A generous store timeout: on a loaded test machine a 100 ms one sets Redis aside (503s), which
   // the outage test below covers on purpose.
   const options = { upstreamUrl: upstream.url, cache: { store: redis.url, ttlMs: 60_000, timeoutMs: 2000 } };
@@ -55,11 +56,14 @@ async function answer(req: RecordedRequest, res: ServerResponse): Promise<void> 
   await held;
   await sleep(writeMs);
   created += 1;
-  sendJson(res, 201, { id: `0190d1f2-0000-7000-8000-${String(created).padStart(12, '0')}`, domain: JSON.parse(req.body).domain });
+  sendJson(res, 201, {
+    id: `0190d1f2-0000-7000-8000-${String(created).padStart(12, '0')}`,
+    domain: (req.body as { domain: string }).domain,
+  });
 }
 
 const writesOf = (domain: string) =>
-  upstream.requests.filter((request) => request.method === 'POST' && JSON.parse(request.body).domain === domain);
+  upstream.requests.filter((request) => request.method === 'POST' && (request.body as { domain: string }).domain === domain);
 const variables = (domain: string) => domainInput(ORG, domain);
 
 describe('two instances on one Redis', () => {

@@ -8,7 +8,6 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DashboardDocument, DeferredDashboardDocument } from '../../examples/generated/graphql.ts';
 import { createGateway } from '../../src/gateway.ts';
 import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
-import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
 import { serveOverHttp } from '../support/http-server.ts';
 
 let api: ReferenceApi;
@@ -37,10 +36,10 @@ async function served(options: Partial<Parameters<typeof createGateway>[0]> = {}
 async function slowedUpstream(
   slow: (path: string) => boolean,
   delayMs: number,
-): Promise<FakeUpstream & { answeredAt: Map<string, number> }> {
-  const fake = await startFakeUpstream();
+): Promise<ReferenceApi & { answeredAt: Map<string, number> }> {
+  const fake = await startReferenceApi();
   const answeredAt = new Map<string, number>();
-  fake.handle(async (req, res) => {
+  fake.answerWith(async (req, res) => {
     if (slow(req.path)) await new Promise((resolve) => setTimeout(resolve, delayMs));
     const query = new URLSearchParams(req.query).toString();
     const answer = await fetch(`${api.url}${req.path}${query ? `?${query}` : ''}`, {
@@ -151,8 +150,8 @@ describe('multipart/mixed', () => {
   });
 
   it('a deferred fragment whose upstream call fails carries its error in its own payload', async () => {
-    const fake = await startFakeUpstream();
-    fake.handle(async (req, res) => {
+    const fake = await startReferenceApi();
+    fake.answerWith(async (req, res) => {
       if (req.path.includes('/batch_exports/')) return res.writeHead(500, { 'content-type': 'application/json' }).end('{}');
       const answer = await fetch(`${api.url}${req.path}?${new URLSearchParams(req.query)}`, {
         headers: { authorization: String(req.headers.authorization ?? '') },

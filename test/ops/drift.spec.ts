@@ -11,12 +11,12 @@ import { createGateway, type Gateway } from '../../src/gateway.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { DEFAULTS } from '../support/defaults.ts';
-import { type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
+import { sendJson } from '../support/scripted-answers.ts';
 
 const run = promisify(execFile);
 const directory = mkdtempSync(join(tmpdir(), 'drift-'));
 let api: ReferenceApi;
-let fake: FakeUpstream;
+let fake: ReferenceApi;
 
 /** `npm run drift`, as a person runs it: its exit code and output. */
 async function drift(upstream: string, key: string): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -36,8 +36,8 @@ beforeAll(async () => {
   ).json()) as { count: number; results: Record<string, unknown>[] };
   // The service moved on: a field the schema does not read, and one it reads gone.
   const drifted = organizations.results.map(({ slug: _slug, ...org }) => ({ ...org, brand_new_setting: true }));
-  fake = await startFakeUpstream();
-  fake.handle((req, res) =>
+  fake = await startReferenceApi();
+  fake.answerWith((req, res) =>
     req.path === '/api/organizations/'
       ? sendJson(res, 200, { ...organizations, next: null, previous: null, results: drifted })
       : sendJson(res, 200, { count: 0, next: null, previous: null, results: [] }),

@@ -5,12 +5,13 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Gateway } from '../../src/gateway.ts';
 import { startReferenceApi } from '../../src/reference-api/index.ts';
-import { refusedUrl, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
+import { refusedUrl } from '../support/refused-url.ts';
+import { sendJson } from '../support/scripted-answers.ts';
 import { gatewayFactory, postGraphQL } from './support.ts';
 
 const api = await startReferenceApi();
 const gateways = gatewayFactory({ upstreamUrl: api.url });
-const fake = await startFakeUpstream();
+const fake = await startReferenceApi();
 
 const gateway = gateways.build;
 
@@ -59,7 +60,7 @@ describe('/readiness', () => {
   });
 
   it('counts any answer as reachable, a 5xx included (the circuit breakers judge failures)', async () => {
-    fake.handle((_req, res) => sendJson(res, 503, { detail: 'maintenance' }));
+    fake.answerWith((_req, res) => sendJson(res, 503, { detail: 'maintenance' }));
     expect(await get(gateway({ upstreamUrl: fake.url }), '/readiness')).toMatchObject({
       status: 200,
       body: { upstream: { reachable: true } },
@@ -68,7 +69,7 @@ describe('/readiness', () => {
 
   it('keeps a path prefix of UPSTREAM_URL', async () => {
     fake.requests.length = 0;
-    fake.handle((_req, res) => sendJson(res, 401, { detail: 'no key' }));
+    fake.answerWith((_req, res) => sendJson(res, 401, { detail: 'no key' }));
     expect((await get(gateway({ upstreamUrl: `${fake.url}/prefix` }), '/readiness')).status).toBe(200);
     expect(fake.requests.map((r) => r.path)).toEqual(['/prefix/api/organizations/']);
   });
@@ -83,7 +84,7 @@ describe('/readiness', () => {
   });
 
   it('stays 200 when the upstream does not answer in time, and says so', async () => {
-    fake.handle((_req, res) => setTimeout(() => sendJson(res, 401, {}), 1000));
+    fake.answerWith((_req, res) => setTimeout(() => sendJson(res, 401, {}), 1000));
     const response = await get(gateway({ upstreamUrl: fake.url, readinessTimeoutMs: 100 }), '/readiness');
     expect(response).toMatchObject({
       status: 200,
@@ -93,18 +94,18 @@ describe('/readiness', () => {
 
   it('answers at once with the last probe while the next one runs: a hanging upstream never slows it', async () => {
     fake.requests.length = 0;
-    fake.handle((_req, res) => sendJson(res, 401, {}));
+    fake.answerWith((_req, res) => sendJson(res, 401, {}));
     const target = gateway({ upstreamUrl: fake.url, readinessTimeoutMs: 1000 });
     expect((await get(target, '/readiness')).body).toMatchObject({ upstream: { reachable: true } });
 
-    fake.handle(() => undefined); // never answers from now on
+    fake.answerWith(() => undefined); // never answers from now on
     const startedAt = performance.now();
     expect((await get(target, '/readiness')).body).toMatchObject({ upstream: { reachable: true } }); // the last probe's result
     expect(performance.now() - startedAt).toBeLessThan(500);
     await until(() => fake.requests.length === 2); // the next probe is under way
 
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    fake.handle((_req, res) => sendJson(res, 401, {}));
+    fake.answerWith((_req, res) => sendJson(res, 401, {}));
     expect(await get(target, '/readiness')).toMatchObject({
       status: 200,
       body: { upstream: { reachable: false, reason: 'the upstream did not answer within 1000 ms' } },
@@ -114,7 +115,7 @@ describe('/readiness', () => {
 
   it('shares one probe between requests that arrive together', async () => {
     fake.requests.length = 0;
-    fake.handle((_req, res) => setTimeout(() => sendJson(res, 401, {}), 50));
+    fake.answerWith((_req, res) => setTimeout(() => sendJson(res, 401, {}), 50));
     const target = gateway({ upstreamUrl: fake.url });
     const answers = await Promise.all([1, 2, 3].map(() => get(target, '/readiness')));
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
@@ -150,7 +151,7 @@ describe('/readiness', () => {
   });
 
   it("names a read route's open circuit while the upstream itself answers", async () => {
-    fake.handle((_req, res) => sendJson(res, 500, {}));
+    fake.answerWith((_req, res) => sendJson(res, 500, {}));
     const target = gateway({
       upstreamUrl: fake.url,
       upstreamGetRetries: 0,

@@ -10,12 +10,12 @@ import { EXAMPLE_QUERY } from '../../src/graphiql/example-query.ts';
 import { upstreamCallSeries } from '../../src/observability/upstream-call-series.ts';
 import { startReferenceApi } from '../../src/reference-api/index.ts';
 import type { UpstreamCall } from '../../src/upstream/transport/request-transport.ts';
-import { sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
+import { sendJson } from '../support/scripted-answers.ts';
 import { gatewayFactory, postGraphQL } from './support.ts';
 
 const api = await startReferenceApi();
 const gateways = gatewayFactory({ upstreamUrl: api.url });
-const fake = await startFakeUpstream();
+const fake = await startReferenceApi();
 const page = (results: unknown[]) => ({ count: results.length, next: null, previous: null, results });
 
 const gateway = gateways.build;
@@ -87,7 +87,7 @@ describe('/metrics', () => {
 
   it('counts GET retries by route, and the status of the final answer', async () => {
     let sent = 0;
-    fake.handle((_req, res) => {
+    fake.answerWith((_req, res) => {
       sent += 1;
       if (sent === 1) return sendJson(res, 503, { detail: 'try again' });
       return sendJson(res, 200, page([]));
@@ -102,7 +102,7 @@ describe('/metrics', () => {
   });
 
   it('follows the circuit breakers by route (`*`: the whole upstream): 0 closed, 2 open', async () => {
-    fake.handle((_req, res) => sendJson(res, 500, { detail: 'down' }));
+    fake.answerWith((_req, res) => sendJson(res, 500, { detail: 'down' }));
     const target = gateway({
       upstreamUrl: fake.url,
       upstreamGetRetries: 0,

@@ -4,17 +4,18 @@
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
+import { startReferenceApi } from '../../src/reference-api/index.ts';
 import { startMain } from '../support/main-process.ts';
 import { startOtlpReceiver } from '../support/otlp-receiver.ts';
+import { sendJson } from '../support/scripted-answers.ts';
 
 const KEY = 'phx_shutdown_test_key';
-const fake = await startFakeUpstream();
+const fake = await startReferenceApi();
 const children: ChildProcess[] = [];
 const page = (results: unknown[]) => ({ count: results.length, next: null, previous: null, results });
 
 // The upstream answers after `delay` ms, named in the request's path prefix.
-fake.handle((req, res) => {
+fake.answerWith((req, res) => {
   const delay = Number(/^\/slow-(\d+)\//.exec(req.path)?.[1] ?? 0);
   setTimeout(
     () => sendJson(res, 200, page([{ id: '0b0e7a52-3a55-4d5e-9a43-6f6d2a1f0001', name: 'Acme', slug: 'acme', teams: [] }])),

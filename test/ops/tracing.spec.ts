@@ -8,12 +8,13 @@ import { loadConfig } from '../../src/config/index.ts';
 import { createGateway, type Gateway } from '../../src/gateway.ts';
 import { EXAMPLE_QUERY } from '../../src/graphiql/example-query.ts';
 import { startReferenceApi } from '../../src/reference-api/index.ts';
-import { refusedUrl, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 import { type ReceivedSpan, startOtlpReceiver } from '../support/otlp-receiver.ts';
+import { refusedUrl } from '../support/refused-url.ts';
+import { sendJson } from '../support/scripted-answers.ts';
 import { captureLogger, gatewayFactory, postGraphQL } from './support.ts';
 
 const api = await startReferenceApi();
-const fake = await startFakeUpstream();
+const fake = await startReferenceApi();
 const receiver = await startOtlpReceiver();
 const gateways = gatewayFactory({ upstreamUrl: api.url });
 
@@ -178,7 +179,7 @@ describe('the request span', () => {
 describe('an upstream call span', () => {
   it('records a retried GET as one span with its attempts, and every attempt carries that span', async () => {
     let answered = 0;
-    fake.handle((_req, res) =>
+    fake.answerWith((_req, res) =>
       answered++ === 0 ? sendJson(res, 503, { detail: 'busy' }) : sendJson(res, 200, { count: 3, next: null, previous: null, results: [] }),
     );
     const gateway = tracedGateway({}, fake.url);
@@ -198,7 +199,7 @@ describe('an upstream call span', () => {
   });
 
   it('says where the answer came from: upstream on a miss, cache when CACHE answered it, with no upstream call', async () => {
-    fake.handle((_req, res) => sendJson(res, 200, { count: 3, next: null, previous: null, results: [] }));
+    fake.answerWith((_req, res) => sendJson(res, 200, { count: 3, next: null, previous: null, results: [] }));
     const { tracing } = loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
     const gateway = createGateway({ upstreamUrl: fake.url, tracing, cache: { store: 'memory' }, logger: captureLogger().logger });
     for (let i = 0; i < 2; i++) expect((await run(gateway, '{ organizations { totalCount } }')).body.data.organizations.totalCount).toBe(3);
@@ -208,7 +209,7 @@ describe('an upstream call span', () => {
   });
 
   it('marks a failed call and its request as errors, with the status and the error code', async () => {
-    fake.handle((_req, res) => sendJson(res, 403, { detail: 'missing scope organization:read' }));
+    fake.answerWith((_req, res) => sendJson(res, 403, { detail: 'missing scope organization:read' }));
     const gateway = tracedGateway({}, fake.url);
     expect((await run(gateway, '{ organizations { totalCount } }')).body.errors?.[0]?.extensions.code).toBe('FORBIDDEN');
     const spans = await exported(gateway);
@@ -260,7 +261,7 @@ describe('settings', () => {
 
 describe('a collector that refuses the spans', () => {
   it('fails no request, and the spans lost are one warning in the log; closing still ends', async () => {
-    fake.handle((_req, res) => sendJson(res, 400, { error: 'bad tenant' }));
+    fake.answerWith((_req, res) => sendJson(res, 400, { error: 'bad tenant' }));
     const { logger, lines } = captureLogger();
     const gateway = createGateway({ upstreamUrl: api.url, tracing: loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: fake.url }).tracing, logger });
     for (let i = 0; i < 3; i++) expect((await run(gateway, '{ organizations(first: 1) { totalCount } }')).body.errors).toBeUndefined();
@@ -287,7 +288,7 @@ describe('a collector that refuses the spans', () => {
   });
   it('counts closing the rest against that time: a readiness probe in flight is cut, not waited for', async () => {
     // Keyless: the readiness probe, which the upstream never answers; a caller's call is answered.
-    fake.handle((req, res) =>
+    fake.answerWith((req, res) =>
       req.headers.authorization ? sendJson(res, 200, { count: 0, next: null, previous: null, results: [] }) : undefined,
     );
     const { logger, lines } = captureLogger();

@@ -3,9 +3,10 @@
 import { OverlappingFieldsCanBeMergedRule, parse, validate } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../../src/gateway.ts';
+import { type ReferenceApi, startReferenceApi } from '../../../src/reference-api/index.ts';
 import { schema } from '../../../src/schema/index.ts';
-import { type FakeUpstream, sendJson, startFakeUpstream } from '../../support/fake-upstream.ts';
 import { UNKNOWN_UUID } from '../../support/ids.ts';
+import { sendJson } from '../../support/scripted-answers.ts';
 import { freshOrg, globalId, mutate, orgId, useHarness } from './support.ts';
 
 const ORG = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
@@ -29,10 +30,10 @@ const UPDATE_ORGANIZATION = `mutation UpdateOrganization($input: UpdateOrganizat
 }`;
 
 describe('NotAppliedError against an upstream that ignores or normalises fields', () => {
-  let fake: FakeUpstream;
+  let fake: ReferenceApi;
   let gateway: Gateway;
   beforeAll(async () => {
-    fake = await startFakeUpstream();
+    fake = await startReferenceApi();
     gateway = createGateway({ upstreamUrl: fake.url });
   });
   afterAll(async () => {
@@ -59,7 +60,7 @@ describe('NotAppliedError against an upstream that ignores or normalises fields'
 
   it('answers NotAppliedError naming a field the answer lacks, with the record as answered, after one write', async () => {
     // The live domain record has no SAML fields: the upstream ignores them.
-    fake.handle((_req, res) =>
+    fake.answerWith((_req, res) =>
       sendJson(res, 200, { id: DOMAIN, domain: 'a.example', jit_provisioning_enabled: true, sso_enforcement: '', is_verified: false }),
     );
     const id = globalId('Domain', ORG, DOMAIN);
@@ -71,13 +72,13 @@ describe('NotAppliedError against an upstream that ignores or normalises fields'
       fields: ['samlEntityId'],
       record: { id, databaseId: DOMAIN, jitProvisioningEnabled: true, samlEntityId: null },
     });
-    expect(fake.requests.map((r) => [r.method, r.path, JSON.parse(r.body)])).toEqual([
+    expect(fake.requests.map((r) => [r.method, r.path, r.body])).toEqual([
       ['PATCH', `/api/organizations/${ORG}/domains/${DOMAIN}/`, { saml_entity_id: 'https://idp.example/', jit_provisioning_enabled: true }],
     ]);
   });
 
   it('reports a Boolean answered with another value and a null answered non-null, in the input type field order', async () => {
-    fake.handle((_req, res) =>
+    fake.answerWith((_req, res) =>
       sendJson(res, 200, {
         id: ORG,
         name: 'Hogflix',
@@ -101,7 +102,7 @@ describe('NotAppliedError against an upstream that ignores or normalises fields'
   });
 
   it('does not report a string the upstream normalised (trimmed, re-cased), nor an equal value', async () => {
-    fake.handle((_req, res) =>
+    fake.answerWith((_req, res) =>
       sendJson(res, 200, { id: ORG, name: 'Hogflix', is_member_join_email_enabled: false, members_can_invite: false, logo_media_id: ORG }),
     );
     const body = await run(UPDATE_ORGANIZATION, {

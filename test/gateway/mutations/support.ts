@@ -3,11 +3,11 @@
 // drives them): the REST call and payload, ValidationError, NotFoundError, scope denial, bad ids.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../../src/gateway.ts';
-import type { ReferenceApi } from '../../../src/reference-api/index.ts';
+import { type ReferenceApi, startReferenceApi } from '../../../src/reference-api/index.ts';
 import type { StoredOrganization } from '../../../src/reference-api/stored-records.ts';
 import { globalId } from '../../../src/schema/global-id.ts';
-import { type FakeUpstream, sendJson, startFakeUpstream } from '../../support/fake-upstream.ts';
 import { type Harness, startHarness } from '../../support/harness.ts';
+import { sendJson } from '../../support/scripted-answers.ts';
 
 export { globalId };
 
@@ -285,10 +285,10 @@ function describeFakeUpstreamErrors(cases: MutationCase[]): void {
   if (covered.length === 0) return;
   describe('errors as data from any upstream (fake upstream answering 400 / 404)', () => {
     const harness = useHarness();
-    let fake: FakeUpstream;
+    let fake: ReferenceApi;
     let gateway: Gateway;
     beforeAll(async () => {
-      fake = await startFakeUpstream();
+      fake = await startReferenceApi();
       gateway = createGateway({ upstreamUrl: fake.url });
     });
     afterAll(async () => {
@@ -307,7 +307,7 @@ function describeFakeUpstreamErrors(cases: MutationCase[]): void {
     };
 
     it.each(covered)('$name: 400 -> ValidationError', async (c) => {
-      fake.handle((_req, res) =>
+      fake.answerWith((_req, res) =>
         sendJson(res, 400, { type: 'validation_error', code: 'invalid_input', detail: 'Not allowed now.', attr: 'some_field__inner' }),
       );
       const { result, errors } = await runOnFake(c, (c.missing as NonNullable<MutationCase['missing']>)(harness()));
@@ -321,7 +321,7 @@ function describeFakeUpstreamErrors(cases: MutationCase[]): void {
     });
 
     it.each(covered)('$name: 404 -> NotFoundError', async (c) => {
-      fake.handle((_req, res) => sendJson(res, 404, { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null }));
+      fake.answerWith((_req, res) => sendJson(res, 404, { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null }));
       const { result, errors } = await runOnFake(c, (c.missing as NonNullable<MutationCase['missing']>)(harness()));
       expect(errors).toBeUndefined();
       expect(result).toEqual({ __typename: 'NotFoundError', message: expect.any(String) });
