@@ -140,7 +140,7 @@ describe('store round trips per request', () => {
   });
 });
 
-/** The reference API behind a fake upstream that answers batch exports lists `delayMs` late, and lets `edit` change an answer. */
+/** A second reference API whose scripted answer relays to `api`: batch exports lists `delayMs` late, and `edit` may change an answer. */
 async function referenceApiBehind(delayMs: number, edit?: (path: string, body: { results?: { name: string }[] }) => void) {
   const upstream = await startReferenceApi();
   upstream.answerWith(async (req, res) => {
