@@ -7,9 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { createGateway } from '../../../src/gateway.ts';
 import { startReferenceApi } from '../../../src/reference-api/index.ts';
 import { schema } from '../../../src/schema/index.ts';
+import { useHarness } from '../../support/harness.ts';
 import { UNKNOWN_UUID } from '../../support/ids.ts';
 import { sendJson } from '../../support/scripted-answers.ts';
-import { freshOrg, globalId, mutate, orgId, unique, useHarness } from './support.ts';
+import { freshOrg, globalId, mutate, orgId, unique } from './support.ts';
 
 const MUTATIONS = [
   'createOrganization',
