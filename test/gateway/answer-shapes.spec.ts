@@ -1,5 +1,5 @@
 // An upstream answer of the wrong shape is an upstream error of the field that asked for it: lists,
-// lookups, nested connections and mutation answers, against a recording fake upstream. Every such
+// lookups, nested connections and mutation answers, answered by the reference API as a test scripts it. Every such
 // error is UPSTREAM_ERROR with a fixed message that quotes nothing the upstream sent, and the
 // fields beside it still resolve. Last, a property over any value put anywhere in an answer.
 import type { ServerResponse } from 'node:http';

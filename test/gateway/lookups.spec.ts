@@ -211,7 +211,7 @@ describe('against the reference API', () => {
   });
 });
 
-describe('against a fake upstream', () => {
+describe('against scripted upstream answers', () => {
   const ORG = '0b0e7a52-3a55-4d5e-9a43-6f6d2a1f0001';
   const exportId = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
   const exportRecord = (id: string) => ({ id, name: `export ${Number(id.slice(-12))}`, paused: false, interval: 'hour' });

@@ -1,5 +1,5 @@
 // Idempotent mutations across two gateway instances on one Redis (a redis-server of this spec's
-// own) and the recording fake upstream, over HTTP: a retry on either instance replays, a duplicate
+// own) and the reference API with a scripted answer, over HTTP: a retry on either instance replays, a duplicate
 // on the other instance while the first runs gets 409, another payload gets 422, a disconnect on one
 // instance is answered by a retry on the other, nothing in Redis holds a key, Redis down refuses
 // idempotent writes with 503 and serves everything else, a caller's keys are bounded across

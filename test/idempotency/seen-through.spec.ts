@@ -1,4 +1,4 @@
-// Idempotent mutations against the recording fake upstream, over HTTP: a duplicate while the first
+// Idempotent mutations against the reference API with scripted answers, over HTTP: a duplicate while the first
 // runs is refused (409), a write once sent is seen through when its caller leaves or its deadline
 // passes and its real outcome is replayed, what "sent" means on each side (a refused connection, a
 // limit or UPSTREAM_BUDGET leaves nothing; a timeout after sending is remembered), a dropped answer,

@@ -2,8 +2,8 @@
 // with HTTP 503, `Retry-After` and OVERLOADED, before any upstream call; a request admitted to wait
 // still ends within REQUEST_DEADLINE_MS, its wait included; the gateway's own queueing opens no
 // circuit breaker; one key's flood leaves another key served; and an execution that never ends is
-// answered and gives its capacity back. Over HTTP, against the recording
-// fake upstream, with capacities of a few calls (the load figures are bench/overload.ts's).
+// answered and gives its capacity back. Over HTTP, against answers scripted
+// into the reference API, with capacities of a few calls (the load figures are bench/overload.ts's).
 import type { ServerResponse } from 'node:http';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';

@@ -1,4 +1,4 @@
-// No upstream text carries a secret to the caller or the log. The fake upstream answers a write with
+// No upstream text carries a secret to the caller or the log. The reference API, scripted, answers a write with
 // 400 and a read with 403, each body holding a secret somewhere (code, attr, detail; raw, encoded,
 // in a URL, under a stack trace); the caller's ValidationError and FORBIDDEN message, and every line
 // of a LOG_LEVEL=debug log, carry only the redacted text. The redaction itself: test/upstream/redact.spec.ts.

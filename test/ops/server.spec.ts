@@ -31,7 +31,7 @@ afterEach(async () => {
   upstream = undefined;
 });
 
-/** The gateway itself (against a fake upstream answering an empty organization list) behind the server. */
+/** The gateway itself (against a reference API scripted to answer an empty organization list) behind the server. */
 async function serveGateway(settings: Partial<ServerSettings>): Promise<number> {
   upstream = await startReferenceApi();
   upstream.answerWith((_req, res) => sendJson(res, 200, { count: 0, next: null, previous: null, results: [] }));

@@ -1,6 +1,6 @@
 // A subscription's poll meets a 429 (from the upstream, or from the key's own UPSTREAM_BUDGET): the
 // subscriber gets a RATE_LIMITED error event, the stream goes on, and the next poll waits at least
-// `retryAfter`. Against the recording fake upstream, whose calls carry their arrival times.
+// `retryAfter`. Against the reference API with scripted answers, whose recorded calls carry their arrival times.
 import { afterEach, expect, it } from 'vitest';
 import { parseUpstreamBudget } from '../../src/config/upstream-budget.ts';
 import { createGateway, type GatewayOptions } from '../../src/gateway.ts';

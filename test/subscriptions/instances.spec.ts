@@ -1,7 +1,7 @@
 // Two instances on one Redis (CACHE=redis): a write through one that may have changed a record
 // pushes to the other's subscribers of it without waiting for their next poll (a minute here), over
 // Redis pub/sub; a refused write tells no one, and what is published names the write, never a key.
-// Against the recording fake upstream and a redis-server of the spec's own.
+// Against the reference API with scripted answers and a redis-server of the spec's own.
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/gateway.ts';

@@ -1,5 +1,5 @@
 // Which writes through the gateway re-poll subscriptions, counted as the watching key's poll GETs at
-// the recording fake upstream: only a write that may have changed the watched record (2xx, or an
+// the reference API (scripted answers): only a write that may have changed the watched record (2xx, or an
 // outcome unknown such as a 5xx), never a refused one or a create in the list above the record, and
 // for a burst of writes at most one poll per WRITE_POLL_GAP_MS. The interval is a minute here, so
 // every poll after the first is a write's.
@@ -26,7 +26,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** The fake upstream answers every GET with its export, and each write with `answerWrite`'s status. */
+/** The upstream's scripted answer: every GET with its export, and each write with `answerWrite`'s status. */
 async function served(answerWrite: (method: string, path: string, key: string) => number) {
   const upstream = await startReferenceApi();
   upstream.answerWith((req, res) => {

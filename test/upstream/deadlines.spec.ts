@@ -1,6 +1,6 @@
 // UPSTREAM_TIMEOUT_MS bounds one upstream call end to end (connection wait, headers, the whole body,
 // retries and their waits), a request's deadline cuts it too, and a call past either frees its
-// socket: against the fake upstream over loopback sockets. A write, once sent, is cut by its own
+// socket: against answers scripted into the reference API over loopback sockets. A write, once sent, is cut by its own
 // timeout only; a read whose caller left once it was sent is read to its end and its socket kept.
 import type { Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';

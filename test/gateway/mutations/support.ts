@@ -123,7 +123,7 @@ export interface MutationCase {
   arrange(h: Harness, live: boolean): Arranged;
   /**
    * An input the reference API answers 400 for, and the error it must become. Absent where the
-   * reference API never answers 400 (deletes, pause, unpause): a fake upstream covers those.
+   * reference API never answers 400 (deletes, pause, unpause): a scripted answer covers those.
    */
   invalid?(h: Harness, live: boolean): { input: Record<string, unknown>; field: string | null; code: string };
   /** An input naming a well-formed id of a record (or parent) that does not exist. */
