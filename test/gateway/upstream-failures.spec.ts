@@ -1,5 +1,5 @@
 // Upstream failures become the contract's error codes, with the rest of the data kept and nothing
-// internal (URLs, keys, stacks) in the response. The upstream here is a recording fake the test controls.
+// internal (URLs, keys, stacks) in the response. The upstream here is the reference API answering as each test scripts it.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/gateway.ts';
 import { type ReferenceApi, type ScriptedAnswer, startReferenceApi } from '../../src/reference-api/index.ts';

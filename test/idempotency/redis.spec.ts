@@ -26,7 +26,7 @@ let redis: RedisServer;
 let instances: TestGateway[];
 let urls: string[];
 let served: ServedGateway[];
-/** How long the fake takes to answer a write. */
+/** How long the scripted upstream takes to answer a write. */
 let writeMs = 0;
 /** While set, writes are answered only once it resolves. */
 let held: Promise<void> | undefined;

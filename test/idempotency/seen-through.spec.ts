@@ -31,7 +31,7 @@ interface Setup {
   upstream: ReferenceApi;
   gateway: Gateway;
   url: string;
-  /** Answers to writes the fake finished sending, and those cut before the end (the gateway gave up on them). */
+  /** Answers to writes the upstream finished sending, and those cut before the end (the gateway gave up on them). */
   answered: number;
   cut: number;
   writes(): number;
@@ -39,7 +39,7 @@ interface Setup {
   holdWrites(): () => void;
 }
 
-/** The fake answers a write after `writeMs` with the created domain; reads at once with an empty page. */
+/** The upstream answers a write after `writeMs` with the created domain; reads at once with an empty page. */
 async function setUp(options: Partial<GatewayOptions> & { writeMs?: number; port?: number; answer?: (res: ServerResponse) => void } = {}) {
   const upstream = await startReferenceApi({ port: options.port });
   const gateway = createGateway({ upstreamUrl: upstream.url, logger: captureLogger('warn').logger, ...options });

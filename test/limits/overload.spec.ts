@@ -44,11 +44,11 @@ interface Answer {
 }
 
 async function serve(options: Partial<GatewayOptions>) {
-  const fake = await startReferenceApi();
+  const scripted = await startReferenceApi();
   // Scraped during and after a request: each scrape renders anew.
-  const created = createGateway({ upstreamUrl: fake.url, upstreamGetRetries: 0, metricsCacheMs: 0, ...options });
+  const created = createGateway({ upstreamUrl: scripted.url, upstreamGetRetries: 0, metricsCacheMs: 0, ...options });
   const listening = await serveOverHttp(created);
-  [upstream, gateway, served] = [fake, created, listening];
+  [upstream, gateway, served] = [scripted, created, listening];
   const { url } = listening;
   async function post(query: string, key = 'phx_overload_key'): Promise<Answer> {
     const startedAt = performance.now();
@@ -62,14 +62,14 @@ async function serve(options: Partial<GatewayOptions>) {
     return { status: response.status, retryAfter: response.headers.get('retry-after'), body, tookMs: endedAt - startedAt, endedAt };
   }
   const metrics = async () => (await fetch(new URL('/metrics', url))).text();
-  return { upstream: fake, gateway: created, post, metrics, url };
+  return { upstream: scripted, gateway: created, post, metrics, url };
 }
 
 /** Holds every upstream answer until `open()`; then answers them, and later calls at once. */
-function gate(fake: ReferenceApi) {
+function gate(scripted: ReferenceApi) {
   const held: ServerResponse[] = [];
   let opened = false;
-  fake.answerWith((_req, res) => (opened ? sendJson(res, 200, org) : held.push(res)));
+  scripted.answerWith((_req, res) => (opened ? sendJson(res, 200, org) : held.push(res)));
   return {
     open() {
       opened = true;
@@ -82,7 +82,8 @@ async function until(condition: () => boolean) {
   while (!condition()) await wait(5);
 }
 
-const callsOf = (fake: ReferenceApi, key: string) => fake.requests.filter((r) => r.headers.authorization === `Bearer ${key}`).length;
+const callsOf = (scripted: ReferenceApi, key: string) =>
+  scripted.requests.filter((r) => r.headers.authorization === `Bearer ${key}`).length;
 
 function expectRefused(answer: Answer) {
   expect(answer.status).toBe(503);

@@ -37,11 +37,11 @@ afterEach(async () => {
 
 /** The gateway behind its HTTP server; `post` sends one query and times it from sending to the whole answer. */
 async function serve(options: Partial<GatewayOptions>) {
-  const fake = await startReferenceApi();
-  const created = createGateway({ upstreamUrl: fake.url, upstreamGetRetries: 0, ...options });
+  const scripted = await startReferenceApi();
+  const created = createGateway({ upstreamUrl: scripted.url, upstreamGetRetries: 0, ...options });
   const listening = createGatewayServer(created.listener, DEFAULTS.server);
   await new Promise<void>((resolve) => listening.listen(0, '127.0.0.1', resolve));
-  [upstream, gateway, server] = [fake, created, listening];
+  [upstream, gateway, server] = [scripted, created, listening];
   const url = `http://127.0.0.1:${(listening.address() as AddressInfo).port}/graphql`;
   async function post(query: string) {
     const startedAt = performance.now();
@@ -54,7 +54,7 @@ async function serve(options: Partial<GatewayOptions>) {
     return { body, tookMs: performance.now() - startedAt };
   }
   await post('{ __typename }'); // warm: the first request pays for the connection and Yoga's start-up
-  return { upstream: fake, post };
+  return { upstream: scripted, post };
 }
 
 describe('UPSTREAM_TIMEOUT_MS', () => {
@@ -95,19 +95,19 @@ describe('REQUEST_DEADLINE_MS', () => {
   });
 
   it('counts from the request’s arrival: a request that arrived longer ago than the deadline sends nothing', async () => {
-    const fake = await startReferenceApi();
-    upstream = fake;
-    fake.answerWith((_req, res) => sendJson(res, 200, page([])));
-    const transport = createUpstreamTransport({ baseUrl: fake.url, ...TRANSPORT_DEFAULTS });
+    const scripted = await startReferenceApi();
+    upstream = scripted;
+    scripted.answerWith((_req, res) => sendJson(res, 200, page([])));
+    const transport = createUpstreamTransport({ baseUrl: scripted.url, ...TRANSPORT_DEFAULTS });
     try {
       const request = new Request('http://gateway.test/graphql', { headers: { authorization: `Bearer ${KEY}` } });
       const limits = { maxCalls: 10, concurrency: 4, deadlineMs: 1000, maxLookupScanPages: 10 };
       const lateArrival = createContext(transport, request, limits, { requestId: 'late', receivedAt: performance.now() - 1000 });
       await expect(lateArrival.rest().listOrganizations()).rejects.toMatchObject({ kind: 'timeout', sent: false });
-      expect(fake.requests).toHaveLength(0);
+      expect(scripted.requests).toHaveLength(0);
       const onTime = createContext(transport, request, limits, { requestId: 'on-time', receivedAt: performance.now() - 900 });
       await expect(onTime.rest().listOrganizations()).resolves.toBeDefined();
-      expect(fake.requests).toHaveLength(1);
+      expect(scripted.requests).toHaveLength(1);
     } finally {
       await transport.close();
     }
