@@ -28,7 +28,7 @@ export interface ReferenceApi {
   /** Every request received, in order. */
   requests: RecordedRequest[];
   clearRequests(): void;
-  /** Answers every /api request with `answer` (scripted.ts) instead of the routes, until set back to null. Tests only. */
+  /** Answers every request but /__control/ ones with `answer` (scripted.ts) instead of the routes, until set back to null. Tests only. */
   answerWith(answer: ScriptedAnswer | null): void;
   /** The live in-memory state: arrange data and inspect writes through it. */
   store: ReferenceStore;
