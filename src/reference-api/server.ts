@@ -3,7 +3,6 @@
 // share nothing.
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { performance } from 'node:perf_hooks';
 import { AnswerCache } from './answer-cache.ts';
 import type { ReferenceApiKey } from './auth.ts';
 import { CONTROL_PREFIX, control } from './control.ts';
@@ -11,26 +10,14 @@ import { seedDemoData } from './demo-data.ts';
 import { seedUsers } from './demo-users.ts';
 import { FaultInjector } from './faults.ts';
 import { seedGeneratedData } from './generated-data.ts';
-import { decodeJsonBody, encodeJson, flattenHeaders, readRawBody, recordableBody, sendJson } from './http.ts';
+import { decodeJsonBody, encodeJson, readRawBody, sendJson } from './http.ts';
 import { type ReferenceApiOptions, type ReferenceApiSettings, resolveSettings } from './options.ts';
+import { type RecordedRequest, recordRequest } from './recording.ts';
 import { dispatch, Router } from './router.ts';
 import { allRoutes } from './routes/index.ts';
+import { type ScriptedAnswer, USE_ROUTES } from './scripted.ts';
 import { ReferenceStore } from './store.ts';
 import { TrafficCounters, type TrafficStats } from './traffic.ts';
-
-export interface RecordedRequest {
-  method: string;
-  /** Without the query string, as received (percent-encoding kept). */
-  path: string;
-  /** The last value of each query parameter. */
-  query: Record<string, string>;
-  /** Lower-cased names. */
-  headers: Record<string, string>;
-  /** Parsed JSON; the raw text if it is not JSON; undefined when there is no body. */
-  body: unknown;
-  /** When it arrived (`performance.now()`, ms): with a `faults.delayMs`, which calls were in flight together. */
-  receivedAt: number;
-}
 
 export interface ReferenceApi {
   /** Base URL without `/api`, e.g. `http://127.0.0.1:43121`. */
@@ -41,6 +28,8 @@ export interface ReferenceApi {
   /** Every request received, in order. */
   requests: RecordedRequest[];
   clearRequests(): void;
+  /** Answers every request but /__control/ ones with `answer` (scripted.ts) instead of the routes, until set back to null. Tests only. */
+  answerWith(answer: ScriptedAnswer | null): void;
   /** The live in-memory state: arrange data and inspect writes through it. */
   store: ReferenceStore;
   /** The resolved options; `liveShapes`, `maxPageSize` and `domainVerificationPasses` may be changed at run time. */
@@ -65,6 +54,7 @@ export async function startReferenceApi(options: ReferenceApiOptions = {}): Prom
   const traffic = new TrafficCounters();
   const answers = settings.cacheAnswers ? new AnswerCache() : undefined;
   let fallbackHost = settings.host;
+  let scripted: ScriptedAnswer | null = null;
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     // A GET carries no body: not waiting for its end saves a turn of the event loop per call.
@@ -84,16 +74,9 @@ export async function startReferenceApi(options: ReferenceApiOptions = {}): Prom
       sendJson(res, reply.status, reply.body);
       return;
     }
-    if (settings.recordRequests) {
-      requests.push({
-        method,
-        path,
-        query: Object.fromEntries(requestUrl().searchParams),
-        headers: flattenHeaders(req.headers),
-        body: recordableBody(raw),
-        receivedAt: performance.now(),
-      });
-    }
+    const recorded = settings.recordRequests || scripted ? recordRequest(req, method, path, requestUrl(), raw) : undefined;
+    if (recorded && settings.recordRequests) requests.push(recorded);
+    if (scripted && recorded && (await scripted(recorded, res, req)) !== USE_ROUTES) return;
     const cacheKey = answers && method === 'GET' ? AnswerCache.keyOf(req.headers.authorization, req.headers.host, target) : undefined;
     let answer = cacheKey === undefined ? undefined : answers?.get(cacheKey);
     if (!answer) {
@@ -142,6 +125,9 @@ export async function startReferenceApi(options: ReferenceApiOptions = {}): Prom
     requests,
     clearRequests: () => {
       requests.length = 0;
+    },
+    answerWith: (answer) => {
+      scripted = answer;
     },
     store,
     settings,

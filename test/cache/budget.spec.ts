@@ -10,7 +10,7 @@ import { BUDGET_UNITS, type BudgetUnit, parseUpstreamBudget } from '../../src/co
 import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { fits } from '../../src/store/memory-store.ts';
 import { postGraphQL } from '../ops/support.ts';
-import { refusedUrl } from '../support/fake-upstream.ts';
+import { refusedUrl } from '../support/refused-url.ts';
 import { sources, testGateway } from './support.ts';
 
 const UNITS = Object.keys(BUDGET_UNITS) as BudgetUnit[];

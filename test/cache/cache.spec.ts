@@ -7,7 +7,7 @@ import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseUpstreamBudget } from '../../src/config/upstream-budget.ts';
 import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
-import { type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
+import { sendJson } from '../support/scripted-answers.ts';
 import { sources, type TestGateway, testGateway } from './support.ts';
 
 const MEMORY = { store: 'memory', ttlMs: 60_000 };
@@ -148,7 +148,7 @@ describe('against the reference API', () => {
 });
 
 describe('against a recording upstream', () => {
-  let fake: FakeUpstream;
+  let scripted: ReferenceApi;
   let target: TestGateway;
   const ORGS = '{ organizations(first: 1) { nodes { name } } }';
   const page = (name: string) => ({
@@ -159,15 +159,15 @@ describe('against a recording upstream', () => {
   });
 
   beforeAll(async () => {
-    fake = await startFakeUpstream();
-    target = testGateway({ upstreamUrl: fake.url, cache: MEMORY, requestDeadlineMs: 300 });
+    scripted = await startReferenceApi();
+    target = testGateway({ upstreamUrl: scripted.url, cache: MEMORY, requestDeadlineMs: 300 });
   });
   afterAll(async () => {
     await target?.gateway.close();
-    await fake?.close();
+    await scripted?.close();
   });
 
-  const callsTo = (path: string) => fake.requests.filter((request) => request.path === path).length;
+  const callsTo = (path: string) => scripted.requests.filter((request) => request.path === path).length;
 
   it.each([
     ['a 500', (res: ServerResponse) => sendJson(res, 500, { detail: 'boom' })],
@@ -176,13 +176,13 @@ describe('against a recording upstream', () => {
     ['an answer of the wrong shape', (res: ServerResponse) => sendJson(res, 200, { count: 1, results: 'x' })],
   ])('does not cache %s: the next request asks again', async (_name, fail) => {
     const key = `phx_errors_${_name.replace(/\W/g, '_')}`;
-    const before = fake.requests.length;
-    fake.handle((_req, res) => fail(res));
+    const before = scripted.requests.length;
+    scripted.answerWith((_req, res) => fail(res));
     expect((await target.post(ORGS, key)).body.errors?.[0].extensions.code).toBeTruthy();
-    fake.handle((_req, res) => sendJson(res, 200, page('Recovered')));
+    scripted.answerWith((_req, res) => sendJson(res, 200, page('Recovered')));
     expect((await target.post(ORGS, key)).body.data.organizations.nodes).toEqual([{ name: 'Recovered' }]);
     expect(sources((await target.post(ORGS, key)).body)).toEqual(['cache']);
-    expect(fake.requests.length - before).toBe(2);
+    expect(scripted.requests.length - before).toBe(2);
   });
 
   it('does not cache a lookup answered 404 (null in GraphQL): the same request twice makes the call twice', async () => {
@@ -190,7 +190,7 @@ describe('against a recording upstream', () => {
     const id = randomUUID();
     const path = `/api/organizations/${id}/`;
     const ORG = `query Org($id: UUID!) { organization(databaseId: $id) { name } }`;
-    fake.handle((req, res) =>
+    scripted.answerWith((req, res) =>
       req.path === path
         ? sendJson(res, 404, { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null })
         : sendJson(res, 500, {}),
@@ -204,7 +204,7 @@ describe('against a recording upstream', () => {
     }
     expect(callsTo(path) - before).toBe(2);
     // Not vacuous: once the record is there, its answer is cached.
-    fake.handle((_req, res) => sendJson(res, 200, { id, name: 'Found' }));
+    scripted.answerWith((_req, res) => sendJson(res, 200, { id, name: 'Found' }));
     expect((await target.post(ORG, key, { variables: { id } })).body.data.organization).toEqual({ name: 'Found' });
     expect(sources((await target.post(ORG, key, { variables: { id } })).body)).toEqual(['cache']);
     expect(callsTo(path) - before).toBe(3);
@@ -217,14 +217,16 @@ describe('against a recording upstream', () => {
   ])('a write answered %i makes stale what it can change only when it may have changed something: then %s', async (status, source) => {
     const key = `phx_write_${status}`;
     const { id } = page('x').results[0] as { id: string };
-    fake.handle((req, res) => (req.method === 'GET' ? sendJson(res, 200, page('Cached')) : sendJson(res, status, { detail: 'no' })));
+    scripted.answerWith((req, res) =>
+      req.method === 'GET' ? sendJson(res, 200, page('Cached')) : sendJson(res, status, { detail: 'no' }),
+    );
     await target.post(ORGS, key);
     expect(sources((await target.post(ORGS, key)).body)).toEqual(['cache']);
-    const before = fake.requests.length;
+    const before = scripted.requests.length;
     const write = await target.post(`mutation($id: ID!) { updateOrganization(input: { id: $id, name: "y" }) { __typename } }`, key, {
       variables: { id: Buffer.from(`Organization:${id}`).toString('base64') },
     });
-    expect(fake.requests.slice(before).map((request) => request.method)).toEqual(['PATCH']);
+    expect(scripted.requests.slice(before).map((request) => request.method)).toEqual(['PATCH']);
     expect(write.body.errors ?? write.body.data.updateOrganization.__typename).toBeTruthy();
     expect(sources((await target.post(ORGS, key)).body)).toEqual([source]);
   });
@@ -232,7 +234,7 @@ describe('against a recording upstream', () => {
   it('shares one upstream call among identical GETs of one key in flight at once; other keys make their own', async () => {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
-    fake.handle(async (_req, res) => {
+    scripted.answerWith(async (_req, res) => {
       await released;
       sendJson(res, 200, page('Shared'));
     });
@@ -265,19 +267,19 @@ describe('against a recording upstream', () => {
     const orgs = Array.from({ length: 10 }, () => ({ id: randomUUID(), name: 'org' }));
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
-    fake.handle(async (req, res) => {
+    scripted.answerWith(async (req, res) => {
       if (req.path === '/api/organizations/') return sendJson(res, 200, { count: 10, next: null, previous: null, results: orgs });
       await released;
       sendJson(res, 200, { count: 0, next: null, previous: null, results: [] });
     });
     const limited = testGateway({
-      upstreamUrl: fake.url,
+      upstreamUrl: scripted.url,
       cache: MEMORY,
       requestDeadlineMs: 200,
       upstreamConcurrencyPerRequest: 2,
       upstreamBudget: parseUpstreamBudget('1000/hour'),
     });
-    const domainCalls = () => fake.requests.filter((request) => request.path.endsWith('/domains/')).length;
+    const domainCalls = () => scripted.requests.filter((request) => request.path.endsWith('/domains/')).length;
     const before = domainCalls();
     try {
       const response = await limited.post('{ organizations(first: 10) { nodes { domains(first: 1) { totalCount } } } }', 'phx_abandoned');
@@ -297,7 +299,7 @@ describe('against a recording upstream', () => {
     let release!: () => void;
     const released = new Promise<void>((resolve) => (release = resolve));
     let finished = false;
-    fake.handle(async (_req, res) => {
+    scripted.answerWith(async (_req, res) => {
       await released;
       res.on('finish', () => (finished = true));
       sendJson(res, 200, page('Survivor'));

@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseUpstreamBudget } from '../../src/config/upstream-budget.ts';
 import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
-import { sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 import { serveOverHttp } from '../support/http-server.ts';
 import { type RedisServer, startRedisServer } from '../support/redis-server.ts';
+import { sendJson } from '../support/scripted-answers.ts';
 import { subscribe } from '../support/sse.ts';
 import { startTcpCounter, type TcpCounter } from '../support/tcp-counter.ts';
 import { sources, testGateway, twoInstances, untilStoreReachable } from './support.ts';
@@ -140,10 +140,10 @@ describe('store round trips per request', () => {
   });
 });
 
-/** The reference API behind a fake upstream that answers batch exports lists `delayMs` late, and lets `edit` change an answer. */
+/** A second reference API whose scripted answer relays to `api`: batch exports lists `delayMs` late, and `edit` may change an answer. */
 async function referenceApiBehind(delayMs: number, edit?: (path: string, body: { results?: { name: string }[] }) => void) {
-  const upstream = await startFakeUpstream();
-  upstream.handle(async (req, res) => {
+  const upstream = await startReferenceApi();
+  upstream.answerWith(async (req, res) => {
     if (req.path.endsWith('/batch_exports/')) await new Promise((resolve) => setTimeout(resolve, delayMs));
     const answer = await fetch(`${api.url}${req.path}?${new URLSearchParams(req.query)}`, {
       headers: { authorization: String(req.headers.authorization) },

@@ -1,5 +1,5 @@
 // An upstream answer of the wrong shape is an upstream error of the field that asked for it: lists,
-// lookups, nested connections and mutation answers, against a recording fake upstream. Every such
+// lookups, nested connections and mutation answers, answered by the reference API as a test scripts it. Every such
 // error is UPSTREAM_ERROR with a fixed message that quotes nothing the upstream sent, and the
 // fields beside it still resolve. Last, a property over any value put anywhere in an answer.
 import type { ServerResponse } from 'node:http';
@@ -7,18 +7,10 @@ import fc from 'fast-check';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { UNREPRESENTABLE_VALUE } from '../../src/errors/graphql-errors.ts';
 import { createGateway, type Gateway } from '../../src/gateway.ts';
+import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { globalId } from '../../src/schema/global-id.ts';
 import { postGraphQL } from '../ops/support.ts';
-import {
-  DeepJson,
-  type FakeUpstream,
-  jsonText,
-  sendJson,
-  sendText,
-  startFakeUpstream,
-  WRONG_BODIES,
-  type WrongAnswer,
-} from '../support/fake-upstream.ts';
+import { DeepJson, jsonText, sendJson, sendText, WRONG_BODIES, type WrongAnswer } from '../support/scripted-answers.ts';
 import { subscribe } from '../support/sse.ts';
 
 const KEY = 'phx_answer_shapes_key';
@@ -81,11 +73,11 @@ const VALID: Record<string, unknown> = {
 /** An answer for one route: a value sent as JSON, or a function that writes the response itself. */
 type Answer = unknown | ((res: ServerResponse) => void);
 
-let upstream: FakeUpstream;
+let upstream: ReferenceApi;
 let gateway: Gateway;
 
 beforeAll(async () => {
-  upstream = await startFakeUpstream();
+  upstream = await startReferenceApi();
   // The breaker would pause calls after a run of malformed answers: these tests are about each answer alone.
   gateway = createGateway({ upstreamUrl: upstream.url, upstreamGetRetries: 0, circuitBreaker: { volumeThreshold: 1_000_000 } });
 });
@@ -100,7 +92,7 @@ beforeEach(() => {
 
 function answerWith(replaced: Record<string, Answer>) {
   const answers = { ...VALID, ...replaced };
-  upstream.handle((req, res) => {
+  upstream.answerWith((req, res) => {
     const key = `${req.method} ${req.path}`;
     if (!(key in answers)) return sendJson(res, 404, { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null });
     const answer = answers[key];

@@ -4,8 +4,9 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config/index.ts';
 import { createGateway, type Gateway } from '../../src/gateway.ts';
+import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { globalId } from '../../src/schema/global-id.ts';
-import { type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
+import { sendJson } from '../support/scripted-answers.ts';
 
 const ORG = '0b0e7a52-3a55-4d5e-9a43-6f6d2a1f0001';
 const MEMBERS = `/api/organizations/${ORG}/members/`;
@@ -31,12 +32,12 @@ interface ListOptions {
   together?: number;
 }
 
-let upstream: FakeUpstream;
+let upstream: ReferenceApi;
 let gateway: Gateway;
 let bounded: Gateway;
 
 beforeAll(async () => {
-  upstream = await startFakeUpstream();
+  upstream = await startReferenceApi();
   gateway = createGateway({ upstreamUrl: upstream.url, upstreamGetRetries: 0 });
   bounded = createGateway({ upstreamUrl: upstream.url, upstreamGetRetries: 0, maxLookupScanPages: 3 });
 });
@@ -53,7 +54,7 @@ beforeEach(() => {
 function serveLists({ count, cap = 100, failing = [], together = 1 }: ListOptions) {
   const seen = { inFlight: 0, most: 0 };
   const held: (() => void)[] = [];
-  upstream.handle(async (req, res) => {
+  upstream.answerWith(async (req, res) => {
     const limit = Math.min(Number(req.query.limit), cap);
     const offset = Number(req.query.offset);
     seen.inFlight += 1;

@@ -9,10 +9,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/gateway.ts';
 import { estimateUpstreamCalls } from '../../src/limits/fan-out.ts';
 import { USER_IDS } from '../../src/reference-api/demo-users.ts';
+import { type RecordedRequest, type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { globalId } from '../../src/schema/global-id.ts';
 import { subgraphSchema } from '../../src/schema/subgraph.ts';
-import { type FakeUpstream, type RecordedRequest, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 import { type Harness, startHarness } from '../support/harness.ts';
+import { sendJson } from '../support/scripted-answers.ts';
 
 const NODES = `query Nodes($ids: [ID!]!) { nodes(ids: $ids) { __typename id } }`;
 
@@ -210,7 +211,7 @@ describe('against the reference API', () => {
   });
 });
 
-describe('against a fake upstream', () => {
+describe('against scripted upstream answers', () => {
   const ORG = '0b0e7a52-3a55-4d5e-9a43-6f6d2a1f0001';
   const exportId = (i: number) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`;
   const exportRecord = (id: string) => ({ id, name: `export ${Number(id.slice(-12))}`, paused: false, interval: 'hour' });
@@ -219,10 +220,10 @@ describe('against a fake upstream', () => {
     a: batchExport(databaseId: $a) { name } b: batchExport(databaseId: $b) { name }
     c: batchExport(databaseId: $c) { name } d: batchExport(databaseId: $d) { name } } }`;
 
-  let upstream: FakeUpstream;
+  let upstream: ReferenceApi;
   let gateway: Gateway;
   beforeAll(async () => {
-    upstream = await startFakeUpstream();
+    upstream = await startReferenceApi();
     // No retries, and a breaker that never opens: each test's failures are exactly the ones it asks for.
     gateway = createGateway({ upstreamUrl: upstream.url, upstreamGetRetries: 0, circuitBreaker: { volumeThreshold: 1_000_000 } });
   });
@@ -249,7 +250,7 @@ describe('against a fake upstream', () => {
   function serveExports(together: number, status: (id: string) => number = () => 200) {
     const seen = { inFlight: 0, most: 0 };
     const held: (() => void)[] = [];
-    upstream.handle(async (req: RecordedRequest, res) => {
+    upstream.answerWith(async (req: RecordedRequest, res) => {
       if (req.path === `/api/organizations/${ORG}/`) return sendJson(res, 200, { id: ORG, name: 'Acme', teams: [] });
       const id = req.path.split('/')[5] as string;
       seen.inFlight += 1;

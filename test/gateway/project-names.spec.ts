@@ -1,8 +1,8 @@
 // Project names come from the organization's `projects`; a project without a name there takes its
 // first team's, and only an answer without `projects` derives the projects from `teams`.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway, type Gateway } from '../../src/gateway.ts';
-import { type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
+import { describe, expect, it } from 'vitest';
+import { useHarness } from '../support/harness.ts';
+import { sendJson } from '../support/scripted-answers.ts';
 
 const ORG = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
 const TEAMS = [
@@ -11,26 +11,14 @@ const TEAMS = [
   { id: 21, project_id: 20, name: 'Hogflix Labs' },
 ];
 
-let fake: FakeUpstream;
-let gateway: Gateway;
-beforeAll(async () => {
-  fake = await startFakeUpstream();
-  gateway = createGateway({ upstreamUrl: fake.url });
-});
-afterAll(async () => {
-  await gateway.close();
-  await fake.close();
-});
+const harness = useHarness();
 
 async function projectsWhenAnswered(organization: object) {
-  fake.handle((_req, res) => sendJson(res, 200, { id: ORG, name: 'Hogflix', teams: TEAMS, ...organization }));
-  const response = await gateway.yoga.fetch('http://gateway.test/graphql', {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', authorization: 'Bearer phx_fake' },
-    body: JSON.stringify({ query: `{ organization(databaseId: "${ORG}") { projects { databaseId name } } }` }),
-  });
-  const body = (await response.json()) as { data: { organization: { projects: unknown[] } } };
-  return body.data.organization.projects;
+  harness().api.answerWith((_req, res) => sendJson(res, 200, { id: ORG, name: 'Hogflix', teams: TEAMS, ...organization }));
+  const { data } = await harness().run<{ organization: { projects: unknown[] } }, undefined>(
+    `{ organization(databaseId: "${ORG}") { projects { databaseId name } } }`,
+  );
+  return data.organization.projects;
 }
 
 describe('Organization.projects', () => {

@@ -5,8 +5,8 @@ import { createServer } from 'node:http';
 import { type AddressInfo, connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startReferenceApi } from '../../src/reference-api/index.ts';
-import { refusedUrl } from '../support/fake-upstream.ts';
 import { startMain } from '../support/main-process.ts';
+import { refusedUrl } from '../support/refused-url.ts';
 
 const children: ChildProcess[] = [];
 

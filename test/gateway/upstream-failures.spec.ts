@@ -1,19 +1,20 @@
 // Upstream failures become the contract's error codes, with the rest of the data kept and nothing
-// internal (URLs, keys, stacks) in the response. The upstream here is a recording fake the test controls.
+// internal (URLs, keys, stacks) in the response. The upstream here is the reference API answering as each test scripts it.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/gateway.ts';
-import { dropMidResponse, type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
+import { type ReferenceApi, type ScriptedAnswer, startReferenceApi } from '../../src/reference-api/index.ts';
+import { dropMidResponse, sendJson } from '../support/scripted-answers.ts';
 
 const KEY = 'phx_secret_key_for_failure_tests';
 const ORG = '0b0e7a52-3a55-4d5e-9a43-6f6d2a1f0001';
 const page = (results: unknown[]) => ({ count: results.length, next: null, previous: null, results });
 const org = { id: ORG, name: 'Acme', slug: 'acme', teams: [] };
 
-let upstream: FakeUpstream;
+let upstream: ReferenceApi;
 let gateway: Gateway;
 
 beforeAll(async () => {
-  upstream = await startFakeUpstream();
+  upstream = await startReferenceApi();
   gateway = createGateway({ upstreamUrl: upstream.url, upstreamTimeoutMs: 300, upstreamGetRetries: 1 });
 });
 afterAll(async () => {
@@ -35,8 +36,8 @@ async function run(query: string) {
 }
 
 /** Organizations answer; the batch exports list fails as `fail` says. */
-function failBatchExports(fail: Parameters<FakeUpstream['handle']>[0]) {
-  upstream.handle((req, res, raw) => {
+function failBatchExports(fail: ScriptedAnswer) {
+  upstream.answerWith((req, res, raw) => {
     if (req.path === '/api/organizations/') return sendJson(res, 200, page([org]));
     if (req.path === `/api/organizations/${ORG}/domains/`) return sendJson(res, 200, page([{ id: ORG, domain: 'acme.com' }]));
     return fail(req, res, raw);
@@ -126,7 +127,7 @@ describe('upstream failures', () => {
   });
 
   it('a redirect is never followed: UPSTREAM_ERROR and the other host gets nothing', async () => {
-    const elsewhere = await startFakeUpstream();
+    const elsewhere = await startReferenceApi();
     try {
       failBatchExports((_req, res) => res.writeHead(302, { location: `${elsewhere.url}/api/steal/` }).end());
       const { body, text } = await run(QUERY);
@@ -139,7 +140,9 @@ describe('upstream failures', () => {
   });
 
   it('a 404 on a list is NOT_FOUND; a 404 on a lookup is null without an error', async () => {
-    upstream.handle((_req, res) => sendJson(res, 404, { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null }));
+    upstream.answerWith((_req, res) =>
+      sendJson(res, 404, { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null }),
+    );
     const { body } = await run(`{ organization(databaseId: "${ORG}") { name } project(databaseId: "9") { surveys { totalCount } } }`);
     expect(body.data).toEqual({ organization: null, project: { surveys: null } });
     expect(body.errors).toHaveLength(1);
@@ -147,7 +150,7 @@ describe('upstream failures', () => {
   });
 
   it('an unexpected upstream record shape nulls only the bad field', async () => {
-    upstream.handle((req, res) => {
+    upstream.answerWith((req, res) => {
       if (req.path === '/api/organizations/') return sendJson(res, 200, page([{ ...org, created_at: 'not a date', member_count: 'many' }]));
       return sendJson(res, 200, page([]));
     });

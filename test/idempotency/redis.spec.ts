@@ -1,5 +1,5 @@
 // Idempotent mutations across two gateway instances on one Redis (a redis-server of this spec's
-// own) and the recording fake upstream, over HTTP: a retry on either instance replays, a duplicate
+// own) and the reference API with a scripted answer, over HTTP: a retry on either instance replays, a duplicate
 // on the other instance while the first runs gets 409, another payload gets 422, a disconnect on one
 // instance is answered by a retry on the other, nothing in Redis holds a key, Redis down refuses
 // idempotent writes with 503 and serves everything else, a caller's keys are bounded across
@@ -10,30 +10,31 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import type { Gateway } from '../../src/gateway.ts';
+import { type RecordedRequest, type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { forbiddenForms, type TestGateway, testGateway, untilStoreReachable } from '../cache/support.ts';
-import { type FakeUpstream, type RecordedRequest, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 import { type ServedGateway, serveOverHttp } from '../support/http-server.ts';
 import { type RedisServer, startRedisServer } from '../support/redis-server.ts';
+import { sendJson } from '../support/scripted-answers.ts';
 import { domainInput, ORGANIZATIONS, post, retryUntilSettled } from './support.ts';
 
 const ORG = '0190d1f2-0000-7000-8000-00000000beef';
 const KEY = 'phx_idempotency_redis_key';
 const OTHER_KEY = 'phx_idempotency_other_key';
 
-let upstream: FakeUpstream;
+let upstream: ReferenceApi;
 let redis: RedisServer;
 let instances: TestGateway[];
 let urls: string[];
 let served: ServedGateway[];
-/** How long the fake takes to answer a write. */
+/** How long the scripted upstream takes to answer a write. */
 let writeMs = 0;
 /** While set, writes are answered only once it resolves. */
 let held: Promise<void> | undefined;
 let created = 0;
 
 beforeAll(async () => {
-  [upstream, redis] = await Promise.all([startFakeUpstream(), startRedisServer()]);
-  upstream.handle(answer);
+  [upstream, redis] = await Promise.all([startReferenceApi(), startRedisServer()]);
+  upstream.answerWith(answer);
   // A generous store timeout: on a loaded test machine a 100 ms one sets Redis aside (503s), which
   // the outage test below covers on purpose.
   const options = { upstreamUrl: upstream.url, cache: { store: redis.url, ttlMs: 60_000, timeoutMs: 2000 } };
@@ -55,11 +56,14 @@ async function answer(req: RecordedRequest, res: ServerResponse): Promise<void> 
   await held;
   await sleep(writeMs);
   created += 1;
-  sendJson(res, 201, { id: `0190d1f2-0000-7000-8000-${String(created).padStart(12, '0')}`, domain: JSON.parse(req.body).domain });
+  sendJson(res, 201, {
+    id: `0190d1f2-0000-7000-8000-${String(created).padStart(12, '0')}`,
+    domain: (req.body as { domain: string }).domain,
+  });
 }
 
 const writesOf = (domain: string) =>
-  upstream.requests.filter((request) => request.method === 'POST' && JSON.parse(request.body).domain === domain);
+  upstream.requests.filter((request) => request.method === 'POST' && (request.body as { domain: string }).domain === domain);
 const variables = (domain: string) => domainInput(ORG, domain);
 
 describe('two instances on one Redis', () => {

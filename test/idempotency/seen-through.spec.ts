@@ -1,4 +1,4 @@
-// Idempotent mutations against the recording fake upstream, over HTTP: a duplicate while the first
+// Idempotent mutations against the reference API with scripted answers, over HTTP: a duplicate while the first
 // runs is refused (409), a write once sent is seen through when its caller leaves or its deadline
 // passes and its real outcome is replayed, what "sent" means on each side (a refused connection, a
 // limit or UPSTREAM_BUDGET leaves nothing; a timeout after sending is remembered), a dropped answer,
@@ -9,10 +9,12 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseUpstreamBudget } from '../../src/config/upstream-budget.ts';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway.ts';
+import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { globalId } from '../../src/schema/global-id.ts';
 import { captureLogger } from '../ops/support.ts';
-import { dropMidResponse, type FakeUpstream, refusedUrl, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 import { serveOverHttp } from '../support/http-server.ts';
+import { refusedUrl } from '../support/refused-url.ts';
+import { dropMidResponse, sendJson } from '../support/scripted-answers.ts';
 import { domainInput, ORGANIZATIONS, post, retryUntilSettled } from './support.ts';
 
 const ORG = '0190d1f2-0000-7000-8000-00000000abcd';
@@ -26,10 +28,10 @@ afterEach(async () => {
 });
 
 interface Setup {
-  upstream: FakeUpstream;
+  upstream: ReferenceApi;
   gateway: Gateway;
   url: string;
-  /** Answers to writes the fake finished sending, and those cut before the end (the gateway gave up on them). */
+  /** Answers to writes the upstream finished sending, and those cut before the end (the gateway gave up on them). */
   answered: number;
   cut: number;
   writes(): number;
@@ -37,9 +39,9 @@ interface Setup {
   holdWrites(): () => void;
 }
 
-/** The fake answers a write after `writeMs` with the created domain; reads at once with an empty page. */
+/** The upstream answers a write after `writeMs` with the created domain; reads at once with an empty page. */
 async function setUp(options: Partial<GatewayOptions> & { writeMs?: number; port?: number; answer?: (res: ServerResponse) => void } = {}) {
-  const upstream = await startFakeUpstream(options.port);
+  const upstream = await startReferenceApi({ port: options.port });
   const gateway = createGateway({ upstreamUrl: upstream.url, logger: captureLogger('warn').logger, ...options });
   const served = await serveOverHttp(gateway);
   cleanups.push(
@@ -63,7 +65,7 @@ async function setUp(options: Partial<GatewayOptions> & { writeMs?: number; port
     },
   };
   let held: Promise<void> | undefined;
-  upstream.handle(async (req, res) => {
+  upstream.answerWith(async (req, res) => {
     if (req.method === 'GET') return sendJson(res, 200, { count: 0, next: null, previous: null, results: [] });
     res.on('close', () => {
       if (res.writableFinished) setup.answered += 1;
@@ -72,7 +74,7 @@ async function setUp(options: Partial<GatewayOptions> & { writeMs?: number; port
     await held;
     await sleep(options.writeMs ?? 0);
     if (options.answer) return options.answer(res);
-    sendJson(res, 201, { id: DOMAIN_ID, domain: JSON.parse(req.body).domain });
+    sendJson(res, 201, { id: DOMAIN_ID, domain: (req.body as { domain: string }).domain });
   });
   return setup;
 }
@@ -146,7 +148,7 @@ describe('a write once sent is seen through', () => {
     const exportPath = `/api/organizations/${ORG}/batch_exports/${exportId}/`;
     const caller = new AbortController();
     // The live service answers a pause with `{"paused": true}`: the gateway reads the export back.
-    s.upstream.handle(async (req, res) => {
+    s.upstream.answerWith(async (req, res) => {
       if (req.method === 'POST') {
         caller.abort(); // the caller leaves while the write is on the wire
         await sleep(200);
@@ -186,7 +188,7 @@ describe('a write once sent is seen through', () => {
     const write = await post(s.url, { key: KEY, variables: variables() });
     expect(write.body.data.createDomain.__typename).toBe('CreateDomainPayload');
     expect(s.cut).toBe(0);
-    s.upstream.handle(async (_req, res) => {
+    s.upstream.answerWith(async (_req, res) => {
       await sleep(900);
       sendJson(res, 200, { count: 0, next: null, previous: null, results: [] });
     });
@@ -202,13 +204,13 @@ describe('what a sent write means, on each side', () => {
     const refused = await post(s.url, { key: KEY, idempotencyKey: 'refused-1', variables: variables('one.example') });
     expect(refused.body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_ERROR');
     // The same gateway, its upstream now listening on that port.
-    const upstream = await startFakeUpstream(Number(new URL(url).port));
+    const upstream = await startReferenceApi({ port: Number(new URL(url).port) });
     cleanups.push(() => upstream.close());
-    upstream.handle((req, res) => sendJson(res, 201, { id: DOMAIN_ID, domain: JSON.parse(req.body).domain }));
+    upstream.answerWith((req, res) => sendJson(res, 201, { id: DOMAIN_ID, domain: (req.body as { domain: string }).domain }));
     const next = await post(s.url, { key: KEY, idempotencyKey: 'refused-1', variables: variables('two.example') });
     expect(next.status).toBe(200);
     expect(next.body.data.createDomain.domain.domain).toBe('two.example');
-    expect(upstream.requests.map((request) => JSON.parse(request.body).domain)).toEqual(['two.example']);
+    expect(upstream.requests.map((request) => (request.body as { domain: string }).domain)).toEqual(['two.example']);
   });
 
   it('refused by a limit after the key was claimed (the fan-out budget): the claim is released, the key runs another request', async () => {
@@ -224,7 +226,7 @@ describe('what a sent write means, on each side', () => {
     expect(refused.body.errors?.[0]?.extensions?.code).toBe('QUERY_TOO_COMPLEX');
     const next = await post(s.url, { key: KEY, idempotencyKey: 'limit-1', variables: variables('c.example') });
     expect(next.body.data.createDomain.domain.domain).toBe('c.example');
-    expect(s.upstream.requests.map((request) => JSON.parse(request.body).domain)).toEqual(['c.example']);
+    expect(s.upstream.requests.map((request) => (request.body as { domain: string }).domain)).toEqual(['c.example']);
   });
 
   it('refused by UPSTREAM_BUDGET after the key was claimed: nothing is left behind, another payload is refused by the budget again', async () => {
@@ -315,7 +317,7 @@ describe('keys the upstream refused', () => {
     await post(s.url, { key: 'phx_made_up_0', idempotencyKey: 'made-up-0', variables: variables('m0.example') });
     expect(s.writes()).toBe(21);
     // A real key's idempotent mutations are claimed and remembered as usual, up to the store's bound.
-    s.upstream.handle((req, res) => sendJson(res, 201, { id: DOMAIN_ID, domain: JSON.parse(req.body).domain }));
+    s.upstream.answerWith((req, res) => sendJson(res, 201, { id: DOMAIN_ID, domain: (req.body as { domain: string }).domain }));
     for (let n = 0; n < 5; n++) {
       const real = await post(s.url, { key: KEY, idempotencyKey: `real-${n}`, variables: variables(`r${n}.example`) });
       expect(real.status).toBe(200);

@@ -7,8 +7,7 @@ import { Defer20220824Handler } from '@apollo/client/incremental';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { DashboardDocument, DeferredDashboardDocument } from '../../examples/generated/graphql.ts';
 import { createGateway } from '../../src/gateway.ts';
-import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
-import { type FakeUpstream, startFakeUpstream } from '../support/fake-upstream.ts';
+import { type ReferenceApi, startReferenceApi, USE_ROUTES } from '../../src/reference-api/index.ts';
 import { serveOverHttp } from '../support/http-server.ts';
 
 let api: ReferenceApi;
@@ -33,25 +32,20 @@ async function served(options: Partial<Parameters<typeof createGateway>[0]> = {}
   return { gateway, url: http.url };
 }
 
-/** A fake upstream that forwards to the reference API, holding the answer to every path `slow` matches for `delayMs`. */
+/** A reference API of its own (the same demo data) that holds the answer to every path `slow` matches for `delayMs`. */
 async function slowedUpstream(
   slow: (path: string) => boolean,
   delayMs: number,
-): Promise<FakeUpstream & { answeredAt: Map<string, number> }> {
-  const fake = await startFakeUpstream();
+): Promise<ReferenceApi & { answeredAt: Map<string, number> }> {
+  const slowed = await startReferenceApi();
   const answeredAt = new Map<string, number>();
-  fake.handle(async (req, res) => {
+  slowed.answerWith(async (req) => {
     if (slow(req.path)) await new Promise((resolve) => setTimeout(resolve, delayMs));
-    const query = new URLSearchParams(req.query).toString();
-    const answer = await fetch(`${api.url}${req.path}${query ? `?${query}` : ''}`, {
-      headers: { authorization: String(req.headers.authorization ?? '') },
-    });
-    const body = await answer.text();
-    answeredAt.set(req.path, performance.now());
-    res.writeHead(answer.status, { 'content-type': 'application/json' }).end(body);
+    answeredAt.set(req.path, performance.now()); // the routes answer at once
+    return USE_ROUTES;
   });
-  closers.push(() => fake.close());
-  return Object.assign(fake, { answeredAt });
+  closers.push(() => slowed.close());
+  return Object.assign(slowed, { answeredAt });
 }
 
 const post = (url: string, query: string, headers: Record<string, string> = {}) =>
@@ -151,16 +145,12 @@ describe('multipart/mixed', () => {
   });
 
   it('a deferred fragment whose upstream call fails carries its error in its own payload', async () => {
-    const fake = await startFakeUpstream();
-    fake.handle(async (req, res) => {
-      if (req.path.includes('/batch_exports/')) return res.writeHead(500, { 'content-type': 'application/json' }).end('{}');
-      const answer = await fetch(`${api.url}${req.path}?${new URLSearchParams(req.query)}`, {
-        headers: { authorization: String(req.headers.authorization ?? '') },
-      });
-      res.writeHead(answer.status, { 'content-type': 'application/json' }).end(await answer.text());
-    });
-    closers.push(() => fake.close());
-    const { url } = await served({ upstreamUrl: fake.url, upstreamGetRetries: 0 });
+    const failing = await startReferenceApi();
+    failing.answerWith((req, res) =>
+      req.path.includes('/batch_exports/') ? res.writeHead(500, { 'content-type': 'application/json' }).end('{}') : USE_ROUTES,
+    );
+    closers.push(() => failing.close());
+    const { url } = await served({ upstreamUrl: failing.url, upstreamGetRetries: 0 });
     const text = await (await post(url, DEFERRED_LISTS, { accept: 'multipart/mixed' })).text();
     const payloads = text
       .split('\r\n')

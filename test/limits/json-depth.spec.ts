@@ -5,9 +5,10 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { UNREPRESENTABLE_VALUE } from '../../src/errors/graphql-errors.ts';
 import { createGateway, type Gateway } from '../../src/gateway.ts';
+import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { globalId } from '../../src/schema/global-id.ts';
 import { captureLogger } from '../ops/support.ts';
-import { DeepJson, deepJsonText, type FakeUpstream, jsonText, sendJson, sendText, startFakeUpstream } from '../support/fake-upstream.ts';
+import { DeepJson, deepJsonText, jsonText, sendJson, sendText } from '../support/scripted-answers.ts';
 
 const KEY = 'phx_json_depth_key';
 const ORG = '0b0e7a52-3a55-4d5e-9a43-6f6d2a1f2001';
@@ -22,7 +23,7 @@ const organization = {
   available_product_features: ['sso'],
 };
 
-let upstream: FakeUpstream;
+let upstream: ReferenceApi;
 /** The default limit (32), and a limit of 3 that small values can reach. */
 let gateway: Gateway;
 let shallow: Gateway;
@@ -32,9 +33,9 @@ let organizationText: string;
 let surveysText: string;
 
 beforeAll(async () => {
-  upstream = await startFakeUpstream();
-  upstream.handle((req, res) => {
-    if (req.method === 'POST') return sendText(res, 201, req.body.replace(/^\{/, '{"id":7,'));
+  upstream = await startReferenceApi();
+  upstream.answerWith((req, res) => {
+    if (req.method === 'POST') return sendJson(res, 201, { id: 7, ...(req.body as object) });
     if (req.path === `/api/organizations/${ORG}/`) return sendText(res, 200, organizationText);
     if (req.path === '/api/organizations/') return sendJson(res, 200, page(organization));
     if (req.path === '/api/projects/1/surveys/') return sendText(res, 200, surveysText);
@@ -98,7 +99,7 @@ describe('a JSON value a caller sends', () => {
     const { body } = await post(shallow, request(CREATE, `{"config":${three}}`));
     expect(body.errors).toBeUndefined();
     expect(body.data.createPipelineDestination.pipelineDestination.configSchema).toEqual({ a: { b: [1, 'c'] } });
-    expect(upstream.requests.map((r) => [r.method, JSON.parse(r.body)])).toEqual([['POST', { config_schema: { a: { b: [1, 'c'] } } }]]);
+    expect(upstream.requests.map((r) => [r.method, r.body])).toEqual([['POST', { config_schema: { a: { b: [1, 'c'] } } }]]);
   });
 
   it('is found inside an input object, a list and federation representations', async () => {
@@ -162,7 +163,7 @@ describe('a JSON literal in the operation', () => {
   it('is sent as written', async () => {
     const { body } = await post(gateway, request(create('{a: [1, "two", {b: null}], c: true}')));
     expect(body.errors).toBeUndefined();
-    expect(upstream.requests.map((r) => JSON.parse(r.body))).toEqual([{ config_schema: { a: [1, 'two', { b: null }], c: true } }]);
+    expect(upstream.requests.map((r) => r.body)).toEqual([{ config_schema: { a: [1, 'two', { b: null }], c: true } }]);
   });
 
   it('holding a variable is BAD_USER_INPUT: the variable would be left out of the write', async () => {

@@ -2,17 +2,18 @@
 // with HTTP 503, `Retry-After` and OVERLOADED, before any upstream call; a request admitted to wait
 // still ends within REQUEST_DEADLINE_MS, its wait included; the gateway's own queueing opens no
 // circuit breaker; one key's flood leaves another key served; and an execution that never ends is
-// answered and gives its capacity back. Over HTTP, against the recording
-// fake upstream, with capacities of a few calls (the load figures are bench/overload.ts's).
+// answered and gives its capacity back. Over HTTP, against answers scripted
+// into the reference API, with capacities of a few calls (the load figures are bench/overload.ts's).
 import type { ServerResponse } from 'node:http';
 import fc from 'fast-check';
 import { afterEach, describe, expect, it } from 'vitest';
 import { parseUpstreamBudget } from '../../src/config/upstream-budget.ts';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway.ts';
+import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { captureLogger } from '../ops/support.ts';
-import { type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 import { type ServedGateway, serveOverHttp } from '../support/http-server.ts';
 import { metricValue } from '../support/metrics.ts';
+import { sendJson } from '../support/scripted-answers.ts';
 
 const ORG = 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbb1';
 /** One upstream call (a retrieve): weight 1. */
@@ -22,7 +23,7 @@ const org = { id: ORG, name: 'Org', teams: [] };
 const LATE_MS = 200;
 const wait = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-let upstream: FakeUpstream | undefined;
+let upstream: ReferenceApi | undefined;
 let gateway: Gateway | undefined;
 let served: ServedGateway | undefined;
 
@@ -43,11 +44,11 @@ interface Answer {
 }
 
 async function serve(options: Partial<GatewayOptions>) {
-  const fake = await startFakeUpstream();
+  const scripted = await startReferenceApi();
   // Scraped during and after a request: each scrape renders anew.
-  const created = createGateway({ upstreamUrl: fake.url, upstreamGetRetries: 0, metricsCacheMs: 0, ...options });
+  const created = createGateway({ upstreamUrl: scripted.url, upstreamGetRetries: 0, metricsCacheMs: 0, ...options });
   const listening = await serveOverHttp(created);
-  [upstream, gateway, served] = [fake, created, listening];
+  [upstream, gateway, served] = [scripted, created, listening];
   const { url } = listening;
   async function post(query: string, key = 'phx_overload_key'): Promise<Answer> {
     const startedAt = performance.now();
@@ -61,14 +62,14 @@ async function serve(options: Partial<GatewayOptions>) {
     return { status: response.status, retryAfter: response.headers.get('retry-after'), body, tookMs: endedAt - startedAt, endedAt };
   }
   const metrics = async () => (await fetch(new URL('/metrics', url))).text();
-  return { upstream: fake, gateway: created, post, metrics, url };
+  return { upstream: scripted, gateway: created, post, metrics, url };
 }
 
 /** Holds every upstream answer until `open()`; then answers them, and later calls at once. */
-function gate(fake: FakeUpstream) {
+function gate(scripted: ReferenceApi) {
   const held: ServerResponse[] = [];
   let opened = false;
-  fake.handle((_req, res) => (opened ? sendJson(res, 200, org) : held.push(res)));
+  scripted.answerWith((_req, res) => (opened ? sendJson(res, 200, org) : held.push(res)));
   return {
     open() {
       opened = true;
@@ -81,7 +82,8 @@ async function until(condition: () => boolean) {
   while (!condition()) await wait(5);
 }
 
-const callsOf = (fake: FakeUpstream, key: string) => fake.requests.filter((r) => r.headers.authorization === `Bearer ${key}`).length;
+const callsOf = (scripted: ReferenceApi, key: string) =>
+  scripted.requests.filter((r) => r.headers.authorization === `Bearer ${key}`).length;
 
 function expectRefused(answer: Answer) {
   expect(answer.status).toBe(503);
@@ -195,7 +197,7 @@ describe('past capacity', () => {
 describe('beside the upstream budget', () => {
   it("a request the key's budget refuses holds no admission capacity: the next caller is admitted", async () => {
     const { upstream, post } = await serve({ admissionCapacity: 1, upstreamBudget: parseUpstreamBudget('2/minute') });
-    upstream.handle((_req, res) => sendJson(res, 200, org));
+    upstream.answerWith((_req, res) => sendJson(res, 200, org));
     for (let i = 0; i < 2; i++) expect((await post(LOOKUP)).body).toEqual({ data: { organization: { name: 'Org' } } });
     for (let i = 0; i < 3; i++) expect((await post(LOOKUP)).body.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
     const other = await post(LOOKUP, 'phx_another_key');
@@ -226,7 +228,7 @@ describe('REQUEST_DEADLINE_MS counts the wait for admission', () => {
   it('a request admitted after waiting has only what is left of its deadline for its upstream calls', async () => {
     const { upstream, post } = await serve({ admissionCapacity: 1, admissionMaxWaitMs: 10_000, requestDeadlineMs: DEADLINE_MS });
     // The first caller's call answers after 600 ms; the second's never does.
-    upstream.handle((req, res) => {
+    upstream.answerWith((req, res) => {
       if (req.headers.authorization === 'Bearer phx_first_key') setTimeout(() => sendJson(res, 200, org), 600);
     });
     const first = post(LOOKUP, 'phx_first_key');
@@ -252,7 +254,7 @@ describe("the gateway's own queue", () => {
       admissionCapacity: 10,
       circuitBreaker: { volumeThreshold: 2, errorThresholdPercentage: 1 },
     });
-    upstream.handle((_req, res) => setTimeout(() => sendJson(res, 200, org), 400));
+    upstream.answerWith((_req, res) => setTimeout(() => sendJson(res, 200, org), 400));
 
     const answers = await Promise.all(Array.from({ length: 6 }, () => post(LOOKUP)));
     const codes = answers.map((answer) => answer.body.errors?.[0]?.extensions.code ?? 'ok');
@@ -267,7 +269,7 @@ describe("the gateway's own queue", () => {
 describe('fairness between keys', () => {
   it("one key's flood leaves another key served, ahead of the flood's queue", async () => {
     const { upstream, post } = await serve({ admissionCapacity: 2, admissionMaxWaitMs: 5000 });
-    upstream.handle((_req, res) => setTimeout(() => sendJson(res, 200, org), 100));
+    upstream.answerWith((_req, res) => setTimeout(() => sendJson(res, 200, org), 100));
 
     const flood = Array.from({ length: 30 }, () => post(LOOKUP, 'phx_flooding_key'));
     await until(() => upstream.requests.length === 2);

@@ -7,15 +7,17 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway.ts';
 import { createGatewayServer } from '../../src/http/server.ts';
+import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { globalId } from '../../src/schema/global-id.ts';
 import { captureLogger } from '../ops/support.ts';
 import { DEFAULTS } from '../support/defaults.ts';
-import { type FakeUpstream, refusedUrl, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
+import { refusedUrl } from '../support/refused-url.ts';
+import { sendJson } from '../support/scripted-answers.ts';
 
 const ORG = 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbb1';
 const page = (results: unknown[]) => ({ count: results.length, next: null, previous: null, results });
 
-let upstream: FakeUpstream | undefined;
+let upstream: ReferenceApi | undefined;
 let gateway: Gateway | undefined;
 afterEach(async () => {
   await gateway?.close();
@@ -23,7 +25,7 @@ afterEach(async () => {
 });
 
 async function setUp(options: Partial<GatewayOptions>) {
-  upstream = await startFakeUpstream();
+  upstream = await startReferenceApi();
   gateway = createGateway({ upstreamUrl: upstream.url, upstreamGetRetries: 0, ...options });
   return { upstream, gateway };
 }
@@ -47,7 +49,7 @@ describe('the circuit breakers', () => {
   it("one key's failing writes (500) do not pause another key's reads", async () => {
     // The breaker's defaults: 10 calls in the window, 50% failures.
     const { upstream, gateway } = await setUp({});
-    upstream.handle((req, res) => (req.method === 'POST' ? sendJson(res, 500, { detail: 'boom' }) : sendJson(res, 200, page([]))));
+    upstream.answerWith((req, res) => (req.method === 'POST' ? sendJson(res, 500, { detail: 'boom' }) : sendJson(res, 200, page([]))));
 
     for (let i = 0; i < 12; i++) {
       const write = await run(
@@ -70,7 +72,7 @@ describe('the circuit breakers', () => {
       maxUpstreamJsonValues: 1000,
     });
     // A record whose JSON field a caller filled with 40,000 values: ~80 KB, counted and refused.
-    upstream.handle((_req, res) => sendJson(res, 200, page([{ id: ORG, name: 'x', junk: Array(40_000).fill(0) }])));
+    upstream.answerWith((_req, res) => sendJson(res, 200, page([{ id: ORG, name: 'x', junk: Array(40_000).fill(0) }])));
     for (let i = 0; i < 4; i++) {
       const { errors } = await run(gateway, '{ organizations(first: 1) { nodes { name } } }');
       expect(errors?.[0]?.extensions?.code).toBe('UPSTREAM_ERROR');
@@ -83,7 +85,7 @@ describe('the circuit breakers', () => {
     const { upstream, gateway } = await setUp({ circuitBreaker: { volumeThreshold: 2, errorThresholdPercentage: 1 } });
     const statuses = [400, 401, 403, 404, 409, 422, 429];
     let next = 0;
-    upstream.handle((_req, res) =>
+    upstream.answerWith((_req, res) =>
       sendJson(res, statuses[next++ % statuses.length]!, { type: 'invalid_request', code: 'x', detail: 'No.', attr: null }),
     );
     for (let i = 0; i < statuses.length * 2; i++) {
@@ -103,7 +105,7 @@ describe('the circuit breakers', () => {
       circuitBreaker: { volumeThreshold: 3, errorThresholdPercentage: 50, resetTimeoutMs: 300 },
     });
     let domainsHealthy = false;
-    upstream.handle((req, res) => {
+    upstream.answerWith((req, res) => {
       if (req.path === `/api/organizations/${ORG}/`) return sendJson(res, 200, { id: ORG, name: 'Org', teams: [] });
       if (req.method === 'GET' && req.path === `/api/organizations/${ORG}/domains/` && !domainsHealthy)
         return sendJson(res, 503, { detail: 'down' });
@@ -168,8 +170,10 @@ describe('the circuit breakers', () => {
     expect(gateway.transport.circuits()).toEqual([{ route: '*', state: 'open' }]);
 
     // The upstream is back, but nothing is sent to it until the circuit's reset timeout has passed.
-    upstream = await startFakeUpstream(Number(new URL(url).port));
-    upstream.handle((req, res) => sendJson(res, 200, req.path === '/api/organizations/' ? page([]) : { id: ORG, name: 'Org', teams: [] }));
+    upstream = await startReferenceApi({ port: Number(new URL(url).port) });
+    upstream.answerWith((req, res) =>
+      sendJson(res, 200, req.path === '/api/organizations/' ? page([]) : { id: ORG, name: 'Org', teams: [] }),
+    );
     for (const query of queries) expect((await run(gateway, query)).errors?.[0]).toMatchObject(PAUSED);
     expect(upstream.requests).toHaveLength(0);
 
@@ -197,7 +201,7 @@ describe('how a circuit counts (over HTTP, one read route)', () => {
 
   it('opens once its window holds CIRCUIT_BREAKER_MIN_CALLS calls, not one call before', async () => {
     const { upstream, gateway } = await setUp({ circuitBreaker: { volumeThreshold: 4, errorThresholdPercentage: 1 } });
-    upstream.handle((_req, res) => answer(res, 503));
+    upstream.answerWith((_req, res) => answer(res, 503));
     const states: string[] = [];
     for (let i = 0; i < 4; i++) {
       expect((await run(gateway, LIST)).errors?.[0]?.extensions).toMatchObject({ upstreamStatus: 503 });
@@ -211,7 +215,7 @@ describe('how a circuit counts (over HTTP, one read route)', () => {
   it('opens only above CIRCUIT_BREAKER_ERROR_PERCENT: at exactly that share of failures it stays closed', async () => {
     const { upstream, gateway } = await setUp({ circuitBreaker: { volumeThreshold: 4, errorThresholdPercentage: 50 } });
     let status = 200;
-    upstream.handle((_req, res) => answer(res, status));
+    upstream.answerWith((_req, res) => answer(res, status));
     const states: string[] = [];
     for (const next of [200, 200, 200, 503, 503, 503, 503]) {
       status = next;
@@ -226,7 +230,7 @@ describe('how a circuit counts (over HTTP, one read route)', () => {
     const { upstream, gateway } = await setUp({
       circuitBreaker: { volumeThreshold: 3, errorThresholdPercentage: 50, rollingWindowMs: 1000 },
     });
-    upstream.handle((_req, res) => answer(res, 503));
+    upstream.answerWith((_req, res) => answer(res, 503));
     await run(gateway, LIST);
     await run(gateway, LIST);
     await wait(1100);
@@ -244,12 +248,12 @@ describe('how a circuit counts (over HTTP, one read route)', () => {
       logger: log.logger,
       circuitBreaker: { volumeThreshold: 1, errorThresholdPercentage: 1, resetTimeoutMs: 300 },
     });
-    upstream.handle((_req, res) => answer(res, 503));
+    upstream.answerWith((_req, res) => answer(res, 503));
     await run(gateway, LIST);
     expect(gateway.transport.state(LIST_ROUTE)).toBe('open');
 
     const held: ServerResponse[] = [];
-    upstream.handle((_req, res) => held.push(res));
+    upstream.answerWith((_req, res) => held.push(res));
     upstream.requests.length = 0;
     await until(() => gateway.transport.state(LIST_ROUTE) === 'half-open', 'half-open');
     expect(circuitLog(log)).toEqual(['open', 'half-open']); // logged before any call came
@@ -272,7 +276,7 @@ describe('how a circuit counts (over HTTP, one read route)', () => {
       circuitBreaker: { volumeThreshold: 1, errorThresholdPercentage: 1, resetTimeoutMs: 300 },
     });
     let status = 503;
-    upstream.handle((_req, res) => answer(res, status));
+    upstream.answerWith((_req, res) => answer(res, status));
     await run(gateway, LIST);
     await until(() => gateway.transport.state(LIST_ROUTE) === 'half-open', 'half-open');
     expect((await run(gateway, LIST)).errors?.[0]?.extensions).toMatchObject({ upstreamStatus: 503 }); // the probe, sent
@@ -291,7 +295,7 @@ describe('how a circuit counts (over HTTP, one read route)', () => {
   it('closes on a probe answered with a 4xx: an answer, which no circuit counts', async () => {
     const { upstream, gateway } = await setUp({ circuitBreaker: { volumeThreshold: 1, errorThresholdPercentage: 1, resetTimeoutMs: 300 } });
     let status = 503;
-    upstream.handle((_req, res) => answer(res, status));
+    upstream.answerWith((_req, res) => answer(res, status));
     await run(gateway, LIST);
     status = 404;
     await until(() => gateway.transport.state(LIST_ROUTE) === 'half-open', 'half-open');
@@ -304,7 +308,7 @@ describe('how a circuit counts (over HTTP, one read route)', () => {
     const { upstream: first, gateway } = await setUp({
       circuitBreaker: { volumeThreshold: 3, errorThresholdPercentage: 50, resetTimeoutMs: 1000 },
     });
-    first.handle((_req, res) => answer(res, 503));
+    first.answerWith((_req, res) => answer(res, 503));
     for (let i = 0; i < 3; i++) await run(gateway, LIST);
     expect(gateway.transport.circuits()).toEqual([{ route: LIST_ROUTE, state: 'open' }]);
 
@@ -319,8 +323,8 @@ describe('how a circuit counts (over HTTP, one read route)', () => {
     expect((await run(gateway, LIST)).errors?.[0]).toMatchObject(PAUSED);
     expect(gateway.transport.state(LIST_ROUTE)).toBe('half-open'); // its probe still to come
 
-    upstream = await startFakeUpstream(Number(new URL(first.url).port));
-    upstream.handle((_req, res) => answer(res, 200));
+    upstream = await startReferenceApi({ port: Number(new URL(first.url).port) });
+    upstream.answerWith((_req, res) => answer(res, 200));
     await until(() => gateway.transport.state() === 'half-open', 'the whole upstream is half-open');
     expect(await run(gateway, LIST)).toEqual(LISTED); // one call, the probe of both
     expect(gateway.transport.circuits()).toEqual([]);
@@ -359,7 +363,7 @@ describe('a timeout counts only when the call ran out its own UPSTREAM_TIMEOUT_M
     // sending its body late), so what the deadline cuts says nothing of the upstream.
     const { upstream, gateway, post, stop } = await serve({ requestDeadlineMs: 300, upstreamTimeoutMs: 10_000 });
     let holding = true;
-    upstream.handle((_req, res) => (holding ? undefined : sendJson(res, 200, page([]))));
+    upstream.answerWith((_req, res) => (holding ? undefined : sendJson(res, 200, page([]))));
     try {
       for (let i = 0; i < 4; i++) {
         expect((await post('phx_hostile_key')).errors?.[0]?.extensions?.code).toBe('UPSTREAM_TIMEOUT');
@@ -385,7 +389,7 @@ describe('a timeout counts only when the call ran out its own UPSTREAM_TIMEOUT_M
 
   it('reads the upstream held past UPSTREAM_TIMEOUT_MS open their route circuit', async () => {
     const { upstream, gateway, post, stop } = await serve({ requestDeadlineMs: 10_000, upstreamTimeoutMs: 200 });
-    upstream.handle(() => undefined); // never answered
+    upstream.answerWith(() => undefined); // never answered
     try {
       for (let i = 0; i < 2; i++) expect((await post('phx_resilience_key')).errors?.[0]?.extensions?.code).toBe('UPSTREAM_TIMEOUT');
       expect(gateway.transport.circuits()).toEqual([{ route: LIST_ROUTE, state: 'open' }]);
@@ -400,7 +404,7 @@ describe('a timeout counts only when the call ran out its own UPSTREAM_TIMEOUT_M
 describe('per-request bounds', () => {
   it('a slow upstream past REQUEST_DEADLINE_MS is UPSTREAM_TIMEOUT', async () => {
     const { upstream, gateway } = await setUp({ requestDeadlineMs: 200, upstreamTimeoutMs: 10_000 });
-    upstream.handle((_req, res) => setTimeout(() => sendJson(res, 200, page([])), 4000));
+    upstream.answerWith((_req, res) => setTimeout(() => sendJson(res, 200, page([])), 4000));
     const started = Date.now();
     const { errors } = await run(gateway, '{ organizations { totalCount } }');
     expect(errors?.[0]?.extensions?.code).toBe('UPSTREAM_TIMEOUT');
@@ -413,7 +417,7 @@ describe('per-request bounds', () => {
     let upstreamClosedAt = 0;
     let received!: () => void;
     const arrived = new Promise<void>((resolve) => (received = resolve));
-    upstream.handle((_req, res) => {
+    upstream.answerWith((_req, res) => {
       // Never answered: only the gateway can end it, at the abort or at UPSTREAM_TIMEOUT_MS.
       res.on('close', () => (upstreamClosedAt = performance.now()));
       received();
@@ -455,7 +459,7 @@ describe('per-request bounds', () => {
     const ended = new Promise<void>((resolve) => (heldCallEnded = resolve));
     let received!: () => void;
     const arrived = new Promise<void>((resolve) => (received = resolve));
-    upstream.handle((_req, res) => {
+    upstream.answerWith((_req, res) => {
       res.on('close', () => heldCallEnded());
       received(); // never answered
     });
@@ -488,7 +492,7 @@ describe('per-request bounds', () => {
     const { upstream, gateway } = await setUp({ upstreamConcurrencyPerRequest: 2 });
     let inFlight = 0;
     let peak = 0;
-    upstream.handle((req, res) => {
+    upstream.answerWith((req, res) => {
       inFlight += 1;
       peak = Math.max(peak, inFlight);
       const results = req.path === '/api/organizations/' ? [{ id: ORG, name: 'Org', teams: [] }] : [];
@@ -513,7 +517,7 @@ describe('per-request bounds', () => {
     const orgs = ['1', '2', '3', '4', '5'].map((n) => ({ id: ORG.replace(/1$/, n), name: `Org ${n}`, teams: [] }));
     let inFlight = 0;
     let peak = 0;
-    upstream.handle((req, res) => {
+    upstream.answerWith((req, res) => {
       inFlight += 1;
       peak = Math.max(peak, inFlight);
       // A list is held 200 ms unless all 20 are in: with fewer at once (a third round trip) the peak stays lower.

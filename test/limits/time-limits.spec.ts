@@ -8,10 +8,11 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createContext } from '../../src/context.ts';
 import { createGateway, type Gateway, type GatewayOptions } from '../../src/gateway.ts';
 import { createGatewayServer } from '../../src/http/server.ts';
+import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { createUpstreamTransport } from '../../src/upstream/transport/transport.ts';
 import { DEFAULTS, TRANSPORT_DEFAULTS } from '../support/defaults.ts';
-import { dripBody, type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 import { lateness } from '../support/lateness.ts';
+import { dripBody, sendJson } from '../support/scripted-answers.ts';
 
 const KEY = 'phx_time_limits_key';
 const ORG = 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbb1';
@@ -20,7 +21,7 @@ const org = { id: ORG, name: 'Org', teams: [] };
 /** What the docs promise: a tick of the deadline clock, plus the event loop's delay meanwhile. */
 const late = lateness();
 
-let upstream: FakeUpstream | undefined;
+let upstream: ReferenceApi | undefined;
 let gateway: Gateway | undefined;
 let server: Server | undefined;
 
@@ -36,11 +37,11 @@ afterEach(async () => {
 
 /** The gateway behind its HTTP server; `post` sends one query and times it from sending to the whole answer. */
 async function serve(options: Partial<GatewayOptions>) {
-  const fake = await startFakeUpstream();
-  const created = createGateway({ upstreamUrl: fake.url, upstreamGetRetries: 0, ...options });
+  const scripted = await startReferenceApi();
+  const created = createGateway({ upstreamUrl: scripted.url, upstreamGetRetries: 0, ...options });
   const listening = createGatewayServer(created.listener, DEFAULTS.server);
   await new Promise<void>((resolve) => listening.listen(0, '127.0.0.1', resolve));
-  [upstream, gateway, server] = [fake, created, listening];
+  [upstream, gateway, server] = [scripted, created, listening];
   const url = `http://127.0.0.1:${(listening.address() as AddressInfo).port}/graphql`;
   async function post(query: string) {
     const startedAt = performance.now();
@@ -53,14 +54,14 @@ async function serve(options: Partial<GatewayOptions>) {
     return { body, tookMs: performance.now() - startedAt };
   }
   await post('{ __typename }'); // warm: the first request pays for the connection and Yoga's start-up
-  return { upstream: fake, post };
+  return { upstream: scripted, post };
 }
 
 describe('UPSTREAM_TIMEOUT_MS', () => {
   it('ends a query whose upstream body drips at the limit, and its connection serves the next query at once', async () => {
     const { upstream, post } = await serve({ upstreamTimeoutMs: 500, upstreamConnections: 1 });
     let drip: Promise<void> | undefined;
-    upstream.handle((req, res) => {
+    upstream.answerWith((req, res) => {
       if (req.path === `/api/organizations/${ORG}/`) drip = dripBody(res, 150);
       else sendJson(res, 200, page([org]));
     });
@@ -84,7 +85,7 @@ describe('REQUEST_DEADLINE_MS', () => {
   it('cuts a request whose calls are each within UPSTREAM_TIMEOUT_MS but together past the deadline', async () => {
     const { upstream, post } = await serve({ upstreamTimeoutMs: 5000, requestDeadlineMs: 500 });
     // Two levels, 300 ms each: the second call starts at ~300 ms and is cut at 500 ms.
-    upstream.handle((req, res) => setTimeout(() => sendJson(res, 200, page(req.path === '/api/organizations/' ? [org] : [])), 300));
+    upstream.answerWith((req, res) => setTimeout(() => sendJson(res, 200, page(req.path === '/api/organizations/' ? [org] : [])), 300));
     const { body, tookMs } = await post('{ organizations { nodes { name batchExports { totalCount } } } }');
     expect(body.data).toEqual({ organizations: { nodes: [{ name: 'Org', batchExports: null }] } });
     expect(body.errors).toMatchObject([{ path: ['organizations', 'nodes', 0, 'batchExports'], extensions: { code: 'UPSTREAM_TIMEOUT' } }]);
@@ -94,19 +95,19 @@ describe('REQUEST_DEADLINE_MS', () => {
   });
 
   it('counts from the request’s arrival: a request that arrived longer ago than the deadline sends nothing', async () => {
-    const fake = await startFakeUpstream();
-    upstream = fake;
-    fake.handle((_req, res) => sendJson(res, 200, page([])));
-    const transport = createUpstreamTransport({ baseUrl: fake.url, ...TRANSPORT_DEFAULTS });
+    const scripted = await startReferenceApi();
+    upstream = scripted;
+    scripted.answerWith((_req, res) => sendJson(res, 200, page([])));
+    const transport = createUpstreamTransport({ baseUrl: scripted.url, ...TRANSPORT_DEFAULTS });
     try {
       const request = new Request('http://gateway.test/graphql', { headers: { authorization: `Bearer ${KEY}` } });
       const limits = { maxCalls: 10, concurrency: 4, deadlineMs: 1000, maxLookupScanPages: 10 };
       const lateArrival = createContext(transport, request, limits, { requestId: 'late', receivedAt: performance.now() - 1000 });
       await expect(lateArrival.rest().listOrganizations()).rejects.toMatchObject({ kind: 'timeout', sent: false });
-      expect(fake.requests).toHaveLength(0);
+      expect(scripted.requests).toHaveLength(0);
       const onTime = createContext(transport, request, limits, { requestId: 'on-time', receivedAt: performance.now() - 900 });
       await expect(onTime.rest().listOrganizations()).resolves.toBeDefined();
-      expect(fake.requests).toHaveLength(1);
+      expect(scripted.requests).toHaveLength(1);
     } finally {
       await transport.close();
     }
@@ -123,7 +124,7 @@ describe('waiting for a pooled connection', () => {
       upstreamConnections: 2,
       admissionCapacity: 100,
     });
-    upstream.handle((req, res) => {
+    upstream.answerWith((req, res) => {
       if (req.path === `/api/organizations/${ORG}/`) return void dripBody(res, 100);
       if (req.path === '/api/organizations/') return void setTimeout(() => sendJson(res, 200, page([org])), 250);
       return sendJson(res, 200, page([]));

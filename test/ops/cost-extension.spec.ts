@@ -4,10 +4,11 @@
 // there is none. `actual` is checked against the requests the upstream recorded.
 import { afterAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../src/gateway.ts';
-import { sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
+import { startReferenceApi } from '../../src/reference-api/index.ts';
 import { startHarness } from '../support/harness.ts';
 import { startHttpHarness } from '../support/http-server.ts';
 import { UNKNOWN_UUID } from '../support/ids.ts';
+import { sendJson } from '../support/scripted-answers.ts';
 import { captureLogger } from './support.ts';
 
 const MAX = 60;
@@ -85,11 +86,11 @@ describe('x-cost: 1', () => {
   });
 
   it('counts each attempt of a retried GET', async () => {
-    const upstream = await startFakeUpstream();
+    const upstream = await startReferenceApi();
     const gateway = createGateway({ upstreamUrl: upstream.url, logger: captureLogger().logger });
     try {
       let answered = 0;
-      upstream.handle((_req, res) =>
+      upstream.answerWith((_req, res) =>
         answered++ === 0 ? sendJson(res, 503, { detail: 'down' }) : sendJson(res, 200, { id: UNKNOWN_UUID, name: 'Org', teams: [] }),
       );
       const response = await gateway.yoga.fetch('http://gateway.test/graphql', {

@@ -11,12 +11,12 @@ import { createGateway, type Gateway } from '../../src/gateway.ts';
 import { createLogger } from '../../src/observability/logger.ts';
 import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { DEFAULTS } from '../support/defaults.ts';
-import { type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
+import { sendJson } from '../support/scripted-answers.ts';
 
 const run = promisify(execFile);
 const directory = mkdtempSync(join(tmpdir(), 'drift-'));
 let api: ReferenceApi;
-let fake: FakeUpstream;
+let scripted: ReferenceApi;
 
 /** `npm run drift`, as a person runs it: its exit code and output. */
 async function drift(upstream: string, key: string): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -36,15 +36,15 @@ beforeAll(async () => {
   ).json()) as { count: number; results: Record<string, unknown>[] };
   // The service moved on: a field the schema does not read, and one it reads gone.
   const drifted = organizations.results.map(({ slug: _slug, ...org }) => ({ ...org, brand_new_setting: true }));
-  fake = await startFakeUpstream();
-  fake.handle((req, res) =>
+  scripted = await startReferenceApi();
+  scripted.answerWith((req, res) =>
     req.path === '/api/organizations/'
       ? sendJson(res, 200, { ...organizations, next: null, previous: null, results: drifted })
       : sendJson(res, 200, { count: 0, next: null, previous: null, results: [] }),
   );
 });
 afterAll(async () => {
-  await fake.close();
+  await scripted.close();
   await api.close();
   rmSync(directory, { recursive: true, force: true });
 });
@@ -54,7 +54,7 @@ describe('drift', () => {
   const logFile = join(directory, 'gateway.ndjson');
   beforeAll(() => {
     // Every scrape renders afresh (METRICS_CACHE_MS would answer the first scrape's rendering again).
-    gateway = createGateway({ upstreamUrl: fake.url, logger: createLogger({ ...DEFAULTS, logFile }), metricsCacheMs: 0 });
+    gateway = createGateway({ upstreamUrl: scripted.url, logger: createLogger({ ...DEFAULTS, logFile }), metricsCacheMs: 0 });
   });
   afterAll(() => gateway.close());
 
@@ -99,11 +99,11 @@ describe('drift', () => {
 
 describe('npm run drift', () => {
   it('exits 1 naming both fields on the drifted upstream', async () => {
-    const { code, stdout } = await drift(fake.url, 'phx_fake');
+    const { code, stdout } = await drift(scripted.url, 'phx_fake');
     expect(code).toBe(1);
     expect(stdout).toContain('Organization\tbrand_new_setting\tunknown');
     expect(stdout).toContain('Organization\tslug\tmissing');
-    expect(fake.requests.every((r) => r.headers.authorization === 'Bearer phx_fake')).toBe(true);
+    expect(scripted.requests.every((r) => r.headers.authorization === 'Bearer phx_fake')).toBe(true);
   });
 
   it('exits 0 against the bundled reference API: it serves the real shapes', async () => {

@@ -5,12 +5,13 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Gateway } from '../../src/gateway.ts';
 import { startReferenceApi } from '../../src/reference-api/index.ts';
-import { refusedUrl, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
+import { refusedUrl } from '../support/refused-url.ts';
+import { sendJson } from '../support/scripted-answers.ts';
 import { gatewayFactory, postGraphQL } from './support.ts';
 
 const api = await startReferenceApi();
 const gateways = gatewayFactory({ upstreamUrl: api.url });
-const fake = await startFakeUpstream();
+const scripted = await startReferenceApi();
 
 const gateway = gateways.build;
 
@@ -31,7 +32,7 @@ async function until(condition: () => boolean): Promise<void> {
 afterAll(async () => {
   await gateways.closeAll();
   await api.close();
-  await fake.close();
+  await scripted.close();
 });
 
 describe('/health', () => {
@@ -59,18 +60,18 @@ describe('/readiness', () => {
   });
 
   it('counts any answer as reachable, a 5xx included (the circuit breakers judge failures)', async () => {
-    fake.handle((_req, res) => sendJson(res, 503, { detail: 'maintenance' }));
-    expect(await get(gateway({ upstreamUrl: fake.url }), '/readiness')).toMatchObject({
+    scripted.answerWith((_req, res) => sendJson(res, 503, { detail: 'maintenance' }));
+    expect(await get(gateway({ upstreamUrl: scripted.url }), '/readiness')).toMatchObject({
       status: 200,
       body: { upstream: { reachable: true } },
     });
   });
 
   it('keeps a path prefix of UPSTREAM_URL', async () => {
-    fake.requests.length = 0;
-    fake.handle((_req, res) => sendJson(res, 401, { detail: 'no key' }));
-    expect((await get(gateway({ upstreamUrl: `${fake.url}/prefix` }), '/readiness')).status).toBe(200);
-    expect(fake.requests.map((r) => r.path)).toEqual(['/prefix/api/organizations/']);
+    scripted.requests.length = 0;
+    scripted.answerWith((_req, res) => sendJson(res, 401, { detail: 'no key' }));
+    expect((await get(gateway({ upstreamUrl: `${scripted.url}/prefix` }), '/readiness')).status).toBe(200);
+    expect(scripted.requests.map((r) => r.path)).toEqual(['/prefix/api/organizations/']);
   });
 
   it('stays 200 when the upstream cannot be reached, and says so', async () => {
@@ -83,8 +84,8 @@ describe('/readiness', () => {
   });
 
   it('stays 200 when the upstream does not answer in time, and says so', async () => {
-    fake.handle((_req, res) => setTimeout(() => sendJson(res, 401, {}), 1000));
-    const response = await get(gateway({ upstreamUrl: fake.url, readinessTimeoutMs: 100 }), '/readiness');
+    scripted.answerWith((_req, res) => setTimeout(() => sendJson(res, 401, {}), 1000));
+    const response = await get(gateway({ upstreamUrl: scripted.url, readinessTimeoutMs: 100 }), '/readiness');
     expect(response).toMatchObject({
       status: 200,
       body: { upstream: { reachable: false, reason: 'the upstream did not answer within 100 ms' } },
@@ -92,33 +93,33 @@ describe('/readiness', () => {
   });
 
   it('answers at once with the last probe while the next one runs: a hanging upstream never slows it', async () => {
-    fake.requests.length = 0;
-    fake.handle((_req, res) => sendJson(res, 401, {}));
-    const target = gateway({ upstreamUrl: fake.url, readinessTimeoutMs: 1000 });
+    scripted.requests.length = 0;
+    scripted.answerWith((_req, res) => sendJson(res, 401, {}));
+    const target = gateway({ upstreamUrl: scripted.url, readinessTimeoutMs: 1000 });
     expect((await get(target, '/readiness')).body).toMatchObject({ upstream: { reachable: true } });
 
-    fake.handle(() => undefined); // never answers from now on
+    scripted.answerWith(() => undefined); // never answers from now on
     const startedAt = performance.now();
     expect((await get(target, '/readiness')).body).toMatchObject({ upstream: { reachable: true } }); // the last probe's result
     expect(performance.now() - startedAt).toBeLessThan(500);
-    await until(() => fake.requests.length === 2); // the next probe is under way
+    await until(() => scripted.requests.length === 2); // the next probe is under way
 
     await new Promise((resolve) => setTimeout(resolve, 1100));
-    fake.handle((_req, res) => sendJson(res, 401, {}));
+    scripted.answerWith((_req, res) => sendJson(res, 401, {}));
     expect(await get(target, '/readiness')).toMatchObject({
       status: 200,
       body: { upstream: { reachable: false, reason: 'the upstream did not answer within 1000 ms' } },
     });
-    await until(() => fake.requests.length === 3);
+    await until(() => scripted.requests.length === 3);
   });
 
   it('shares one probe between requests that arrive together', async () => {
-    fake.requests.length = 0;
-    fake.handle((_req, res) => setTimeout(() => sendJson(res, 401, {}), 50));
-    const target = gateway({ upstreamUrl: fake.url });
+    scripted.requests.length = 0;
+    scripted.answerWith((_req, res) => setTimeout(() => sendJson(res, 401, {}), 50));
+    const target = gateway({ upstreamUrl: scripted.url });
     const answers = await Promise.all([1, 2, 3].map(() => get(target, '/readiness')));
     expect(answers.map((a) => a.status)).toEqual([200, 200, 200]);
-    expect(fake.requests).toHaveLength(1);
+    expect(scripted.requests).toHaveLength(1);
   });
 
   it('stays 200 during an upstream outage, reporting the open circuits, and turns 503 once shutdown begins', async () => {
@@ -150,22 +151,22 @@ describe('/readiness', () => {
   });
 
   it("names a read route's open circuit while the upstream itself answers", async () => {
-    fake.handle((_req, res) => sendJson(res, 500, {}));
+    scripted.answerWith((_req, res) => sendJson(res, 500, {}));
     const target = gateway({
-      upstreamUrl: fake.url,
+      upstreamUrl: scripted.url,
       upstreamGetRetries: 0,
       circuitBreaker: { volumeThreshold: 1, errorThresholdPercentage: 1, resetTimeoutMs: 60_000 },
     });
     await postGraphQL(target.yoga.fetch as (url: string, init: RequestInit) => Promise<Response>, '{ organizations { totalCount } }', {
       key: 'phx_readiness_test_key',
     });
-    fake.requests.length = 0;
+    scripted.requests.length = 0;
     expect(await get(target, '/readiness')).toMatchObject({
       status: 200,
       body: { status: 'ready', upstream: { reachable: true, circuits: [{ route: '/api/organizations/', state: 'open' }] } },
     });
-    expect(fake.requests).toHaveLength(1); // the keyless probe
-    expect(fake.requests[0]?.headers.authorization).toBeUndefined();
+    expect(scripted.requests).toHaveLength(1); // the keyless probe
+    expect(scripted.requests[0]?.headers.authorization).toBeUndefined();
   });
 
   it('is 503 once shutdown has begun, and responses then close their connection', async () => {

@@ -10,12 +10,12 @@ import { EXAMPLE_QUERY } from '../../src/graphiql/example-query.ts';
 import { upstreamCallSeries } from '../../src/observability/upstream-call-series.ts';
 import { startReferenceApi } from '../../src/reference-api/index.ts';
 import type { UpstreamCall } from '../../src/upstream/transport/request-transport.ts';
-import { sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
+import { sendJson } from '../support/scripted-answers.ts';
 import { gatewayFactory, postGraphQL } from './support.ts';
 
 const api = await startReferenceApi();
 const gateways = gatewayFactory({ upstreamUrl: api.url });
-const fake = await startFakeUpstream();
+const scripted = await startReferenceApi();
 const page = (results: unknown[]) => ({ count: results.length, next: null, previous: null, results });
 
 const gateway = gateways.build;
@@ -33,7 +33,7 @@ const run = (target: Gateway, query: string, key?: string) =>
 afterAll(async () => {
   await gateways.closeAll();
   await api.close();
-  await fake.close();
+  await scripted.close();
 });
 
 describe('/metrics', () => {
@@ -87,12 +87,12 @@ describe('/metrics', () => {
 
   it('counts GET retries by route, and the status of the final answer', async () => {
     let sent = 0;
-    fake.handle((_req, res) => {
+    scripted.answerWith((_req, res) => {
       sent += 1;
       if (sent === 1) return sendJson(res, 503, { detail: 'try again' });
       return sendJson(res, 200, page([]));
     });
-    const target = gateway({ upstreamUrl: fake.url, upstreamGetRetries: 1 });
+    const target = gateway({ upstreamUrl: scripted.url, upstreamGetRetries: 1 });
     const result = await run(target, '{ organizations { totalCount } }', 'phx_metrics_test_key');
     expect(result.body.data.organizations.totalCount).toBe(0);
 
@@ -102,9 +102,9 @@ describe('/metrics', () => {
   });
 
   it('follows the circuit breakers by route (`*`: the whole upstream): 0 closed, 2 open', async () => {
-    fake.handle((_req, res) => sendJson(res, 500, { detail: 'down' }));
+    scripted.answerWith((_req, res) => sendJson(res, 500, { detail: 'down' }));
     const target = gateway({
-      upstreamUrl: fake.url,
+      upstreamUrl: scripted.url,
       upstreamGetRetries: 0,
       circuitBreaker: { volumeThreshold: 1, errorThresholdPercentage: 1, resetTimeoutMs: 60_000 },
       metricsCacheMs: 0, // scraped before and after

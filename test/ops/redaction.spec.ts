@@ -1,10 +1,11 @@
-// No upstream text carries a secret to the caller or the log. The fake upstream answers a write with
+// No upstream text carries a secret to the caller or the log. The reference API, scripted, answers a write with
 // 400 and a read with 403, each body holding a secret somewhere (code, attr, detail; raw, encoded,
 // in a URL, under a stack trace); the caller's ValidationError and FORBIDDEN message, and every line
 // of a LOG_LEVEL=debug log, carry only the redacted text. The redaction itself: test/upstream/redact.spec.ts.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createGateway } from '../../src/gateway.ts';
-import { type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
+import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
+import { sendJson } from '../support/scripted-answers.ts';
 import { captureLogger, postGraphQL } from './support.ts';
 
 /** Visible ASCII with characters that URL and form encoders rewrite. */
@@ -19,10 +20,10 @@ const MUTATION = `mutation { createOrganization(input: { name: "Acme" }) {
   __typename ... on ValidationError { message field code } } }`;
 const READ = '{ organizations { totalCount } }';
 
-let upstream: FakeUpstream;
+let upstream: ReferenceApi;
 let host: string;
 beforeAll(async () => {
-  upstream = await startFakeUpstream();
+  upstream = await startReferenceApi();
   host = new URL(upstream.url).host;
 });
 afterAll(() => upstream.close());
@@ -100,7 +101,7 @@ const CASES: Case[] = [
 describe.each(CASES)('upstream text with $name', ({ body, expected, secrets }) => {
   it('reaches the caller and the debug log redacted', async () => {
     upstream.requests.length = 0;
-    upstream.handle((req, res) => sendJson(res, req.method === 'POST' ? 400 : 403, body()));
+    upstream.answerWith((req, res) => sendJson(res, req.method === 'POST' ? 400 : 403, body()));
     const capture = captureLogger('debug');
     const gateway = createGateway({ upstreamUrl: upstream.url, logger: capture.logger });
     try {

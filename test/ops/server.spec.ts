@@ -8,15 +8,16 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ServerSettings } from '../../src/config/index.ts';
 import { createGateway, type Gateway } from '../../src/gateway.ts';
 import { createGatewayServer, SERVER_TIMEOUT_CHECK_MS } from '../../src/http/server.ts';
+import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { DEFAULTS } from '../support/defaults.ts';
-import { type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
+import { sendJson } from '../support/scripted-answers.ts';
 
 /** Node checks the timeouts every SERVER_TIMEOUT_CHECK_MS; plus room for a loaded test machine. */
 const LATE_MS = SERVER_TIMEOUT_CHECK_MS + 250;
 
 let server: Server | undefined;
 let gateway: Gateway | undefined;
-let upstream: FakeUpstream | undefined;
+let upstream: ReferenceApi | undefined;
 const sockets: Socket[] = [];
 
 afterEach(async () => {
@@ -30,10 +31,10 @@ afterEach(async () => {
   upstream = undefined;
 });
 
-/** The gateway itself (against a fake upstream answering an empty organization list) behind the server. */
+/** The gateway itself (against a reference API scripted to answer an empty organization list) behind the server. */
 async function serveGateway(settings: Partial<ServerSettings>): Promise<number> {
-  upstream = await startFakeUpstream();
-  upstream.handle((_req, res) => sendJson(res, 200, { count: 0, next: null, previous: null, results: [] }));
+  upstream = await startReferenceApi();
+  upstream.answerWith((_req, res) => sendJson(res, 200, { count: 0, next: null, previous: null, results: [] }));
   gateway = createGateway({ upstreamUrl: upstream.url });
   return serve(gateway.listener, settings);
 }

@@ -4,17 +4,18 @@
 import type { ChildProcess } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from 'vitest';
-import { sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
+import { startReferenceApi } from '../../src/reference-api/index.ts';
 import { startMain } from '../support/main-process.ts';
 import { startOtlpReceiver } from '../support/otlp-receiver.ts';
+import { sendJson } from '../support/scripted-answers.ts';
 
 const KEY = 'phx_shutdown_test_key';
-const fake = await startFakeUpstream();
+const scripted = await startReferenceApi();
 const children: ChildProcess[] = [];
 const page = (results: unknown[]) => ({ count: results.length, next: null, previous: null, results });
 
 // The upstream answers after `delay` ms, named in the request's path prefix.
-fake.handle((req, res) => {
+scripted.answerWith((req, res) => {
   const delay = Number(/^\/slow-(\d+)\//.exec(req.path)?.[1] ?? 0);
   setTimeout(
     () => sendJson(res, 200, page([{ id: '0b0e7a52-3a55-4d5e-9a43-6f6d2a1f0001', name: 'Acme', slug: 'acme', teams: [] }])),
@@ -24,7 +25,7 @@ fake.handle((req, res) => {
 
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
-  await fake.close();
+  await scripted.close();
 });
 
 function start(env: Record<string, string>) {
@@ -42,7 +43,7 @@ function post(url: string) {
 }
 
 async function untilUpstreamReceived(prefix: string): Promise<void> {
-  while (!fake.requests.some((r) => r.path.startsWith(prefix))) await new Promise((resolve) => setTimeout(resolve, 10));
+  while (!scripted.requests.some((r) => r.path.startsWith(prefix))) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
 /** The lines this process wrote to the suite's log file. */
@@ -60,7 +61,7 @@ function logLinesOf(pid: number | undefined): { msg: string; [field: string]: un
 // over 10 s, so the time limit is the process start's, not the shutdown's (which the asserts bound).
 describe.concurrent('SIGTERM', { timeout: 60_000 }, () => {
   it('lets a request in flight finish with its data, then exits 0', async () => {
-    const gateway = start({ UPSTREAM_URL: `${fake.url}/slow-500`, SHUTDOWN_GRACE_MS: '10000' });
+    const gateway = start({ UPSTREAM_URL: `${scripted.url}/slow-500`, SHUTDOWN_GRACE_MS: '10000' });
     const url = await gateway.ready;
     const response = post(url);
     await untilUpstreamReceived('/slow-500/');
@@ -90,7 +91,7 @@ describe.concurrent('SIGTERM', { timeout: 60_000 }, () => {
   });
 
   it('exits 1 after SHUTDOWN_GRACE_MS when a request is still running', async () => {
-    const gateway = start({ UPSTREAM_URL: `${fake.url}/slow-5000`, SHUTDOWN_GRACE_MS: '300' });
+    const gateway = start({ UPSTREAM_URL: `${scripted.url}/slow-5000`, SHUTDOWN_GRACE_MS: '300' });
     const url = await gateway.ready;
     const response = post(url).catch((error: unknown) => error);
     await untilUpstreamReceived('/slow-5000/');
@@ -114,7 +115,7 @@ describe('SIGTERM with tracing on', () => {
   it('exports the spans still queued before it exits', async () => {
     const receiver = await startOtlpReceiver();
     // A batch delay far beyond the test: only the shutdown can have sent these spans.
-    const gateway = start({ UPSTREAM_URL: fake.url, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '600000' });
+    const gateway = start({ UPSTREAM_URL: scripted.url, OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url, OTEL_BSP_SCHEDULE_DELAY: '600000' });
     expect((await post(await gateway.ready)).status).toBe(200);
     expect(receiver.exports).toEqual([]);
     gateway.child.kill('SIGTERM');

@@ -8,12 +8,13 @@ import { loadConfig } from '../../src/config/index.ts';
 import { createGateway, type Gateway } from '../../src/gateway.ts';
 import { EXAMPLE_QUERY } from '../../src/graphiql/example-query.ts';
 import { startReferenceApi } from '../../src/reference-api/index.ts';
-import { refusedUrl, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 import { type ReceivedSpan, startOtlpReceiver } from '../support/otlp-receiver.ts';
+import { refusedUrl } from '../support/refused-url.ts';
+import { sendJson } from '../support/scripted-answers.ts';
 import { captureLogger, gatewayFactory, postGraphQL } from './support.ts';
 
 const api = await startReferenceApi();
-const fake = await startFakeUpstream();
+const scripted = await startReferenceApi();
 const receiver = await startOtlpReceiver();
 const gateways = gatewayFactory({ upstreamUrl: api.url });
 
@@ -49,13 +50,13 @@ const traceparentOf = (headers: Record<string, unknown>) => {
 beforeEach(() => {
   receiver.exports.length = 0;
   api.clearRequests();
-  fake.requests.length = 0;
+  scripted.requests.length = 0;
 });
 
 afterAll(async () => {
   await gateways.closeAll();
   await receiver.close();
-  await fake.close();
+  await scripted.close();
   await api.close();
 });
 
@@ -178,12 +179,12 @@ describe('the request span', () => {
 describe('an upstream call span', () => {
   it('records a retried GET as one span with its attempts, and every attempt carries that span', async () => {
     let answered = 0;
-    fake.handle((_req, res) =>
+    scripted.answerWith((_req, res) =>
       answered++ === 0 ? sendJson(res, 503, { detail: 'busy' }) : sendJson(res, 200, { count: 3, next: null, previous: null, results: [] }),
     );
-    const gateway = tracedGateway({}, fake.url);
+    const gateway = tracedGateway({}, scripted.url);
     expect((await run(gateway, '{ organizations { totalCount } }')).body.data.organizations.totalCount).toBe(3);
-    const [first, second] = fake.requests;
+    const [first, second] = scripted.requests;
     const spans = await exported(gateway);
     const call = spans.filter((span) => span.kind === CLIENT);
     expect(call).toHaveLength(1);
@@ -192,24 +193,24 @@ describe('an upstream call span', () => {
       'http.request.resend_count': 1,
       'http.response.status_code': 200,
     });
-    expect(fake.requests).toHaveLength(2);
+    expect(scripted.requests).toHaveLength(2);
     expect(first?.headers.traceparent).toBe(second?.headers.traceparent);
     expect(traceparentOf(first?.headers ?? {})?.spanId).toBe(call[0]?.spanId);
   });
 
   it('says where the answer came from: upstream on a miss, cache when CACHE answered it, with no upstream call', async () => {
-    fake.handle((_req, res) => sendJson(res, 200, { count: 3, next: null, previous: null, results: [] }));
+    scripted.answerWith((_req, res) => sendJson(res, 200, { count: 3, next: null, previous: null, results: [] }));
     const { tracing } = loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url });
-    const gateway = createGateway({ upstreamUrl: fake.url, tracing, cache: { store: 'memory' }, logger: captureLogger().logger });
+    const gateway = createGateway({ upstreamUrl: scripted.url, tracing, cache: { store: 'memory' }, logger: captureLogger().logger });
     for (let i = 0; i < 2; i++) expect((await run(gateway, '{ organizations { totalCount } }')).body.data.organizations.totalCount).toBe(3);
     const calls = (await exported(gateway)).filter((span) => span.kind === CLIENT);
     expect(calls.map((span) => span.attributes['gateway.upstream.source'])).toEqual(['upstream', 'cache']);
-    expect(fake.requests).toHaveLength(1);
+    expect(scripted.requests).toHaveLength(1);
   });
 
   it('marks a failed call and its request as errors, with the status and the error code', async () => {
-    fake.handle((_req, res) => sendJson(res, 403, { detail: 'missing scope organization:read' }));
-    const gateway = tracedGateway({}, fake.url);
+    scripted.answerWith((_req, res) => sendJson(res, 403, { detail: 'missing scope organization:read' }));
+    const gateway = tracedGateway({}, scripted.url);
     expect((await run(gateway, '{ organizations { totalCount } }')).body.errors?.[0]?.extensions.code).toBe('FORBIDDEN');
     const spans = await exported(gateway);
     expect(spans.find((span) => span.kind === CLIENT)).toMatchObject({
@@ -260,12 +261,16 @@ describe('settings', () => {
 
 describe('a collector that refuses the spans', () => {
   it('fails no request, and the spans lost are one warning in the log; closing still ends', async () => {
-    fake.handle((_req, res) => sendJson(res, 400, { error: 'bad tenant' }));
+    scripted.answerWith((_req, res) => sendJson(res, 400, { error: 'bad tenant' }));
     const { logger, lines } = captureLogger();
-    const gateway = createGateway({ upstreamUrl: api.url, tracing: loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: fake.url }).tracing, logger });
+    const gateway = createGateway({
+      upstreamUrl: api.url,
+      tracing: loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: scripted.url }).tracing,
+      logger,
+    });
     for (let i = 0; i < 3; i++) expect((await run(gateway, '{ organizations(first: 1) { totalCount } }')).body.errors).toBeUndefined();
     await gateway.close();
-    expect(fake.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/traces']);
+    expect(scripted.requests.map((r) => `${r.method} ${r.path}`)).toEqual(['POST /v1/traces']);
     const warnings = lines.filter((line) => line.msg.startsWith('tracing:'));
     expect(warnings).toMatchObject([{ level: 'warn', msg: 'tracing: spans could not be exported and were dropped', spansLost: 6 }]);
   });
@@ -287,19 +292,19 @@ describe('a collector that refuses the spans', () => {
   });
   it('counts closing the rest against that time: a readiness probe in flight is cut, not waited for', async () => {
     // Keyless: the readiness probe, which the upstream never answers; a caller's call is answered.
-    fake.handle((req, res) =>
+    scripted.answerWith((req, res) =>
       req.headers.authorization ? sendJson(res, 200, { count: 0, next: null, previous: null, results: [] }) : undefined,
     );
     const { logger, lines } = captureLogger();
     const gateway = createGateway({
-      upstreamUrl: fake.url,
+      upstreamUrl: scripted.url,
       readinessTimeoutMs: 20_000,
       tracing: loadConfig({ OTEL_EXPORTER_OTLP_ENDPOINT: await refusedUrl() }).tracing,
       logger,
     });
     await run(gateway, '{ organizations(first: 1) { totalCount } }');
     void gateway.yoga.fetch('http://gateway.test/readiness');
-    await expect.poll(() => fake.requests.filter((r) => !r.headers.authorization).length).toBe(1);
+    await expect.poll(() => scripted.requests.filter((r) => !r.headers.authorization).length).toBe(1);
     const started = performance.now();
     await gateway.close(500);
     expect(performance.now() - started).toBeLessThan(5000); // the probe alone would hold it 20 s

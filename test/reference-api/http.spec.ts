@@ -1,6 +1,6 @@
 import { request } from 'undici';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
+import { type ReferenceApi, startReferenceApi, USE_ROUTES } from '../../src/reference-api/index.ts';
 import { call, demoOrgs, userUuid } from './support.ts';
 
 let api: ReferenceApi;
@@ -136,6 +136,40 @@ describe('recorded requests', () => {
     await call(api, 'GET', '/api/organizations/', { key: null });
     await call(api, 'GET', '/api/unknown');
     expect(api.requests.map((r) => r.path)).toEqual(['/api/organizations/', '/api/unknown']);
+  });
+});
+
+describe('scripted answers (tests only)', () => {
+  it('answer in place of the routes, recorded as usual, until set back to null', async () => {
+    api.clearRequests();
+    api.answerWith((req, res) => res.writeHead(418, { 'content-type': 'application/json' }).end(JSON.stringify({ saw: req.body })));
+    try {
+      const scripted = await call(api, 'POST', '/api/organizations/?x=1', { body: { name: 'Not created' } });
+      expect(scripted).toMatchObject({ status: 418, body: { saw: { name: 'Not created' } } });
+      expect(api.requests).toMatchObject([
+        { method: 'POST', path: '/api/organizations/', query: { x: '1' }, body: { name: 'Not created' } },
+      ]);
+      expect([...api.store.organizations.values()].some((org) => org.name === 'Not created')).toBe(false);
+    } finally {
+      api.answerWith(null);
+    }
+    expect((await call(api, 'GET', '/api/organizations/')).status).toBe(200);
+  });
+
+  it('let the routes answer when they return USE_ROUTES', async () => {
+    const seen: string[] = [];
+    api.answerWith((req) => {
+      seen.push(req.path);
+      return USE_ROUTES;
+    });
+    try {
+      const { status, body } = await call(api, 'GET', '/api/organizations/');
+      expect(status).toBe(200);
+      expect(body.results.map((org: { id: string }) => org.id)).toContain(demoOrgs(api).hedgehog.id);
+      expect(seen).toEqual(['/api/organizations/']);
+    } finally {
+      api.answerWith(null);
+    }
   });
 });
 

@@ -1,11 +1,12 @@
 // A subscription's poll meets a 429 (from the upstream, or from the key's own UPSTREAM_BUDGET): the
 // subscriber gets a RATE_LIMITED error event, the stream goes on, and the next poll waits at least
-// `retryAfter`. Against the recording fake upstream, whose calls carry their arrival times.
+// `retryAfter`. Against the reference API with scripted answers, whose recorded calls carry their arrival times.
 import { afterEach, expect, it } from 'vitest';
 import { parseUpstreamBudget } from '../../src/config/upstream-budget.ts';
 import { createGateway, type GatewayOptions } from '../../src/gateway.ts';
-import { type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
+import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { serveOverHttp } from '../support/http-server.ts';
+import { sendJson } from '../support/scripted-answers.ts';
 import { subscribe } from '../support/sse.ts';
 
 const ORG = '0b4c6f3e-2f1a-4c1e-9a51-6d2b8e0c1a11';
@@ -22,7 +23,7 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function served(upstream: FakeUpstream, options: Partial<GatewayOptions> = {}) {
+async function served(upstream: ReferenceApi, options: Partial<GatewayOptions> = {}) {
   const gateway = createGateway({ upstreamUrl: upstream.url, subscriptions: { pollMs: 250 }, ...options });
   const server = await serveOverHttp(gateway);
   cleanups.push(
@@ -33,7 +34,7 @@ async function served(upstream: FakeUpstream, options: Partial<GatewayOptions> =
 }
 
 async function fakeUpstream() {
-  const upstream = await startFakeUpstream();
+  const upstream = await startReferenceApi();
   cleanups.push(() => upstream.close());
   return upstream;
 }
@@ -43,7 +44,7 @@ const json = (status: number, body: unknown, headers: Record<string, string> = {
 it('an upstream 429 is a RATE_LIMITED event, the stream goes on, and the next poll waits Retry-After', async () => {
   const upstream = await fakeUpstream();
   const answers = [json(429, { detail: 'slow down' }, { 'retry-after': '1' }), json(200, record(false)), json(200, record(true))];
-  upstream.handle((_req, res) => {
+  upstream.answerWith((_req, res) => {
     const answer = answers.length > 1 ? (answers.shift() as ReturnType<typeof json>) : (answers[0] as ReturnType<typeof json>);
     res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers }).end(JSON.stringify(answer.body));
   });
@@ -66,7 +67,7 @@ it('every 429 is its own RATE_LIMITED event, and the data after them is sent eve
   const upstream = await fakeUpstream();
   const limited = json(429, { detail: 'slow down' }, { 'retry-after': '1' });
   const answers = [json(200, record(false)), limited, limited, json(200, record(false))];
-  upstream.handle((_req, res) => {
+  upstream.answerWith((_req, res) => {
     const answer = answers.length > 1 ? (answers.shift() as ReturnType<typeof json>) : (answers[0] as ReturnType<typeof json>);
     res.writeHead(answer.status, { 'content-type': 'application/json', ...answer.headers }).end(JSON.stringify(answer.body));
   });
@@ -86,7 +87,7 @@ it('any other error is sent once while it repeats: a poll failing the same way, 
   const upstream = await fakeUpstream();
   const failing = json(500, { detail: 'boom' });
   const answers = [json(200, record(false)), failing, failing, failing, json(200, record(false))];
-  upstream.handle((req, res) => {
+  upstream.answerWith((req, res) => {
     // Another watcher's record keeps an unrepresentable date on every poll.
     if (req.path.includes(OTHER)) return sendJson(res, 200, { ...record(false), id: OTHER, created_at: 'not a date' });
     const answer = answers.length > 1 ? (answers.shift() as ReturnType<typeof json>) : (answers[0] as ReturnType<typeof json>);
@@ -114,7 +115,7 @@ it('any other error is sent once while it repeats: a poll failing the same way, 
 
 it('with the cache and UPSTREAM_BUDGET on, polls count against the key: past it, RATE_LIMITED without an upstream call', async () => {
   const upstream = await fakeUpstream();
-  upstream.handle((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(record(false))));
+  upstream.answerWith((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify(record(false))));
   const { url } = await served(upstream, { cache: { store: 'memory', ttlMs: 1 }, upstreamBudget: parseUpstreamBudget('2/minute') });
   const subscription = await subscribe(url, QUERY, { id: ID }, 'phx_budget_key');
   const [first, refused] = await subscription.waitForEvents(2, 3000);
@@ -131,7 +132,7 @@ it('with the cache and UPSTREAM_BUDGET on, polls count against the key: past it,
 it('after a 429 whose Retry-After is shorter than the interval, a mutation through the gateway does not poll sooner', async () => {
   const upstream = await fakeUpstream();
   let polls = 0;
-  upstream.handle((req, res) => {
+  upstream.answerWith((req, res) => {
     if (req.headers.authorization !== 'Bearer phx_test_key') return sendJson(res, 200, record(true));
     polls += 1;
     if (polls === 1) return sendJson(res, 429, { detail: 'slow down' }, { 'retry-after': '3' });

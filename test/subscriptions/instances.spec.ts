@@ -1,15 +1,16 @@
 // Two instances on one Redis (CACHE=redis): a write through one that may have changed a record
 // pushes to the other's subscribers of it without waiting for their next poll (a minute here), over
 // Redis pub/sub; a refused write tells no one, and what is published names the write, never a key.
-// Against the recording fake upstream and a redis-server of the spec's own.
+// Against the reference API with scripted answers and a redis-server of the spec's own.
 import type { Redis } from 'ioredis';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { createGateway, type Gateway } from '../../src/gateway.ts';
+import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { sources, testGateway, untilStoreReachable } from '../cache/support.ts';
-import { type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 import { serveOverHttp } from '../support/http-server.ts';
 import { metricValue } from '../support/metrics.ts';
 import { type RedisServer, startRedisServer } from '../support/redis-server.ts';
+import { sendJson } from '../support/scripted-answers.ts';
 import { subscribe } from '../support/sse.ts';
 
 const ORG = '0b4c6f3e-2f1a-4c1e-9a51-6d2b8e0c1a11';
@@ -24,7 +25,7 @@ const WATCHER = 'phx_watcher_key';
 const WRITER = 'phx_writer_key';
 const READ_ONLY = 'phx_read_only_key';
 
-let upstream: FakeUpstream;
+let upstream: ReferenceApi;
 let redis: RedisServer;
 let listener: Redis;
 /** What the gateways published on the write feed's channel. */
@@ -33,9 +34,9 @@ const gateways: Gateway[] = [];
 const servers: { url: string; close(): Promise<void> }[] = [];
 
 beforeAll(async () => {
-  [upstream, redis] = await Promise.all([startFakeUpstream(), startRedisServer()]);
+  [upstream, redis] = await Promise.all([startReferenceApi(), startRedisServer()]);
   const paused = new Set<string>();
-  upstream.handle((req, res) => {
+  upstream.answerWith((req, res) => {
     const key = String(req.headers.authorization).slice('Bearer '.length);
     if (req.method !== 'GET' && key === READ_ONLY) return sendJson(res, 403, { detail: 'You do not have permission.' });
     const id = [EXPORT, LATE_EXPORT].find((exportId) => req.path.includes(exportId)) as string;

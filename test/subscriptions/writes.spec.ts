@@ -1,13 +1,14 @@
 // Which writes through the gateway re-poll subscriptions, counted as the watching key's poll GETs at
-// the recording fake upstream: only a write that may have changed the watched record (2xx, or an
+// the reference API (scripted answers): only a write that may have changed the watched record (2xx, or an
 // outcome unknown such as a 5xx), never a refused one or a create in the list above the record, and
 // for a burst of writes at most one poll per WRITE_POLL_GAP_MS. The interval is a minute here, so
 // every poll after the first is a write's.
 import { afterEach, expect, it } from 'vitest';
 import { createGateway } from '../../src/gateway.ts';
+import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { WRITE_POLL_GAP_MS } from '../../src/subscriptions/poller.ts';
-import { type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
 import { serveOverHttp } from '../support/http-server.ts';
+import { sendJson } from '../support/scripted-answers.ts';
 import { type SseSubscription, subscribe } from '../support/sse.ts';
 
 const ORG = '0b4c6f3e-2f1a-4c1e-9a51-6d2b8e0c1a11';
@@ -25,10 +26,10 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-/** The fake upstream answers every GET with its export, and each write with `answerWrite`'s status. */
+/** The upstream's scripted answer: every GET with its export, and each write with `answerWrite`'s status. */
 async function served(answerWrite: (method: string, path: string, key: string) => number) {
-  const upstream = await startFakeUpstream();
-  upstream.handle((req, res) => {
+  const upstream = await startReferenceApi();
+  upstream.answerWith((req, res) => {
     const key = String(req.headers.authorization).slice('Bearer '.length);
     const id = EXPORTS.find((exportUuid) => req.path.includes(exportUuid)) ?? (EXPORTS[0] as string);
     if (req.method === 'GET') return sendJson(res, 200, record(id));
@@ -62,7 +63,7 @@ async function served(answerWrite: (method: string, path: string, key: string) =
   return { upstream, run, watchAll, victimPolls };
 }
 
-const pathsOf = (upstream: FakeUpstream, method: string) => upstream.requests.filter((r) => r.method === method).map((r) => r.path);
+const pathsOf = (upstream: ReferenceApi, method: string) => upstream.requests.filter((r) => r.method === method).map((r) => r.path);
 
 it('a write the upstream refuses (4xx), or a create in a list above the record, re-polls nothing', async () => {
   const { upstream, run, watchAll, victimPolls } = await served((_method, path, key) => {

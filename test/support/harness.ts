@@ -1,7 +1,9 @@
 // The gateway wired to a fresh reference API on a loopback port; tests run operations through
-// `yoga.fetch` and read back the upstream calls the reference API recorded.
+// `yoga.fetch` and read back the upstream calls the reference API recorded. A test that needs an odd
+// upstream answer scripts it with `h.api.answerWith` (src/reference-api/scripted.ts).
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { type ExecutionResult, print } from 'graphql';
+import { afterAll, afterEach, beforeAll } from 'vitest';
 import { createGateway, type GatewayOptions } from '../../src/gateway.ts';
 import { type ReferenceApiOptions, startReferenceApi } from '../../src/reference-api/index.ts';
 
@@ -64,4 +66,18 @@ function queryString(query: Record<string, string>): string {
   const params = new URLSearchParams(Object.entries(query).sort(([a], [b]) => a.localeCompare(b)));
   const text = params.toString();
   return text ? `?${text}` : '';
+}
+
+/** A harness for the enclosing describe block (or file); call the returned function inside tests. A scripted answer lasts one test. */
+export function useHarness(...options: Parameters<typeof startHarness>): () => Harness {
+  let h: Harness | undefined;
+  beforeAll(async () => {
+    h = await startHarness(...options);
+  });
+  afterEach(() => h?.api.answerWith(null));
+  afterAll(() => h?.close());
+  return () => {
+    if (!h) throw new Error('harness not started');
+    return h;
+  };
 }

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { Cluster, Redis } from 'ioredis';
-import { refusedUrl } from './fake-upstream.ts';
+import { refusedUrl } from './refused-url.ts';
 
 const REDIS_SERVER = process.env.REDIS_SERVER ?? '/usr/bin/redis-server';
 const REDIS_CLI = process.env.REDIS_CLI ?? '/usr/bin/redis-cli';

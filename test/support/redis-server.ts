@@ -3,7 +3,7 @@
 // can be stopped and started again on the same port (an outage), and read directly (ioredis).
 import { type ChildProcess, spawn } from 'node:child_process';
 import { Redis } from 'ioredis';
-import { refusedUrl } from './fake-upstream.ts';
+import { refusedUrl } from './refused-url.ts';
 
 /** `REDIS_SERVER` names another binary. */
 const REDIS_SERVER = process.env.REDIS_SERVER ?? '/usr/bin/redis-server';

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { createRestClient, type RestClient } from '../../src/upstream/client.ts';
 import { InvalidPathSegmentError } from '../../src/upstream/paths.ts';
 import { createUpstreamTransport, type UpstreamTransport } from '../../src/upstream/transport/transport.ts';
 import { UpstreamError } from '../../src/upstream/upstream-error.ts';
 import { TRANSPORT_DEFAULTS } from '../support/defaults.ts';
-import { type FakeUpstream, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
+import { sendJson } from '../support/scripted-answers.ts';
 
 const KEY = 'phx_client_key';
 const ORG = '0190a1b2-0000-7000-8000-000000000001';
@@ -12,12 +13,12 @@ const ID = '0190a1b2-0000-7000-8000-0000000000ff';
 const PROJECT = '42';
 const BODY = { name: 'x', description: null };
 
-let upstream: FakeUpstream;
+let upstream: ReferenceApi;
 let transport: UpstreamTransport;
 let client: RestClient;
 
 beforeAll(async () => {
-  upstream = await startFakeUpstream();
+  upstream = await startReferenceApi();
   transport = createUpstreamTransport({ baseUrl: upstream.url, ...TRANSPORT_DEFAULTS });
   client = createRestClient(transport, { key: KEY, requestId: 'rid-1' });
 });
@@ -29,7 +30,7 @@ afterAll(async () => {
 
 beforeEach(() => {
   upstream.requests.length = 0;
-  upstream.handle((_req, res) => sendJson(res, 200, RECORD));
+  upstream.answerWith((_req, res) => sendJson(res, 200, RECORD));
 });
 
 type Row = [name: string, call: (c: RestClient) => Promise<unknown>, method: string, path: string, answer: unknown, body?: unknown];
@@ -139,12 +140,12 @@ describe('one method per seed endpoint', () => {
   });
 
   it.each(rows)('%s', async (_name, call, method, path, answer, body) => {
-    upstream.handle((_req, res) => (answer === NONE ? res.writeHead(204).end() : sendJson(res, 200, answer)));
+    upstream.answerWith((_req, res) => (answer === NONE ? res.writeHead(204).end() : sendJson(res, 200, answer)));
     const result = await call(client);
     expect(upstream.requests).toHaveLength(1);
     const [sent] = upstream.requests;
     expect(sent).toMatchObject({ method, path, query: {} });
-    expect(sent?.body === '' ? undefined : JSON.parse(sent?.body ?? '')).toEqual(body);
+    expect(sent?.body).toEqual(body);
     expect(sent?.headers.authorization).toBe(`Bearer ${KEY}`);
     expect(sent?.headers['x-request-id']).toBe('rid-1');
     expect(result).toEqual(answer);
@@ -154,7 +155,7 @@ describe('one method per seed endpoint', () => {
 describe('lists', () => {
   it('sends limit and offset, and returns the page without following next', async () => {
     const page = { count: 3, next: 'http://elsewhere.example/api/organizations/?offset=2', previous: null, results: [RECORD] };
-    upstream.handle((_req, res) => sendJson(res, 200, page));
+    upstream.answerWith((_req, res) => sendJson(res, 200, page));
     expect(await client.listDomains(ORG, { limit: 1, offset: 2 })).toEqual(page);
     expect(upstream.requests).toHaveLength(1);
     expect(upstream.requests[0]?.query).toEqual({ limit: '1', offset: '2' });
@@ -163,7 +164,7 @@ describe('lists', () => {
 
 describe('answers', () => {
   it('refuses an answer of another shape as a malformed response, after one call', async () => {
-    upstream.handle((_req, res) => sendJson(res, 201, { id: 'not-a-uuid' }));
+    upstream.answerWith((_req, res) => sendJson(res, 201, { id: 'not-a-uuid' }));
     const error = await client.createDomain(ORG, BODY).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UpstreamError);
     expect(error).toMatchObject({ kind: 'malformed', status: 201, method: 'POST', route: '/api/organizations/:organization_id/domains/' });
@@ -184,7 +185,7 @@ describe('ids', () => {
   });
 
   it('names the route template in errors', async () => {
-    upstream.handle((_req, res) => sendJson(res, 404, { detail: 'Not found.' }));
+    upstream.answerWith((_req, res) => sendJson(res, 404, { detail: 'Not found.' }));
     const error = await client.getPipelineItem('pipeline_destinations', ORG, 7).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(UpstreamError);
     expect((error as UpstreamError).route).toBe('/api/organizations/:organization_id/pipeline_destinations/:id/');

@@ -1,26 +1,27 @@
 // UPSTREAM_TIMEOUT_MS bounds one upstream call end to end (connection wait, headers, the whole body,
 // retries and their waits), a request's deadline cuts it too, and a call past either frees its
-// socket: against the fake upstream over loopback sockets. A write, once sent, is cut by its own
+// socket: against answers scripted into the reference API over loopback sockets. A write, once sent, is cut by its own
 // timeout only; a read whose caller left once it was sent is read to its end and its socket kept.
 import type { Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { createUpstreamTransport, type UpstreamTransport, type UpstreamTransportOptions } from '../../src/upstream/transport/transport.ts';
 import type { UpstreamError } from '../../src/upstream/upstream-error.ts';
 import { TRANSPORT_DEFAULTS } from '../support/defaults.ts';
-import { dripBody, type FakeUpstream, type StreamedBody, sendJson, startFakeUpstream, streamBody } from '../support/fake-upstream.ts';
 import { lateness } from '../support/lateness.ts';
+import { dripBody, type StreamedBody, sendJson, streamBody } from '../support/scripted-answers.ts';
 import { upstreamFailure } from '../support/upstream-failure.ts';
 
 const KEY = 'phx_deadline_key';
 /** What the docs promise: a tick of the deadline clock, plus the event loop's delay meanwhile. */
 const late = lateness();
 
-let upstream: FakeUpstream;
+let upstream: ReferenceApi;
 let transport: UpstreamTransport;
 
 beforeEach(async () => {
   late.reset();
-  upstream = await startFakeUpstream();
+  upstream = await startReferenceApi();
 });
 
 afterEach(async () => {
@@ -54,7 +55,7 @@ describe('a dripping body', () => {
   it.each([100, 200])('200 then a byte every %i ms ends as a timeout at UPSTREAM_TIMEOUT_MS, and frees the socket', async (intervalMs) => {
     connect({ timeoutMs: 600, connections: 1 });
     let dripClosed: Promise<void> | undefined;
-    upstream.handle((req, res) => {
+    upstream.answerWith((req, res) => {
       if (req.path === '/api/drip/') dripClosed = dripBody(res, intervalMs);
       else sendJson(res, 200, { ok: true });
     });
@@ -72,7 +73,7 @@ describe('a dripping body', () => {
 
   it('ends at the request deadline when that comes first, though the call is within its own timeout', async () => {
     connect({ timeoutMs: 5000 });
-    upstream.handle((_req, res) => void dripBody(res));
+    upstream.answerWith((_req, res) => void dripBody(res));
     const startedAt = performance.now();
     const { error, afterMs } = await failure(() => get('/api/drip/', { deadlineAt: startedAt + 400 }), startedAt);
     expect(error.kind).toBe('timeout');
@@ -82,7 +83,7 @@ describe('a dripping body', () => {
   it("ends when the caller goes away (its client disconnected); what is left of the answer is read until the call's own limit, then cut", async () => {
     connect({ timeoutMs: 1000 });
     let dripClosedAt = 0;
-    upstream.handle(
+    upstream.answerWith(
       (_req, res) =>
         void dripBody(res).then(() => {
           dripClosedAt = performance.now();
@@ -105,7 +106,7 @@ describe('a read whose caller left once it was sent', () => {
   it('fails for the caller at once, and its answer is read to the end and dropped: the socket serves the next call', async () => {
     connect({ timeoutMs: 5000, connections: 1 });
     const sockets: Socket[] = [];
-    upstream.handle((req, res, raw) => {
+    upstream.answerWith((req, res, raw) => {
       sockets.push(raw.socket);
       if (req.path !== '/api/slow/') return sendJson(res, 200, { ok: true });
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -131,7 +132,7 @@ describe('a read whose caller left once it was sent', () => {
     connect({ timeoutMs: 5000, maxResponseBytes: 1024 * 1024 });
     let streamed: StreamedBody | undefined;
     let served: Socket | undefined;
-    upstream.handle((_req, res, raw) => {
+    upstream.answerWith((_req, res, raw) => {
       served = raw.socket;
       // The answer only after the caller left: 50 MiB, as fast as the gateway reads it.
       setTimeout(() => {
@@ -151,7 +152,7 @@ describe('a read whose caller left once it was sent', () => {
 describe('waiting for a pooled connection', () => {
   it('counts against the budget: with both connections held by drips, a third call fails at its own limit without being sent', async () => {
     connect({ timeoutMs: 1000, connections: 2 });
-    upstream.handle((req, res) => (req.path === '/api/drip/' ? void dripBody(res) : sendJson(res, 200, { ok: true })));
+    upstream.answerWith((req, res) => (req.path === '/api/drip/' ? void dripBody(res) : sendJson(res, 200, { ok: true })));
     const drips = [failure(() => get('/api/drip/')), failure(() => get('/api/drip/'))];
     await expect.poll(() => upstream.requests.length).toBe(2);
 
@@ -171,7 +172,9 @@ describe('waiting for a pooled connection', () => {
 describe('retries', () => {
   it('count their waits: a wait of Retry-After then a drip still end at UPSTREAM_TIMEOUT_MS', async () => {
     connect({ timeoutMs: 1500 });
-    upstream.handle((_req, res) => (upstream.requests.length === 1 ? sendJson(res, 503, {}, { 'retry-after': '1' }) : void dripBody(res)));
+    upstream.answerWith((_req, res) =>
+      upstream.requests.length === 1 ? sendJson(res, 503, {}, { 'retry-after': '1' }) : void dripBody(res),
+    );
     const { error, afterMs } = await failure(() => get('/api/organizations/'));
     expect(error).toMatchObject({ kind: 'timeout', attempts: 2 });
     expectOnTime(afterMs, 1500);
@@ -181,7 +184,7 @@ describe('retries', () => {
 
   it('are not attempted when the wait would end past the budget', async () => {
     connect({ timeoutMs: 800 });
-    upstream.handle((_req, res) => sendJson(res, 503, {}, { 'retry-after': '1' }));
+    upstream.answerWith((_req, res) => sendJson(res, 503, {}, { 'retry-after': '1' }));
     const { error, afterMs } = await failure(() => get('/api/organizations/'));
     expect(error).toMatchObject({ kind: 'http', status: 503, attempts: 1 });
     expect(afterMs).toBeLessThan(300);
@@ -198,7 +201,7 @@ describe('a write once sent is seen through', () => {
       body: { name: 'Acme' },
       ...more,
     });
-  const answerAfter = (ms: number) => upstream.handle((_req, res) => void setTimeout(() => sendJson(res, 201, { id: 'created' }), ms));
+  const answerAfter = (ms: number) => upstream.answerWith((_req, res) => void setTimeout(() => sendJson(res, 201, { id: 'created' }), ms));
 
   it('the caller going away and the request deadline no longer cut it: it gets its answer', async () => {
     connect({ timeoutMs: 5000 });
@@ -224,7 +227,7 @@ describe('a write once sent is seen through', () => {
 
   it('one not sent yet is still given up: waiting for a pooled connection past the deadline, it sends nothing', async () => {
     connect({ timeoutMs: 1000, connections: 1 });
-    upstream.handle((req, res) => (req.path === '/api/drip/' ? void dripBody(res) : sendJson(res, 201, {})));
+    upstream.answerWith((req, res) => (req.path === '/api/drip/' ? void dripBody(res) : sendJson(res, 201, {})));
     const drip = failure(() => get('/api/drip/'));
     await expect.poll(() => upstream.requests.length).toBe(1);
     const { error } = await failure(() => write({ deadlineAt: performance.now() + 200 }));

@@ -2,19 +2,21 @@ import type { ServerResponse } from 'node:http';
 import { GraphQLError } from 'graphql';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { gatewayError, isNotFound, toGraphQLError } from '../../src/errors/graphql-errors.ts';
+import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { InvalidPathSegmentError, segment } from '../../src/upstream/paths.ts';
 import { createUpstreamTransport, type HttpMethod, type UpstreamTransport } from '../../src/upstream/transport/transport.ts';
 import { InvalidKeyError, UpstreamError } from '../../src/upstream/upstream-error.ts';
 import { TRANSPORT_DEFAULTS } from '../support/defaults.ts';
-import { dropMidResponse, type FakeUpstream, refusedUrl, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
+import { refusedUrl } from '../support/refused-url.ts';
+import { dropMidResponse, sendJson } from '../support/scripted-answers.ts';
 
 const KEY = 'phx_very_secret_key';
 
-let upstream: FakeUpstream;
+let upstream: ReferenceApi;
 let transport: UpstreamTransport;
 
 beforeAll(async () => {
-  upstream = await startFakeUpstream();
+  upstream = await startReferenceApi();
   transport = createUpstreamTransport({ baseUrl: upstream.url, ...TRANSPORT_DEFAULTS, timeoutMs: 200, getRetries: 0 });
 });
 
@@ -25,7 +27,7 @@ afterAll(async () => {
 
 /** What a caller would see for the failure of one real upstream call, as serialised JSON. */
 async function callerSees(answer: (res: ServerResponse) => void, method: HttpMethod = 'GET', t = transport) {
-  upstream.handle((_req, res) => answer(res));
+  upstream.answerWith((_req, res) => answer(res));
   const error = await t.request({ method, path: '/api/organizations/', route: '/api/organizations/', key: KEY }).then(
     () => undefined,
     (e: unknown) => e,

@@ -6,29 +6,22 @@
 import type { ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { COUNT_VALUES_ABOVE_CHARS, MAX_ANSWER_DEPTH } from '../../src/upstream/transport/json-values.ts';
 import { createUpstreamTransport, type UpstreamTransport } from '../../src/upstream/transport/transport.ts';
 import { DEFAULTS, TRANSPORT_DEFAULTS } from '../support/defaults.ts';
-import {
-  deepJsonText,
-  type FakeUpstream,
-  type StreamedBody,
-  sendJson,
-  sendText,
-  startFakeUpstream,
-  streamBody,
-} from '../support/fake-upstream.ts';
+import { deepJsonText, type StreamedBody, sendJson, sendText, streamBody } from '../support/scripted-answers.ts';
 import { upstreamFailure } from '../support/upstream-failure.ts';
 
 const KEY = 'phx_size_key';
 const CAP = 1024 * 1024;
 const MB = 1024 * 1024;
 
-let upstream: FakeUpstream;
+let upstream: ReferenceApi;
 let transport: UpstreamTransport;
 
 beforeEach(async () => {
-  upstream = await startFakeUpstream();
+  upstream = await startReferenceApi();
   transport = createUpstreamTransport({
     baseUrl: upstream.url,
     ...TRANSPORT_DEFAULTS,
@@ -48,7 +41,7 @@ const get = () => transport.request({ method: 'GET', path: '/api/organizations/'
 describe('an answer over the cap', () => {
   it('a 50 MB chunked body fails fast, is not read to its end, and leaves memory as it was', async () => {
     let streamed: StreamedBody | undefined;
-    upstream.handle((_req, res) => (streamed = streamBody(res, 50 * MB)));
+    upstream.answerWith((_req, res) => (streamed = streamBody(res, 50 * MB)));
     const memoryBefore = process.memoryUsage().arrayBuffers;
     const startedAt = performance.now();
     const error = await upstreamFailure(get());
@@ -62,7 +55,7 @@ describe('an answer over the cap', () => {
 
   it('a Content-Length over the cap fails on the headers, before any of the body is read', async () => {
     let served: Socket | undefined;
-    upstream.handle((_req, res, raw) => {
+    upstream.answerWith((_req, res, raw) => {
       served = raw.socket;
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(50 * MB) });
       res.write('['); // and then nothing: only the headers can have failed the call
@@ -74,7 +67,7 @@ describe('an answer over the cap', () => {
   });
 
   it('an error answer over the cap is cut the same way', async () => {
-    upstream.handle((_req, res) => {
+    upstream.answerWith((_req, res) => {
       res.writeHead(500, { 'content-type': 'text/html', 'content-length': String(CAP + 1) });
       res.end(Buffer.alloc(CAP + 1, 'x'));
     });
@@ -94,7 +87,7 @@ describe('the cap itself', () => {
       [CAP, true],
       [CAP + 1, false],
     ] as const) {
-      upstream.handle((_req, res) => {
+      upstream.answerWith((_req, res) => {
         const text = JSON.stringify(bodyOf(bytes));
         res.writeHead(200, { 'content-type': 'application/json', ...(withLength ? { 'content-length': String(bytes) } : {}) });
         // Several writes, so a chunked body arrives in more than one piece.
@@ -109,12 +102,12 @@ describe('the cap itself', () => {
   it('defaults to 8 MiB', async () => {
     const defaults = createUpstreamTransport({ baseUrl: upstream.url, ...TRANSPORT_DEFAULTS });
     try {
-      upstream.handle((_req, res) => sendJson(res, 200, bodyOf(8 * MB)));
+      upstream.answerWith((_req, res) => sendJson(res, 200, bodyOf(8 * MB)));
       expect(
         ((await defaults.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY })).body as string)
           .length,
       ).toBe(8 * MB - 2);
-      upstream.handle((_req, res) => sendJson(res, 200, bodyOf(8 * MB + 1)));
+      upstream.answerWith((_req, res) => sendJson(res, 200, bodyOf(8 * MB + 1)));
       expect(
         await upstreamFailure(defaults.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY })),
       ).toMatchObject({
@@ -138,7 +131,7 @@ describe('answers holding too many values (MAX_UPSTREAM_JSON_VALUES) or nested t
     const defaults = createUpstreamTransport({ baseUrl: upstream.url, ...TRANSPORT_DEFAULTS, getRetries: 0 });
     try {
       for (const text of [deep, flat]) {
-        upstream.handle((_req, res) => sendText(res, 200, text));
+        upstream.answerWith((_req, res) => sendText(res, 200, text));
         expect(
           await upstreamFailure(defaults.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY })),
         ).toMatchObject({
@@ -147,7 +140,7 @@ describe('answers holding too many values (MAX_UPSTREAM_JSON_VALUES) or nested t
         });
       }
       // An error answer's body is then not read: the failure stands, without the upstream's detail.
-      upstream.handle((_req, res) => sendText(res, 500, `{"detail":"down","junk":${deepJsonText(200_000, 'array')}}`));
+      upstream.answerWith((_req, res) => sendText(res, 500, `{"detail":"down","junk":${deepJsonText(200_000, 'array')}}`));
       const error = await upstreamFailure(
         defaults.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY }),
       );
@@ -160,7 +153,7 @@ describe('answers holding too many values (MAX_UPSTREAM_JSON_VALUES) or nested t
   });
 
   it('an answer of exactly the limit passes and one value more fails; shorter answers and real pages are not counted', async () => {
-    const answer = (text: string) => upstream.handle((_req, res) => sendText(res, 200, text));
+    const answer = (text: string) => upstream.answerWith((_req, res) => sendText(res, 200, text));
     answer(numbers(MAX_VALUES));
     expect(((await get()).body as number[]).length).toBe(MAX_VALUES);
     answer(numbers(MAX_VALUES + 1));
@@ -193,7 +186,7 @@ describe('answers holding too many values (MAX_UPSTREAM_JSON_VALUES) or nested t
       questions: [{ type: 'open', choices: ['a', 'b', 'c'] }],
     });
     const page = { count: 100, next: null, previous: null, results: Array.from({ length: 100 }, (_, i) => record(i)) };
-    upstream.handle((_req, res) => sendJson(res, 200, page));
+    upstream.answerWith((_req, res) => sendJson(res, 200, page));
     expect((await get()).body).toEqual(page);
   });
 });
@@ -209,7 +202,7 @@ describe('answer bytes buffered by all calls at once (MAX_UPSTREAM_BUFFERED_BYTE
     });
     // Each answer sends 768 KiB of a chunked body, then waits: three of them do not fit in 2 MiB.
     const held: ServerResponse[] = [];
-    upstream.handle((_req, res) => {
+    upstream.answerWith((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
       res.write(`"${'x'.repeat(768 * 1024 - 1)}`);
       held.push(res);

@@ -2,19 +2,21 @@
 // notes when undici starts writing the request) and read through mayHaveReachedUpstream: each side
 // through real sockets. Writes are used where it matters most (a write is never retried).
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { createUpstreamTransport, type UpstreamTransport, type UpstreamTransportOptions } from '../../src/upstream/transport/transport.ts';
 import { InvalidKeyError, mayHaveReachedUpstream } from '../../src/upstream/upstream-error.ts';
 import { TRANSPORT_DEFAULTS } from '../support/defaults.ts';
-import { dripBody, type FakeUpstream, refusedUrl, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
+import { refusedUrl } from '../support/refused-url.ts';
+import { dripBody, sendJson } from '../support/scripted-answers.ts';
 import { upstreamFailure } from '../support/upstream-failure.ts';
 
 const KEY = 'phx_sent_key';
 
-let upstream: FakeUpstream;
+let upstream: ReferenceApi;
 let transport: UpstreamTransport | undefined;
 
 beforeEach(async () => {
-  upstream = await startFakeUpstream();
+  upstream = await startReferenceApi();
 });
 
 afterEach(async () => {
@@ -48,7 +50,7 @@ describe('never left the gateway: not sent', () => {
 
   it('given up while it waited for the only pooled connection', async () => {
     const t = connect({ connections: 1, timeoutMs: 1000 });
-    upstream.handle((req, res) => (req.path === '/api/drip/' ? void dripBody(res) : sendJson(res, 201, {})));
+    upstream.answerWith((req, res) => (req.path === '/api/drip/' ? void dripBody(res) : sendJson(res, 201, {})));
     const drip = upstreamFailure(t.request({ method: 'GET', path: '/api/drip/', route: '/api/drip/', key: KEY }));
     await expect.poll(() => upstream.requests.length).toBe(1);
     const error = await upstreamFailure(post(t, { deadlineAt: performance.now() + 200 }));
@@ -75,7 +77,7 @@ describe('never left the gateway: not sent', () => {
 describe('may have reached the upstream: sent', () => {
   it('a 200 whose body drips past the timeout', async () => {
     const t = connect({ timeoutMs: 300 });
-    upstream.handle((_req, res) => void dripBody(res));
+    upstream.answerWith((_req, res) => void dripBody(res));
     const error = await upstreamFailure(post(t));
     expect(error).toMatchObject({ kind: 'timeout', sent: true });
     expect(error.wireMs).toBeGreaterThanOrEqual(250);
@@ -86,7 +88,7 @@ describe('may have reached the upstream: sent', () => {
 
   it('a server that accepts the request, then resets the connection', async () => {
     const t = connect();
-    upstream.handle((_req, _res, raw) => raw.socket.resetAndDestroy());
+    upstream.answerWith((_req, _res, raw) => raw.socket.resetAndDestroy());
     const error = await upstreamFailure(post(t));
     expect(error).toMatchObject({ kind: 'network', sent: true });
     expect(mayHaveReachedUpstream(error)).toBe(true);
@@ -94,7 +96,7 @@ describe('may have reached the upstream: sent', () => {
 
   it('any answer, an error status included', async () => {
     const t = connect();
-    upstream.handle((_req, res) => sendJson(res, 500, {}));
+    upstream.answerWith((_req, res) => sendJson(res, 500, {}));
     expect(await upstreamFailure(post(t))).toMatchObject({ kind: 'http', status: 500, sent: true });
   });
 

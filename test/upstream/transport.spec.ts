@@ -1,13 +1,15 @@
 import { MockAgent } from 'undici';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
 import { createUpstreamTransport, type UpstreamTransport, type UpstreamTransportOptions } from '../../src/upstream/transport/transport.ts';
 import { InvalidKeyError, UpstreamError } from '../../src/upstream/upstream-error.ts';
 import { TRANSPORT_DEFAULTS } from '../support/defaults.ts';
-import { dropMidResponse, type FakeUpstream, refusedUrl, sendJson, startFakeUpstream } from '../support/fake-upstream.ts';
+import { refusedUrl } from '../support/refused-url.ts';
+import { dropMidResponse, sendJson } from '../support/scripted-answers.ts';
 
 const KEY = 'phx_secret_key_123';
 
-let upstream: FakeUpstream;
+let upstream: ReferenceApi;
 let transport: UpstreamTransport;
 
 function connect(options: Partial<UpstreamTransportOptions> = {}): UpstreamTransport {
@@ -29,7 +31,7 @@ async function failure(promise: Promise<unknown>): Promise<UpstreamError> {
 }
 
 beforeEach(async () => {
-  upstream = await startFakeUpstream();
+  upstream = await startReferenceApi();
 });
 
 afterEach(async () => {
@@ -40,9 +42,10 @@ afterEach(async () => {
 describe('what is sent', () => {
   it('sends only our headers, the key as a bearer token and the request id', async () => {
     const t = connect();
-    await t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY, requestId: 'req-42' });
+    const key = upstream.keys.demo; // the reference API answers it with its own data
+    await t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key, requestId: 'req-42' });
     const [sent] = upstream.requests;
-    expect(sent?.headers.authorization).toBe(`Bearer ${KEY}`);
+    expect(sent?.headers.authorization).toBe(`Bearer ${key}`);
     expect(sent?.headers['x-request-id']).toBe('req-42');
     expect(sent?.headers.accept).toBe('application/json');
     expect(sent?.headers['user-agent']).toMatch(/^org-graphql-gateway\//);
@@ -59,7 +62,8 @@ describe('what is sent', () => {
 
   it('drops a request id that could inject a header, and never sends cookies', async () => {
     const t = connect();
-    await t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY, requestId: 'a\r\nx-evil: 1' });
+    const key = upstream.keys.demo;
+    await t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key, requestId: 'a\r\nx-evil: 1' });
     expect(upstream.requests[0]?.headers['x-request-id']).toBeUndefined();
     expect(upstream.requests[0]?.headers['x-evil']).toBeUndefined();
     expect(upstream.requests[0]?.headers.cookie).toBeUndefined();
@@ -78,7 +82,7 @@ describe('what is sent', () => {
 
   it('sends a JSON body with its content type, and the query without undefined values', async () => {
     const t = connect();
-    upstream.handle((_req, res) => sendJson(res, 201, { id: 'o1' }));
+    upstream.answerWith((_req, res) => sendJson(res, 201, { id: 'o1' }));
     const res = await t.request({
       method: 'POST',
       path: '/api/organizations/',
@@ -96,25 +100,26 @@ describe('what is sent', () => {
     });
     const [post, get] = upstream.requests;
     expect(post?.headers['content-type']).toBe('application/json');
-    expect(JSON.parse(post?.body ?? '')).toEqual({ name: 'Acme', enforce_2fa: null });
+    expect(post?.body).toEqual({ name: 'Acme', enforce_2fa: null });
     expect(get?.query).toEqual({ limit: '20', offset: '40' });
     expect(get?.headers['content-type']).toBeUndefined();
   });
 
   it('keeps a path prefix of the base URL', async () => {
     const t = connect({ baseUrl: `${upstream.url}/prefix/` });
+    upstream.answerWith((_req, res) => sendJson(res, 200, {}));
     await t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY });
     expect(upstream.requests[0]?.path).toBe('/prefix/api/organizations/');
   });
 
   it('gives body undefined for 204 and for an empty 200', async () => {
     const t = connect();
-    upstream.handle((_req, res) => res.writeHead(204).end());
+    upstream.answerWith((_req, res) => res.writeHead(204).end());
     expect(await t.request({ method: 'DELETE', path: '/api/organizations/x/', route: '/api/organizations/:id/', key: KEY })).toMatchObject({
       status: 204,
       body: undefined,
     });
-    upstream.handle((_req, res) => res.writeHead(200, { 'content-length': '0' }).end());
+    upstream.answerWith((_req, res) => res.writeHead(200, { 'content-length': '0' }).end());
     expect(
       (await t.request({ method: 'GET', path: '/api/organizations/x/', route: '/api/organizations/:id/', key: KEY })).body,
     ).toBeUndefined();
@@ -123,7 +128,7 @@ describe('what is sent', () => {
   it('reuses one keep-alive connection for sequential calls', async () => {
     const t = connect();
     const ports = new Set<number | undefined>();
-    upstream.handle((_req, res, raw) => {
+    upstream.answerWith((_req, res, raw) => {
       ports.add(raw.socket.remotePort);
       sendJson(res, 200, {});
     });
@@ -137,7 +142,7 @@ describe('failures', () => {
   it('carries the live service error body, detail and status', async () => {
     const t = connect({ getRetries: 0 });
     const body = { type: 'validation_error', code: 'required', detail: 'This field is required.', attr: 'name' };
-    upstream.handle((_req, res) => sendJson(res, 400, body));
+    upstream.answerWith((_req, res) => sendJson(res, 400, body));
     const error = await failure(
       t.request({ method: 'POST', path: '/api/organizations/', route: '/api/organizations/', key: KEY, body: {} }),
     );
@@ -154,7 +159,7 @@ describe('failures', () => {
 
   it('reads a bare DRF detail without inventing the full shape, and redacts the key and host from it', async () => {
     const t = connect();
-    upstream.handle((_req, res) =>
+    upstream.answerWith((_req, res) =>
       sendJson(res, 403, { detail: `key ${KEY} on ${upstream.url.replace('http://', '')} lacks 'organization:read'` }),
     );
     const error = await failure(t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY }));
@@ -164,7 +169,7 @@ describe('failures', () => {
 
   it('reports a 500 with a non-JSON body as http 500', async () => {
     const t = connect({ getRetries: 0 });
-    upstream.handle((_req, res) => res.writeHead(500, { 'content-type': 'text/html' }).end('<h1>Server Error</h1>'));
+    upstream.answerWith((_req, res) => res.writeHead(500, { 'content-type': 'text/html' }).end('<h1>Server Error</h1>'));
     expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY }))).toMatchObject({
       kind: 'http',
       status: 500,
@@ -174,17 +179,17 @@ describe('failures', () => {
 
   it('reports malformed JSON and non-JSON content on 2xx as malformed', async () => {
     const t = connect();
-    upstream.handle((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"id": '));
+    upstream.answerWith((_req, res) => res.writeHead(200, { 'content-type': 'application/json' }).end('{"id": '));
     expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY }))).toMatchObject({
       kind: 'malformed',
       status: 200,
     });
-    upstream.handle((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('{}'));
+    upstream.answerWith((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('{}'));
     expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY }))).toMatchObject({
       kind: 'malformed',
       status: 200,
     });
-    upstream.handle((_req, _res, raw) => raw.socket.end('NOT HTTP AT ALL\r\n\r\n'));
+    upstream.answerWith((_req, _res, raw) => raw.socket.end('NOT HTTP AT ALL\r\n\r\n'));
     expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY }))).toMatchObject({
       kind: 'malformed',
       status: undefined,
@@ -201,21 +206,21 @@ describe('failures', () => {
 
   it('reports a connection dropped mid-response as network', async () => {
     const t = connect({ getRetries: 0 });
-    upstream.handle((_req, res) => dropMidResponse(res));
+    upstream.answerWith((_req, res) => dropMidResponse(res));
     const error = await failure(t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY }));
     expect(error.kind).toBe('network');
   });
 
   it('times out a call that does not answer, headers or body', async () => {
     const t = connect({ timeoutMs: 150 });
-    upstream.handle(() => undefined); // never answers
+    upstream.answerWith(() => undefined); // never answers
     const started = Date.now();
     expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY }))).toMatchObject({
       kind: 'timeout',
     });
     expect(Date.now() - started).toBeLessThan(1000);
 
-    upstream.handle((_req, res) => {
+    upstream.answerWith((_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': '10' });
       res.write('{"a":'); // and the rest never comes
     });
@@ -226,7 +231,7 @@ describe('failures', () => {
 
   it('stops at the caller abort signal and at a caller deadline', async () => {
     const t = connect();
-    upstream.handle(() => undefined);
+    upstream.answerWith(() => undefined);
     const controller = new AbortController();
     setTimeout(() => controller.abort(), 50);
     expect(
@@ -254,7 +259,7 @@ describe('failures', () => {
 
   it("ends an attempt at the request's deadline, and sends nothing once it has passed", async () => {
     const t = connect({ timeoutMs: 5000 });
-    upstream.handle(() => undefined);
+    upstream.answerWith(() => undefined);
     const started = performance.now();
     expect(
       await failure(
@@ -297,10 +302,10 @@ describe('failures', () => {
   });
 
   it('does not follow a redirect: the other host receives nothing', async () => {
-    const other = await startFakeUpstream();
+    const other = await startReferenceApi();
     try {
       const t = connect();
-      upstream.handle((_req, res) => res.writeHead(302, { location: `${other.url}/api/organizations/` }).end());
+      upstream.answerWith((_req, res) => res.writeHead(302, { location: `${other.url}/api/organizations/` }).end());
       const error = await failure(t.request({ method: 'GET', path: '/api/organizations', route: '/api/organizations', key: KEY }));
       expect(error).toMatchObject({ kind: 'redirect', status: 302 });
       expect(error.message).not.toContain(other.url);
@@ -315,7 +320,7 @@ describe('failures', () => {
 describe('retries', () => {
   it.each([502, 503, 504])('retries a GET on %i and succeeds', async (status) => {
     const t = connect();
-    upstream.handle((_req, res) =>
+    upstream.answerWith((_req, res) =>
       upstream.requests.length < 3 ? sendJson(res, status, { detail: 'busy' }) : sendJson(res, 200, { ok: true }),
     );
     const res = await t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY });
@@ -325,7 +330,7 @@ describe('retries', () => {
 
   it('retries a GET after a dropped connection', async () => {
     const t = connect();
-    upstream.handle((_req, res) => (upstream.requests.length === 1 ? dropMidResponse(res) : sendJson(res, 200, { ok: true })));
+    upstream.answerWith((_req, res) => (upstream.requests.length === 1 ? dropMidResponse(res) : sendJson(res, 200, { ok: true })));
     expect(await t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY })).toMatchObject({
       body: { ok: true },
       attempts: 2,
@@ -334,7 +339,7 @@ describe('retries', () => {
 
   it('gives up after getRetries and reports the last answer', async () => {
     const t = connect({ getRetries: 1 });
-    upstream.handle((_req, res) => sendJson(res, 502, {}));
+    upstream.answerWith((_req, res) => sendJson(res, 502, {}));
     expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY }))).toMatchObject({
       kind: 'http',
       status: 502,
@@ -345,7 +350,7 @@ describe('retries', () => {
 
   it('honours Retry-After in seconds and as an HTTP date on 503', async () => {
     const t = connect({ timeoutMs: 5000 });
-    upstream.handle((_req, res) =>
+    upstream.answerWith((_req, res) =>
       upstream.requests.length === 1 ? sendJson(res, 503, {}, { 'retry-after': '1' }) : sendJson(res, 200, {}),
     );
     let started = Date.now();
@@ -353,7 +358,7 @@ describe('retries', () => {
     expect(Date.now() - started).toBeGreaterThanOrEqual(950);
 
     const inTwoSeconds = new Date(Date.now() + 2000).toUTCString(); // whole seconds: waits 1-2 s
-    upstream.handle((_req, res) =>
+    upstream.answerWith((_req, res) =>
       upstream.requests.length === 3 ? sendJson(res, 503, {}, { 'retry-after': inTwoSeconds }) : sendJson(res, 200, {}),
     );
     started = Date.now();
@@ -364,7 +369,7 @@ describe('retries', () => {
 
   it('waits at least the backoff when Retry-After names a past date (now), and never sends a retry at once', async () => {
     const t = connect({ retryBaseDelayMs: 100 });
-    upstream.handle((_req, res) => sendJson(res, 503, {}, { 'retry-after': 'Sun, 06 Nov 1994 08:49:37 GMT' }));
+    upstream.answerWith((_req, res) => sendJson(res, 503, {}, { 'retry-after': 'Sun, 06 Nov 1994 08:49:37 GMT' }));
     expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY }))).toMatchObject({
       status: 503,
       retryAfterSeconds: 0,
@@ -378,7 +383,7 @@ describe('retries', () => {
 
   it.each(['-1', '1.5', '5, 10', '1e+23', 'soon'])('ignores an unusable Retry-After %j: the backoff decides', async (retryAfter) => {
     const t = connect({ retryBaseDelayMs: 20, timeoutMs: 5000 });
-    upstream.handle((_req, res) =>
+    upstream.answerWith((_req, res) =>
       upstream.requests.length === 1 ? sendJson(res, 503, {}, { 'retry-after': retryAfter }) : sendJson(res, 200, {}),
     );
     const started = Date.now();
@@ -391,14 +396,14 @@ describe('retries', () => {
 
   it('clamps a Retry-After decades ahead to an hour, which does not fit the budget: gives up at once', async () => {
     const t = connect({ timeoutMs: 5000 });
-    upstream.handle((_req, res) => sendJson(res, 503, {}, { 'retry-after': 'Sat, 01 Jan 2080 00:00:00 GMT' }));
+    upstream.answerWith((_req, res) => sendJson(res, 503, {}, { 'retry-after': 'Sat, 01 Jan 2080 00:00:00 GMT' }));
     const error = await failure(t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY }));
     expect(error).toMatchObject({ status: 503, retryAfterSeconds: 3600, attempts: 1 });
   });
 
   it('gives up at once when Retry-After does not fit in the remaining time', async () => {
     const t = connect({ timeoutMs: 1000 });
-    upstream.handle((_req, res) => sendJson(res, 503, {}, { 'retry-after': '30' }));
+    upstream.answerWith((_req, res) => sendJson(res, 503, {}, { 'retry-after': '30' }));
     const started = Date.now();
     expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY }))).toMatchObject({
       status: 503,
@@ -410,7 +415,7 @@ describe('retries', () => {
 
   it.each(['POST', 'PATCH', 'DELETE'] as const)('never retries a %s', async (method) => {
     const t = connect();
-    upstream.handle((_req, res) => sendJson(res, 503, {}));
+    upstream.answerWith((_req, res) => sendJson(res, 503, {}));
     expect(
       await failure(
         t.request({
@@ -422,7 +427,7 @@ describe('retries', () => {
         }),
       ),
     ).toMatchObject({ status: 503, attempts: 1 });
-    upstream.handle((_req, res) => dropMidResponse(res));
+    upstream.answerWith((_req, res) => dropMidResponse(res));
     expect(
       await failure(
         t.request({
@@ -439,7 +444,7 @@ describe('retries', () => {
 
   it('does not retry a 429, reading retryAfter from the header or else the detail', async () => {
     const t = connect();
-    upstream.handle((_req, res) => sendJson(res, 429, { detail: 'slow down' }, { 'retry-after': '7' }));
+    upstream.answerWith((_req, res) => sendJson(res, 429, { detail: 'slow down' }, { 'retry-after': '7' }));
     expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY }))).toMatchObject({
       status: 429,
       retryAfterSeconds: 7,
@@ -451,7 +456,7 @@ describe('retries', () => {
       detail: 'Request was throttled. Expected available in 12 seconds.',
       attr: null,
     };
-    upstream.handle((_req, res) => sendJson(res, 429, throttled));
+    upstream.answerWith((_req, res) => sendJson(res, 429, throttled));
     expect(await failure(t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY }))).toMatchObject({
       status: 429,
       retryAfterSeconds: 12,
@@ -462,7 +467,7 @@ describe('retries', () => {
 
   it('never retries past the caller signal', async () => {
     const t = connect({ retryBaseDelayMs: 10_000, timeoutMs: 60_000 });
-    upstream.handle((_req, res) => sendJson(res, 502, {}));
+    upstream.answerWith((_req, res) => sendJson(res, 502, {}));
     const started = Date.now();
     const error = await failure(
       t.request({ method: 'GET', path: '/api/organizations/', route: '/api/organizations/', key: KEY, signal: AbortSignal.timeout(200) }),

@@ -3,8 +3,9 @@
 import { describe, expect, it } from 'vitest';
 import type { ReferenceApi } from '../../../src/reference-api/index.ts';
 import type { Harness } from '../../support/harness.ts';
+import { useHarness } from '../../support/harness.ts';
 import { UNKNOWN_UUID } from '../../support/ids.ts';
-import { deleteCase, describeMutations, freshOrg, globalId, type MutationCase, mutate, orgId, SHAPES, useHarness } from './support.ts';
+import { deleteCase, describeMutations, freshOrg, globalId, type MutationCase, mutate, orgId, SHAPES } from './support.ts';
 
 const SELECTION =
   'batchExport { id databaseId name model interval paused lastPausedAt startAt endAt hogqlQuery destination { type config } latestRuns { status dataIntervalStart dataIntervalEnd } }';

@@ -5,10 +5,12 @@
 import { getNamedType, isInputObjectType, isNonNullType, isObjectType, isUnionType } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { createGateway } from '../../../src/gateway.ts';
+import { startReferenceApi } from '../../../src/reference-api/index.ts';
 import { schema } from '../../../src/schema/index.ts';
-import { sendJson, startFakeUpstream } from '../../support/fake-upstream.ts';
+import { useHarness } from '../../support/harness.ts';
 import { UNKNOWN_UUID } from '../../support/ids.ts';
-import { freshOrg, globalId, mutate, orgId, unique, useHarness } from './support.ts';
+import { sendJson } from '../../support/scripted-answers.ts';
+import { freshOrg, globalId, mutate, orgId, unique } from './support.ts';
 
 const MUTATIONS = [
   'createOrganization',
@@ -144,8 +146,8 @@ describe('several mutations in one operation', () => {
   });
 
   it('after one fails with a GraphQL error, those after it are not run, and leave no error of their own', async () => {
-    const upstream = await startFakeUpstream();
-    upstream.handle((_req, res) => sendJson(res, 503, { detail: 'down' }));
+    const upstream = await startReferenceApi();
+    upstream.answerWith((_req, res) => sendJson(res, 503, { detail: 'down' }));
     const gateway = createGateway({ upstreamUrl: upstream.url });
     try {
       const [first, second] = [globalId('Domain', UNKNOWN_UUID, UNKNOWN_UUID), globalId('Domain', UNKNOWN_UUID, OTHER_UUID)];

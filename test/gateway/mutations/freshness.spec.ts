@@ -1,7 +1,8 @@
 // After a mutation, the request's loaders no longer serve what it changed: later mutation fields of
 // the same operation read lists, lookups and memoised GETs as the upstream now has them.
 import { describe, expect, it } from 'vitest';
-import { freshOrg, globalId, orgId, SHAPES, unique, useHarness } from './support.ts';
+import { useHarness } from '../../support/harness.ts';
+import { freshOrg, globalId, orgId, SHAPES, unique } from './support.ts';
 
 const ORGANIZATION_VIEW = `
   fragment View on UpdateOrganizationResult {

@@ -3,19 +3,9 @@
 // the array of all of them.
 import { describe, expect, it } from 'vitest';
 import type { ReferenceApi } from '../../../src/reference-api/index.ts';
+import { useHarness } from '../../support/harness.ts';
 import { UNKNOWN_UUID } from '../../support/ids.ts';
-import {
-  deleteCase,
-  describeMutations,
-  freshOrg,
-  globalId,
-  type MutationCase,
-  mutate,
-  orgId,
-  SHAPES,
-  unique,
-  useHarness,
-} from './support.ts';
+import { deleteCase, describeMutations, freshOrg, globalId, type MutationCase, mutate, orgId, SHAPES, unique } from './support.ts';
 
 const SELECTION = 'invite { id databaseId targetEmail firstName level message createdBy { email } }';
 const BULK_SELECTION = 'invites { id databaseId targetEmail firstName level }';

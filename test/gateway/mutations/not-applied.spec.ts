@@ -1,12 +1,12 @@
 // No silent success: a create or update the upstream answered without applying a field the caller
 // set answers NotAppliedError with the record as answered; a string it normalised is not reported.
 import { OverlappingFieldsCanBeMergedRule, parse, validate } from 'graphql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway, type Gateway } from '../../../src/gateway.ts';
+import { describe, expect, it } from 'vitest';
 import { schema } from '../../../src/schema/index.ts';
-import { type FakeUpstream, sendJson, startFakeUpstream } from '../../support/fake-upstream.ts';
+import { useHarness } from '../../support/harness.ts';
 import { UNKNOWN_UUID } from '../../support/ids.ts';
-import { freshOrg, globalId, mutate, orgId, useHarness } from './support.ts';
+import { sendJson } from '../../support/scripted-answers.ts';
+import { freshOrg, globalId, mutate, orgId } from './support.ts';
 
 const ORG = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
 const DOMAIN = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5c';
@@ -29,25 +29,10 @@ const UPDATE_ORGANIZATION = `mutation UpdateOrganization($input: UpdateOrganizat
 }`;
 
 describe('NotAppliedError against an upstream that ignores or normalises fields', () => {
-  let fake: FakeUpstream;
-  let gateway: Gateway;
-  beforeAll(async () => {
-    fake = await startFakeUpstream();
-    gateway = createGateway({ upstreamUrl: fake.url });
-  });
-  afterAll(async () => {
-    await gateway.close();
-    await fake.close();
-  });
-
+  const harness = useHarness();
   const run = async (query: string, input: object) => {
-    fake.requests.length = 0;
-    const response = await gateway.yoga.fetch('http://gateway.test/graphql', {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: 'Bearer phx_fake' },
-      body: JSON.stringify({ query, variables: { input } }),
-    });
-    return (await response.json()) as { data?: Record<string, any>; errors?: unknown[] };
+    harness().api.clearRequests();
+    return (await harness().run<Record<string, any>, { input: object }>(query, { input })).body;
   };
 
   it('selects NotAppliedError.record beside the payload record in one valid operation', () => {
@@ -59,7 +44,7 @@ describe('NotAppliedError against an upstream that ignores or normalises fields'
 
   it('answers NotAppliedError naming a field the answer lacks, with the record as answered, after one write', async () => {
     // The live domain record has no SAML fields: the upstream ignores them.
-    fake.handle((_req, res) =>
+    harness().api.answerWith((_req, res) =>
       sendJson(res, 200, { id: DOMAIN, domain: 'a.example', jit_provisioning_enabled: true, sso_enforcement: '', is_verified: false }),
     );
     const id = globalId('Domain', ORG, DOMAIN);
@@ -71,13 +56,13 @@ describe('NotAppliedError against an upstream that ignores or normalises fields'
       fields: ['samlEntityId'],
       record: { id, databaseId: DOMAIN, jitProvisioningEnabled: true, samlEntityId: null },
     });
-    expect(fake.requests.map((r) => [r.method, r.path, JSON.parse(r.body)])).toEqual([
+    expect(harness().api.requests.map((r) => [r.method, r.path, r.body])).toEqual([
       ['PATCH', `/api/organizations/${ORG}/domains/${DOMAIN}/`, { saml_entity_id: 'https://idp.example/', jit_provisioning_enabled: true }],
     ]);
   });
 
   it('reports a Boolean answered with another value and a null answered non-null, in the input type field order', async () => {
-    fake.handle((_req, res) =>
+    harness().api.answerWith((_req, res) =>
       sendJson(res, 200, {
         id: ORG,
         name: 'Hogflix',
@@ -97,11 +82,11 @@ describe('NotAppliedError against an upstream that ignores or normalises fields'
       fields: ['isMemberJoinEmailEnabled', 'logoMediaId'],
       record: { name: 'Hogflix', isMemberJoinEmailEnabled: true, membersCanInvite: true },
     });
-    expect(fake.requests).toHaveLength(1);
+    expect(harness().api.requests).toHaveLength(1);
   });
 
   it('does not report a string the upstream normalised (trimmed, re-cased), nor an equal value', async () => {
-    fake.handle((_req, res) =>
+    harness().api.answerWith((_req, res) =>
       sendJson(res, 200, { id: ORG, name: 'Hogflix', is_member_join_email_enabled: false, members_can_invite: false, logo_media_id: ORG }),
     );
     const body = await run(UPDATE_ORGANIZATION, {

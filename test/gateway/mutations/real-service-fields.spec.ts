@@ -1,7 +1,8 @@
 // The real service's writable fields (contract: The real service) reach the REST body exactly as
 // given, PATCH semantics included, and read back from the reference API's answer as the payload.
 import { describe, expect, it } from 'vitest';
-import { freshOrg, globalId, mutate, orgId, useHarness } from './support.ts';
+import { useHarness } from '../../support/harness.ts';
+import { freshOrg, globalId, mutate, orgId } from './support.ts';
 
 const ROLE = '0190a1b2-c3d4-7e5f-8a9b-0c1d2e3f4a5b';
 

@@ -1,13 +1,12 @@
 // Shared by the mutation specs: fresh records arranged in the reference API's store, one mutation
 // run with the upstream calls it caused, and the checks every mutation gets (a table per record type
 // drives them): the REST call and payload, ValidationError, NotFoundError, scope denial, bad ids.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createGateway, type Gateway } from '../../../src/gateway.ts';
+import { describe, expect, it } from 'vitest';
 import type { ReferenceApi } from '../../../src/reference-api/index.ts';
 import type { StoredOrganization } from '../../../src/reference-api/stored-records.ts';
 import { globalId } from '../../../src/schema/global-id.ts';
-import { type FakeUpstream, sendJson, startFakeUpstream } from '../../support/fake-upstream.ts';
-import { type Harness, startHarness } from '../../support/harness.ts';
+import { type Harness, useHarness } from '../../support/harness.ts';
+import { sendJson } from '../../support/scripted-answers.ts';
 
 export { globalId };
 
@@ -124,7 +123,7 @@ export interface MutationCase {
   arrange(h: Harness, live: boolean): Arranged;
   /**
    * An input the reference API answers 400 for, and the error it must become. Absent where the
-   * reference API never answers 400 (deletes, pause, unpause): a fake upstream covers those.
+   * reference API never answers 400 (deletes, pause, unpause): a scripted answer covers those.
    */
   invalid?(h: Harness, live: boolean): { input: Record<string, unknown>; field: string | null; code: string };
   /** An input naming a well-formed id of a record (or parent) that does not exist. */
@@ -166,25 +165,12 @@ export function deleteCase(
   };
 }
 
-/** A harness for the enclosing describe block; call the returned function inside tests. */
-export function useHarness(options: Parameters<typeof startHarness>[0] = {}): () => Harness {
-  let h: Harness | undefined;
-  beforeAll(async () => {
-    h = await startHarness(options);
-  });
-  afterAll(() => h?.close());
-  return () => {
-    if (!h) throw new Error('harness not started');
-    return h;
-  };
-}
-
 /**
  * Starts a harness per answer shape and runs every check of every case against it, then the
- * fake-upstream checks for the cases the reference API never rejects.
+ * scripted-answer checks for the cases the reference API never rejects.
  */
 export function describeMutations(cases: MutationCase[]): void {
-  describeFakeUpstreamErrors(cases);
+  describeScriptedErrors(cases);
   describe.each(SHAPES)('$shape', ({ liveShapes }) => {
     const harness = useHarness({ liveShapes });
 
@@ -277,40 +263,26 @@ export function describeMutations(cases: MutationCase[]): void {
 }
 
 /**
- * The reference API never answers these mutations with 400; a fake upstream that does shows the
+ * The reference API never answers these mutations with 400; a scripted answer that does shows the
  * 400 still becomes a ValidationError (and a 404 a NotFoundError) rather than a GraphQL error.
  */
-function describeFakeUpstreamErrors(cases: MutationCase[]): void {
+function describeScriptedErrors(cases: MutationCase[]): void {
   const covered = cases.filter((c) => !c.invalid && c.missing);
   if (covered.length === 0) return;
-  describe('errors as data from any upstream (fake upstream answering 400 / 404)', () => {
+  describe('errors as data from any upstream (a scripted 400 / 404)', () => {
     const harness = useHarness();
-    let fake: FakeUpstream;
-    let gateway: Gateway;
-    beforeAll(async () => {
-      fake = await startFakeUpstream();
-      gateway = createGateway({ upstreamUrl: fake.url });
-    });
-    afterAll(async () => {
-      await gateway.close();
-      await fake.close();
-    });
 
-    const runOnFake = async (c: MutationCase, input: object) => {
-      const response = await gateway.yoga.fetch('http://gateway.test/graphql', {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', authorization: 'Bearer phx_fake' },
-        body: JSON.stringify({ query: mutationDocument(c.name, c.selection, c.notFound ?? true), variables: { input } }),
-      });
-      const body = (await response.json()) as { data?: Record<string, any>; errors?: unknown[] };
-      return { result: body.data?.[c.name], errors: body.errors };
+    const runScripted = async (c: MutationCase, input: object) => {
+      const document = mutationDocument(c.name, c.selection, c.notFound ?? true);
+      const { data, errors } = await harness().run<Record<string, any>, { input: object }>(document, { input });
+      return { result: data?.[c.name], errors };
     };
 
     it.each(covered)('$name: 400 -> ValidationError', async (c) => {
-      fake.handle((_req, res) =>
+      harness().api.answerWith((_req, res) =>
         sendJson(res, 400, { type: 'validation_error', code: 'invalid_input', detail: 'Not allowed now.', attr: 'some_field__inner' }),
       );
-      const { result, errors } = await runOnFake(c, (c.missing as NonNullable<MutationCase['missing']>)(harness()));
+      const { result, errors } = await runScripted(c, (c.missing as NonNullable<MutationCase['missing']>)(harness()));
       expect(errors).toBeUndefined();
       expect(result).toEqual({
         __typename: 'ValidationError',
@@ -321,8 +293,10 @@ function describeFakeUpstreamErrors(cases: MutationCase[]): void {
     });
 
     it.each(covered)('$name: 404 -> NotFoundError', async (c) => {
-      fake.handle((_req, res) => sendJson(res, 404, { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null }));
-      const { result, errors } = await runOnFake(c, (c.missing as NonNullable<MutationCase['missing']>)(harness()));
+      harness().api.answerWith((_req, res) =>
+        sendJson(res, 404, { type: 'invalid_request', code: 'not_found', detail: 'Not found.', attr: null }),
+      );
+      const { result, errors } = await runScripted(c, (c.missing as NonNullable<MutationCase['missing']>)(harness()));
       expect(errors).toBeUndefined();
       expect(result).toEqual({ __typename: 'NotFoundError', message: expect.any(String) });
     });

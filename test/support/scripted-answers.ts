@@ -1,64 +1,7 @@
-// A recording HTTP upstream on a loopback port: each test sets the handler and reads back exactly
-// what the gateway sent (method, raw path, query, headers, body), plus the faults a broken upstream
-// commits (a dripping body, a huge body, a dropped or reset connection).
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
-
-export interface RecordedRequest {
-  method: string;
-  /** The raw request-target path, before any decoding. */
-  path: string;
-  query: Record<string, string>;
-  headers: IncomingHttpHeaders;
-  body: string;
-  /** `performance.now()` when the whole request had been read. */
-  receivedAt: number;
-}
-
-/** Its return value is ignored (so `res.writeHead(...).end()` is a handler body). */
-export type FakeHandler = (req: RecordedRequest, res: ServerResponse, raw: IncomingMessage) => unknown;
-
-export interface FakeUpstream {
-  /** `http://127.0.0.1:<port>` */
-  url: string;
-  requests: RecordedRequest[];
-  handle(handler: FakeHandler): void;
-  close(): Promise<void>;
-}
-
-/** Answers 200 `{}` until a test sets its own handler. `port`: listen there (e.g. one that refused connections until now). */
-export async function startFakeUpstream(port = 0): Promise<FakeUpstream> {
-  const requests: RecordedRequest[] = [];
-  let handler: FakeHandler = (_req, res) => sendJson(res, 200, {});
-  const server = createServer(async (raw, res) => {
-    const chunks: Buffer[] = [];
-    for await (const chunk of raw) chunks.push(chunk as Buffer);
-    const target = raw.url ?? '/';
-    const queryStart = target.indexOf('?');
-    const recorded: RecordedRequest = {
-      method: raw.method ?? '',
-      path: queryStart === -1 ? target : target.slice(0, queryStart),
-      query: Object.fromEntries(new URLSearchParams(queryStart === -1 ? '' : target.slice(queryStart + 1))),
-      headers: raw.headers,
-      body: Buffer.concat(chunks).toString('utf8'),
-      receivedAt: performance.now(),
-    };
-    requests.push(recorded);
-    await handler(recorded, res, raw);
-  });
-  await new Promise<void>((resolve) => server.listen(port, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    requests,
-    handle(next) {
-      handler = next;
-    },
-    close() {
-      server.closeAllConnections();
-      return new Promise((resolve) => server.close(() => resolve()));
-    },
-  };
-}
+// Answers a test scripts into the reference API (`api.answerWith`, src/reference-api/scripted.ts):
+// the odd answers of a broken or surprising upstream, exactly as a test needs them (a chosen status
+// or text, a dripping or huge body, a connection cut mid-answer, JSON nested too deep to stringify).
+import type { ServerResponse } from 'node:http';
 
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
@@ -116,15 +59,6 @@ export function streamBody(res: ServerResponse, totalBytes: number): StreamedBod
   return streamed;
 }
 
-/** A loopback port with nothing listening on it. */
-export async function refusedUrl(): Promise<string> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return `http://127.0.0.1:${port}`;
-}
-
 /** Sends `text` as the body exactly as given: an answer JSON.stringify cannot write, or one that is not JSON. */
 export function sendText(res: ServerResponse, status: number, text: string, contentType = 'application/json'): void {
   res.writeHead(status, { 'content-type': contentType, 'content-length': Buffer.byteLength(text) });
@@ -154,7 +88,7 @@ export function jsonText(value: unknown): string {
   });
 }
 
-/** A wrong-shaped answer: its name and how the fake sends it. */
+/** A wrong-shaped answer: its name and how it is sent. */
 export type WrongAnswer = [name: string, send: (res: ServerResponse) => void];
 
 /** Answers no list or record endpoint may give: the gateway must treat each as an upstream failure. */
