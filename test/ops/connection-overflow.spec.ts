@@ -3,61 +3,11 @@
 // pooled client's next request, once there is room, is served. Past MAX_CONNECTIONS +
 // MAX_OVERFLOW_CONNECTIONS a connection is closed as it arrives (test/ops/server.spec.ts).
 // The gateway runs behind its own server against the reference API; raw sockets hold connections.
-import type { Server } from 'node:http';
-import { type AddressInfo, connect, type Socket } from 'node:net';
 import { Agent, request } from 'undici';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { ServerSettings } from '../../src/config/index.ts';
-import { createGateway, type Gateway } from '../../src/gateway.ts';
-import { createGatewayServer } from '../../src/http/server.ts';
-import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
-import { DEFAULTS } from '../support/defaults.ts';
+import { describe, expect, it } from 'vitest';
+import { type RawClient, useGatewayServer } from '../support/gateway-server.ts';
 
-let api: ReferenceApi | undefined;
-let gateway: Gateway | undefined;
-let server: Server | undefined;
-const sockets: Socket[] = [];
-
-afterEach(async () => {
-  for (const socket of sockets.splice(0)) socket.destroy();
-  server?.closeAllConnections();
-  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
-  server = undefined;
-  await gateway?.close();
-  gateway = undefined;
-  await api?.close();
-  api = undefined;
-});
-
-async function serveGateway(settings: Partial<ServerSettings>): Promise<number> {
-  api = await startReferenceApi();
-  gateway = createGateway({ upstreamUrl: api.url });
-  const created = createGatewayServer(gateway.listener, { ...DEFAULTS.server, ...settings }, gateway.refuseOverCapacity);
-  server = created;
-  await new Promise<void>((resolve) => created.listen(0, '127.0.0.1', resolve));
-  return (created.address() as AddressInfo).port;
-}
-
-function openConnections(): Promise<number> {
-  return new Promise((resolve, reject) => server?.getConnections((error, count) => (error ? reject(error) : resolve(count))));
-}
-
-interface RawClient {
-  socket: Socket;
-  received(): string;
-  closed: Promise<void>;
-}
-
-async function rawClient(port: number): Promise<RawClient> {
-  const socket = connect(port, '127.0.0.1');
-  sockets.push(socket);
-  let received = '';
-  socket.on('data', (chunk) => (received += chunk.toString('latin1')));
-  socket.on('error', () => undefined);
-  const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
-  await new Promise((resolve) => socket.once('connect', resolve));
-  return { socket, received: () => received, closed };
-}
+const { serveGateway, rawClient, openConnections, api, gateway } = useGatewayServer();
 
 const QUERY = JSON.stringify({ query: '{ organizations { totalCount } }' });
 const headOf = (key: string, extra = '') =>
@@ -78,8 +28,8 @@ describe('a connection past MAX_CONNECTIONS', () => {
   it('gets 503 OVERLOADED with Retry-After and Connection: close, no upstream call, and is counted', async () => {
     const port = await serveGateway({ maxConnections: 2, maxOverflowConnections: 5 });
     await holdConnections(port, 2);
-    const key = api?.keys.demo as string;
-    api?.clearRequests();
+    const key = api().keys.demo as string;
+    api().clearRequests();
 
     const over = await rawClient(port);
     over.socket.write(
@@ -100,8 +50,8 @@ describe('a connection past MAX_CONNECTIONS', () => {
         extensions: { code: 'OVERLOADED', retryAfter, limit: 'maxConnections' },
       },
     ]);
-    expect(api?.requests).toEqual([]);
-    expect(await gateway?.metrics.registry.getSingleMetricAsString('gateway_admission_refused_total')).toMatch(
+    expect(api().requests).toEqual([]);
+    expect(await gateway().metrics.registry.getSingleMetricAsString('gateway_admission_refused_total')).toMatch(
       /gateway_admission_refused_total\{reason="connections"\} 1$/m,
     );
   });
@@ -118,7 +68,7 @@ describe('a connection past MAX_CONNECTIONS', () => {
   it('a pooled client is refused, then served on its next request once there is room (it never sees a reset)', async () => {
     const port = await serveGateway({ maxConnections: 2, maxOverflowConnections: 5 });
     const holders = await holdConnections(port, 2);
-    const key = api?.keys.demo as string;
+    const key = api().keys.demo as string;
     const pool = new Agent({ connections: 1 });
     const send = () =>
       request(`http://127.0.0.1:${port}/graphql`, {
@@ -151,9 +101,6 @@ describe('a connection past MAX_CONNECTIONS', () => {
     dropped.socket.write(`${headOf('any')}Content-Length: ${QUERY.length}\r\n\r\n${QUERY}`);
     await dropped.closed;
     expect(dropped.received()).toBe('');
-    const open = await new Promise<number>((resolve, reject) =>
-      server?.getConnections((error, count) => (error ? reject(error) : resolve(count))),
-    );
-    expect(open).toBe(5);
+    expect(await openConnections()).toBe(5);
   });
 });

@@ -2,68 +2,20 @@
 // have a time limit, idle keep-alive connections close, and connections past both caps are closed as
 // they arrive (those past MAX_CONNECTIONS alone are refused with 503: connection-overflow.spec.ts). Normal requests and long response streams are not affected. Raw sockets (node:net)
 // play the slow clients.
-import type { RequestListener, Server } from 'node:http';
-import { type AddressInfo, connect, type Socket } from 'node:net';
-import { afterEach, describe, expect, it } from 'vitest';
-import type { ServerSettings } from '../../src/config/index.ts';
-import { createGateway, type Gateway } from '../../src/gateway.ts';
-import { createGatewayServer, SERVER_TIMEOUT_CHECK_MS } from '../../src/http/server.ts';
-import { type ReferenceApi, startReferenceApi } from '../../src/reference-api/index.ts';
-import { DEFAULTS } from '../support/defaults.ts';
+import type { Socket } from 'node:net';
+import { describe, expect, it } from 'vitest';
+import { SERVER_TIMEOUT_CHECK_MS } from '../../src/http/server.ts';
+import type { ReferenceApi } from '../../src/reference-api/index.ts';
+import { useGatewayServer } from '../support/gateway-server.ts';
 import { sendJson } from '../support/scripted-answers.ts';
 
 /** Node checks the timeouts every SERVER_TIMEOUT_CHECK_MS; plus room for a loaded test machine. */
 const LATE_MS = SERVER_TIMEOUT_CHECK_MS + 250;
 
-let server: Server | undefined;
-let gateway: Gateway | undefined;
-let upstream: ReferenceApi | undefined;
-const sockets: Socket[] = [];
-
-afterEach(async () => {
-  for (const socket of sockets.splice(0)) socket.destroy();
-  server?.closeAllConnections();
-  await new Promise((resolve) => (server ? server.close(resolve) : resolve(undefined)));
-  server = undefined;
-  await gateway?.close();
-  gateway = undefined;
-  await upstream?.close();
-  upstream = undefined;
-});
-
-/** The gateway itself (against a reference API scripted to answer an empty organization list) behind the server. */
-async function serveGateway(settings: Partial<ServerSettings>): Promise<number> {
-  upstream = await startReferenceApi();
-  upstream.answerWith((_req, res) => sendJson(res, 200, { count: 0, next: null, previous: null, results: [] }));
-  gateway = createGateway({ upstreamUrl: upstream.url });
-  return serve(gateway.listener, settings);
-}
-
-async function serve(handler: RequestListener, settings: Partial<ServerSettings>): Promise<number> {
-  const created = createGatewayServer(handler, { ...DEFAULTS.server, ...settings });
-  server = created;
-  await new Promise<void>((resolve) => created.listen(0, '127.0.0.1', resolve));
-  return (created.address() as AddressInfo).port;
-}
-
-interface RawClient {
-  socket: Socket;
-  /** Everything the server sent so far. */
-  received(): string;
-  /** Resolves with the time (`performance.now()`) the server closed the connection. */
-  closed: Promise<number>;
-}
-
-async function rawClient(port: number): Promise<RawClient> {
-  const socket = connect(port, '127.0.0.1');
-  sockets.push(socket);
-  let received = '';
-  socket.on('data', (chunk) => (received += chunk.toString('latin1')));
-  socket.on('error', () => undefined); // a reset from the server is what some tests expect
-  const closed = new Promise<number>((resolve) => socket.on('close', () => resolve(performance.now())));
-  await new Promise((resolve) => socket.once('connect', resolve));
-  return { socket, received: () => received, closed };
-}
+const { serve, serveGateway, rawClient, api } = useGatewayServer();
+/** The reference API scripted to answer an empty organization list. */
+const emptyOrganizations = (scripted: ReferenceApi) =>
+  scripted.answerWith((_req, res) => sendJson(res, 200, { count: 0, next: null, previous: null, results: [] }));
 
 /** Writes `text` one character every `intervalMs` until the socket closes. */
 function drip(socket: Socket, text: string, intervalMs: number): void {
@@ -80,7 +32,7 @@ const HEAD = `POST /graphql HTTP/1.1\r\nHost: gateway.test\r\nContent-Type: appl
 
 describe('slow clients', () => {
   it('a request body sent one byte at a time is cut at SERVER_REQUEST_TIMEOUT_MS with 408', async () => {
-    const port = await serveGateway({ headersTimeoutMs: 300, requestTimeoutMs: 800 });
+    const port = await serveGateway({ headersTimeoutMs: 300, requestTimeoutMs: 800 }, emptyOrganizations);
     const client = await rawClient(port);
     const startedAt = performance.now();
     client.socket.write(`${HEAD}Content-Length: ${QUERY.length}\r\n\r\n`);
@@ -89,11 +41,11 @@ describe('slow clients', () => {
     expect(closedAt - startedAt).toBeGreaterThanOrEqual(800 - 5);
     expect(closedAt - startedAt).toBeLessThan(800 + LATE_MS);
     expect(client.received()).toMatch(/^HTTP\/1\.1 408 /);
-    expect(upstream?.requests).toHaveLength(0);
+    expect(api().requests).toHaveLength(0);
   });
 
   it('headers that never end are cut at SERVER_HEADERS_TIMEOUT_MS', async () => {
-    const port = await serveGateway({ headersTimeoutMs: 400, requestTimeoutMs: 5000 });
+    const port = await serveGateway({ headersTimeoutMs: 400, requestTimeoutMs: 5000 }, emptyOrganizations);
     const client = await rawClient(port);
     const startedAt = performance.now();
     client.socket.write(HEAD);
@@ -105,7 +57,7 @@ describe('slow clients', () => {
   });
 
   it("an idle keep-alive connection is closed SERVER_KEEP_ALIVE_TIMEOUT_MS (+ Node's 1 s margin) after its last answer", async () => {
-    const port = await serveGateway({ keepAliveTimeoutMs: 300 });
+    const port = await serveGateway({ keepAliveTimeoutMs: 300 }, emptyOrganizations);
     const client = await rawClient(port);
     client.socket.write(`${HEAD}Content-Length: ${QUERY.length}\r\n\r\n${QUERY}`);
     await expect.poll(() => client.received()).toMatch(/"totalCount":0/);
@@ -121,7 +73,7 @@ describe('slow clients', () => {
 
 describe('the connection cap', () => {
   it('closes connections past MAX_CONNECTIONS + MAX_OVERFLOW_CONNECTIONS as they arrive, and takes new ones once below it', async () => {
-    const port = await serveGateway({ maxConnections: 2, maxOverflowConnections: 0 });
+    const port = await serveGateway({ maxConnections: 2, maxOverflowConnections: 0 }, emptyOrganizations);
     const holders = [await rawClient(port), await rawClient(port)];
     for (const holder of holders) holder.socket.write(HEAD); // unfinished requests hold their connections
 
@@ -148,7 +100,10 @@ describe('the connection cap', () => {
 
 describe('what the bounds leave alone', () => {
   it('normal requests, over a kept-alive connection, with every bound small', async () => {
-    const port = await serveGateway({ headersTimeoutMs: 200, requestTimeoutMs: 300, keepAliveTimeoutMs: 1000, maxConnections: 4 });
+    const port = await serveGateway(
+      { headersTimeoutMs: 200, requestTimeoutMs: 300, keepAliveTimeoutMs: 1000, maxConnections: 4 },
+      emptyOrganizations,
+    );
     for (let i = 0; i < 3; i++) {
       const response = await fetch(`http://127.0.0.1:${port}/graphql`, {
         method: 'POST',
@@ -157,7 +112,7 @@ describe('what the bounds leave alone', () => {
       });
       expect(await response.json()).toEqual({ data: { organizations: { totalCount: 0 } } });
     }
-    expect(upstream?.requests).toHaveLength(3);
+    expect(api().requests).toHaveLength(3);
   });
 
   it('a response streamed for longer than SERVER_REQUEST_TIMEOUT_MS (as Server-Sent Events will be) is not cut', async () => {

@@ -286,9 +286,11 @@ describe('a collector that refuses the spans', () => {
     const started = performance.now();
     await gateway.close(200); // the exporter would retry a refused connection for up to 10 s
     expect(performance.now() - started).toBeLessThan(3000); // far below the exporter's 10 s of retries, with room for a loaded machine
-    expect(lines.filter((line) => line.msg.startsWith('tracing:'))).toMatchObject([
-      { level: 'warn', msg: 'tracing: spans not exported in time at shutdown were dropped', withinMs: 200 },
-    ]);
+    const warnings = lines.filter((line) => line.msg.startsWith('tracing:'));
+    expect(warnings).toMatchObject([{ level: 'warn', msg: 'tracing: spans not exported in time at shutdown were dropped' }]);
+    // What was left of the 200 ms once the rest had closed (a few ms on a loaded machine).
+    expect(warnings[0]?.withinMs).toBeLessThanOrEqual(200);
+    expect(warnings[0]?.withinMs).toBeGreaterThan(100);
   });
   it('counts closing the rest against that time: a readiness probe in flight is cut, not waited for', async () => {
     // Keyless: the readiness probe, which the upstream never answers; a caller's call is answered.
