@@ -21,7 +21,10 @@ async function main(): Promise<void> {
   const gateway = createGateway({ ...config, upstreamUrl, demoKey: embedded?.keys.demo, logger });
   const server = createGatewayServer(gateway.listener, config.server, gateway.refuseOverCapacity);
   gateway.serveWebSocket(server);
-  await listen(server, config.port, config.host);
+  // The kernel's queue of connections not yet accepted holds as many as the server would: Node's
+  // default (511) overflows when a thousand clients connect at once, and each dropped SYN costs its
+  // client a retry 1 to 3 s later (the system caps it at net.core.somaxconn).
+  await listen(server, config.port, config.host, '', config.server.maxConnections + config.server.maxOverflowConnections);
   // METRICS_PORT: /metrics on a server of its own, kept until the process exits (a scrape during shutdown still answers).
   const metricsServer = gateway.metricsListener && config.metricsListen && createGatewayServer(gateway.metricsListener, config.server);
   if (metricsServer && config.metricsListen) await listen(metricsServer, config.metricsListen.port, config.metricsListen.host, 'METRICS_');
@@ -77,12 +80,12 @@ function openLogger(config: ReturnType<typeof loadConfig>): Logger {
 }
 
 /** A HOST this machine has no address for, or a PORT in use, is told in one line (the server would throw it unhandled). */
-function listen(server: Server, port: number, host: string, settings: '' | 'METRICS_' = ''): Promise<void> {
+function listen(server: Server, port: number, host: string, settings: '' | 'METRICS_' = '', backlog?: number): Promise<void> {
   return new Promise((resolve, reject) => {
     const refuse = (error: NodeJS.ErrnoException) =>
       reject(new ConfigError(`cannot listen on ${settings}HOST ${host}, ${settings}PORT ${port}: ${error.code ?? error.message}`));
     server.once('error', refuse);
-    server.listen(port, host, () => {
+    server.listen({ port, host, backlog }, () => {
       server.off('error', refuse);
       resolve();
     });
