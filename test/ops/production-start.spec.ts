@@ -38,7 +38,7 @@ describe('npm run build && npm run start:prod', () => {
 
   it('runs the compiled gateway with the production Node flags and answers like npm start', async () => {
     const flags = productionNodeArgs();
-    expect(flags).toContain('--max-semi-space-size=64');
+    expect(flags).toContain('--max-semi-space-size=24');
     // The old generation's growth cap (docs/performance.md); a Node whose V8 dropped the flag refuses to start.
     expect(flags).toContain('--heap-growing-percent=100');
     // No allocation-site pretenuring: it sent request objects straight to the old generation at 50 clients (docs/performance.md).
