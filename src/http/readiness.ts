@@ -10,6 +10,7 @@
 import type { Plugin } from 'graphql-yoga';
 import { Pool } from 'undici';
 import type { GuardedTransport } from '../upstream/resilience/circuit-breaker.ts';
+import { probeUpstreamOnce, timedOut } from './upstream-probe.ts';
 
 const READINESS_PATH = '/readiness';
 
@@ -50,8 +51,6 @@ interface Readiness {
 
 export function createReadiness(options: ReadinessOptions): Readiness {
   const { timeoutMs } = options;
-  const base = new URL(options.upstreamUrl);
-  const probePath = `${base.pathname.replace(/\/+$/, '')}/api/organizations/`;
   let pool: Pool | undefined;
   let inFlight: Promise<string | undefined> | undefined;
   let lastProbe: { reason: string | undefined } | undefined;
@@ -59,22 +58,10 @@ export function createReadiness(options: ReadinessOptions): Readiness {
 
   /** `undefined` when the upstream answered, else why not. */
   async function probeUpstream(): Promise<string | undefined> {
-    pool ??= new Pool(base.origin, { connections: 1 });
-    try {
-      const response = await pool.request({
-        path: probePath,
-        method: 'GET',
-        headers: { accept: 'application/json', 'user-agent': 'org-graphql-gateway/0.1 (readiness)' },
-        signal: AbortSignal.timeout(timeoutMs),
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-      });
-      await response.body.dump();
-      return undefined; // any answer, a 401 or a 5xx included, means the upstream is reachable
-    } catch (error) {
-      const timedOut = (error as { name?: string }).name === 'TimeoutError' || /TIMEOUT/.test(String((error as { code?: string }).code));
-      return timedOut ? `the upstream did not answer within ${timeoutMs} ms` : 'the upstream could not be reached';
-    }
+    pool ??= new Pool(new URL(options.upstreamUrl).origin, { connections: 1 });
+    const error = await probeUpstreamOnce(options.upstreamUrl, timeoutMs, 'readiness', pool);
+    if (error === undefined) return undefined;
+    return timedOut(error) ? `the upstream did not answer within ${timeoutMs} ms` : 'the upstream could not be reached';
   }
 
   async function check(): Promise<ReadinessReport> {
