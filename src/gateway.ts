@@ -153,11 +153,12 @@ export function createGateway(given: GatewayOptions): Gateway {
     observer: observability.metrics.admission,
   });
   observability.metrics.trackAdmission(admission.state);
+  const arrivedAt = (request: Request) => arrivals.get(request)?.receivedAt ?? performance.now();
+  const admittedLatencyMs = Math.min(options.maxAdmittedLatencyMs, limits.deadlineMs);
   const admissionGate = admissionPlugin(admission, {
     weightOf,
-    deadlineAt: (request) => (arrivals.get(request)?.receivedAt ?? performance.now()) + limits.deadlineMs,
-    endBy: (request) =>
-      (arrivals.get(request)?.receivedAt ?? performance.now()) + Math.min(options.maxAdmittedLatencyMs, limits.deadlineMs),
+    deadlineAt: (request) => arrivedAt(request) + limits.deadlineMs,
+    endBy: (request) => arrivedAt(request) + admittedLatencyMs,
     stuckAfterMs: options.upstreamTimeoutMs + STUCK_MARGIN_MS,
     onStuck: (request) =>
       observability.logger.error(

@@ -41,6 +41,14 @@ export function upstreamBudgetPlugin(
     if (!outcome.taken) onRefusal?.();
     return outcome;
   };
+  /** Takes `calls` under `key` into `reservation`, noting what is left for the report; the refusal when they do not fit. */
+  const reserveInto = async (reservation: Reservation, request: Request, key: string, calls: number, what: 'operation' | 'batch') => {
+    const outcome = await take(key, calls);
+    reports.set(request, outcome.report);
+    if (!outcome.taken) return refusal(outcome, calls, what);
+    reservation.add(outcome.ticket);
+    return undefined;
+  };
   /** Reservations of batches being answered, which their operations draw from. */
   const batches = new WeakMap<Request, Reservation>();
 
@@ -58,14 +66,10 @@ export function upstreamBudgetPlugin(
       // A batch's operation takes only what the batch's reservation does not cover (a persisted
       // operation whose text was not known before the batch ran); a request on its own takes it all.
       const missing = reservation.draw(context, estimate);
-      if (missing > 0) {
-        const outcome = await take(key, missing);
-        reports.set(request, outcome.report);
-        if (!outcome.taken) {
-          setResultAndStopExecution({ errors: [refusal(outcome, missing)] });
-          return;
-        }
-        reservation.add(outcome.ticket);
+      const refused = missing > 0 ? await reserveInto(reservation, request, key, missing, 'operation') : undefined;
+      if (refused) {
+        setResultAndStopExecution({ errors: [refused] });
+        return;
       }
       if (batch) return; // settled once the whole batch is answered
       return {
@@ -106,13 +110,11 @@ export function upstreamBudgetPlugin(
       const reservation = new Reservation();
       batches.set(request, reservation);
       if (estimate === 0) return;
-      const outcome = await take(key, estimate);
-      reports.set(request, outcome.report);
-      if (!outcome.taken) {
+      const refused = await reserveInto(reservation, request, key, estimate, 'batch');
+      if (refused) {
         batches.delete(request);
-        throw refusal(outcome, estimate, 'batch');
+        throw refused;
       }
-      reservation.add(outcome.ticket);
     },
     async poll(key, context, run) {
       const outcome = await take(key, POLL_ESTIMATE);

@@ -32,6 +32,11 @@ export function gatewayError(
   return new GraphQLError(message, { nodes, extensions: { ...extensions, code } });
 }
 
+/** OVERLOADED's message: admission's refusal (src/limits/admission-plugin.ts) and a connection past MAX_CONNECTIONS (src/http/over-capacity.ts). */
+export function overloadedMessage(retryAfterSeconds: number): string {
+  return `This gateway is at capacity. Retry after ${retryAfterSeconds} ${retryAfterSeconds === 1 ? 'second' : 'seconds'}.`;
+}
+
 /**
  * The message of every upstream value a field's type cannot represent (src/schema/leaf-serializers.ts):
  * graphql-jit reports a serializer's failure with its message alone.

@@ -2,6 +2,7 @@
 // OVERLOADED and Retry-After, then the connection closes. Made outside Yoga, so that refusing costs
 // next to nothing; the request's body is not read (Node discards it before closing).
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { overloadedMessage } from '../errors/graphql-errors.ts';
 
 interface OverCapacityOptions {
   /** The CORS headers of an answer to this request (a page on another origin can read Retry-After); null without an `Origin`. */
@@ -20,7 +21,7 @@ export function overCapacityAnswer({ corsHeaders, onRefused, requestIdOf }: Over
     const body = JSON.stringify({
       errors: [
         {
-          message: `This gateway is at capacity. Retry after ${retryAfter} ${retryAfter === 1 ? 'second' : 'seconds'}.`,
+          message: overloadedMessage(retryAfter),
           extensions: { code: 'OVERLOADED', retryAfter, limit: 'maxConnections' },
         },
       ],

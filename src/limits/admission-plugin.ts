@@ -8,7 +8,7 @@ import { randomBytes } from 'node:crypto';
 import type { ExecutionResult } from 'graphql';
 import { finalAsyncIterator, isAsyncIterable, type Plugin, type YogaInitialContext } from 'graphql-yoga';
 import { callerKey, requestCallerTag } from '../caller.ts';
-import { gatewayError, unexpectedError } from '../errors/graphql-errors.ts';
+import { gatewayError, overloadedMessage, unexpectedError } from '../errors/graphql-errors.ts';
 import type { Admission, Grant, Refusal } from './admission.ts';
 
 interface AdmissionPluginOptions {
@@ -105,9 +105,8 @@ function callerQueue(request: Request): string {
 }
 
 function overloaded(retryAfterSeconds: number) {
-  return gatewayError(
-    'OVERLOADED',
-    `This gateway is at capacity. Retry after ${retryAfterSeconds} ${retryAfterSeconds === 1 ? 'second' : 'seconds'}.`,
-    { retryAfter: retryAfterSeconds, http: { status: 503, headers: { 'Retry-After': String(retryAfterSeconds) } } },
-  );
+  return gatewayError('OVERLOADED', overloadedMessage(retryAfterSeconds), {
+    retryAfter: retryAfterSeconds,
+    http: { status: 503, headers: { 'Retry-After': String(retryAfterSeconds) } },
+  });
 }

@@ -415,30 +415,18 @@ describe('retries', () => {
 
   it.each(['POST', 'PATCH', 'DELETE'] as const)('never retries a %s', async (method) => {
     const t = connect();
+    const write = () =>
+      t.request({
+        method,
+        path: '/api/organizations/x/',
+        route: '/api/organizations/:id/',
+        key: KEY,
+        body: method === 'DELETE' ? undefined : {},
+      });
     upstream.answerWith((_req, res) => sendJson(res, 503, {}));
-    expect(
-      await failure(
-        t.request({
-          method,
-          path: '/api/organizations/x/',
-          route: '/api/organizations/:id/',
-          key: KEY,
-          body: method === 'DELETE' ? undefined : {},
-        }),
-      ),
-    ).toMatchObject({ status: 503, attempts: 1 });
+    expect(await failure(write())).toMatchObject({ status: 503, attempts: 1 });
     upstream.answerWith((_req, res) => dropMidResponse(res));
-    expect(
-      await failure(
-        t.request({
-          method,
-          path: '/api/organizations/x/',
-          route: '/api/organizations/:id/',
-          key: KEY,
-          body: method === 'DELETE' ? undefined : {},
-        }),
-      ),
-    ).toMatchObject({ kind: 'network', attempts: 1 });
+    expect(await failure(write())).toMatchObject({ kind: 'network', attempts: 1 });
     expect(upstream.requests).toHaveLength(2);
   });
 
