@@ -59,6 +59,17 @@ function results(on: Client, query: string, variables?: Record<string, unknown>)
   });
 }
 
+/** The global id of the first organization's first domain, read over the WebSocket at `ws`. */
+async function firstDomainId(ws: string): Promise<string> {
+  const [listed] = (await results(
+    client(ws, bearer()),
+    '{ organizations(first: 1) { nodes { domains(first: 1) { nodes { id } } } } }',
+  )) as {
+    data: { organizations: { nodes: { domains: { nodes: { id: string }[] } }[] } };
+  }[];
+  return listed?.data.organizations.nodes[0]?.domains.nodes[0]?.id as string;
+}
+
 /** A raw socket, for what graphql-ws's client would never send; resolves with its close code. */
 function rawSocket(url: string, protocol = 'graphql-transport-ws', headers: Record<string, string> = {}) {
   const socket = new WebSocket(url, protocol, { headers });
@@ -202,13 +213,7 @@ describe('hostile sockets', () => {
 
   it('a flood of subscribes is held to MAX_SUBSCRIPTIONS_PER_KEY, counted with SSE streams', async () => {
     const { http, ws } = await served({ subscriptions: { pollMs: 60_000, maxPerKey: 3, max: 100 } });
-    const [listed] = (await results(
-      client(ws, bearer()),
-      '{ organizations(first: 1) { nodes { domains(first: 1) { nodes { id } } } } }',
-    )) as {
-      data: { organizations: { nodes: { domains: { nodes: { id: string }[] } }[] } };
-    }[];
-    const id = listed?.data.organizations.nodes[0]?.domains.nodes[0]?.id as string;
+    const id = await firstDomainId(ws);
     const sse = await subscribeOverSse(http, 'subscription ($id: ID!) { domain(id: $id) { id } }', { id }, api.keys.demo);
     closers.push(() => sse.close());
     await sse.waitForEvents(1);
@@ -250,13 +255,7 @@ describe('operations of the process', () => {
     const metrics = await (await fetch(http.replace('/graphql', '/metrics'))).text();
     expect(metrics).toMatch(/^gateway_websocket_connections 1$/m);
 
-    const [listed] = (await results(
-      client(ws, bearer()),
-      '{ organizations(first: 1) { nodes { domains(first: 1) { nodes { id } } } } }',
-    )) as {
-      data: { organizations: { nodes: { domains: { nodes: { id: string }[] } }[] } };
-    }[];
-    const id = listed?.data.organizations.nodes[0]?.domains.nodes[0]?.id as string;
+    const id = await firstDomainId(ws);
     socket.send(
       JSON.stringify({
         type: 'subscribe',
