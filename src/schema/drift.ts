@@ -51,8 +51,19 @@ interface ReadField {
   embedded: string | undefined;
 }
 
-/** What the schema reads of each compared type: REST field -> how it is read. Worked out once: every record is compared. */
-type ReadFields = Map<string, Map<string, ReadField>>;
+/** What the schema reads of one compared type, and the drift of the last key list seen in it. */
+interface ReadType {
+  /** REST field -> how it is read. */
+  fields: Map<string, ReadField>;
+  /** The fields holding embedded objects, compared inside every record. */
+  embeddedFields: { rest: string; embedded: string }[];
+  /** A record's drift depends on its keys alone, and the records of a route are alike: worked out once per key list. */
+  lastKeys: string[];
+  lastDrift: readonly Drift[];
+}
+
+/** What the schema reads of each compared type. Worked out once: every record is compared. */
+type ReadFields = Map<string, ReadType>;
 
 export function readFieldsOf(schema: GraphQLSchema): ReadFields {
   const types: ReadFields = new Map();
@@ -69,28 +80,43 @@ export function readFieldsOf(schema: GraphQLSchema): ReadFields {
         embedded: EMBEDDED.has(named) ? named : undefined,
       });
     }
-    types.set(type.name, fields);
+    const embeddedFields = [...fields].flatMap(([rest, { embedded }]) => (embedded ? [{ rest, embedded }] : []));
+    types.set(type.name, { fields, embeddedFields, lastKeys: [], lastDrift: driftOfKeys(type.name, fields, []) });
   }
   return types;
 }
 
 /** Every difference between one record of `type` and what the schema reads, embedded objects included. */
 export function driftOf(read: ReadFields, type: string, record: unknown, found: Drift[] = []): Drift[] {
-  const fields = read.get(type);
-  if (!fields || typeof record !== 'object' || record === null) return found;
+  const readType = read.get(type);
+  if (!readType || typeof record !== 'object' || record === null) return found;
   const values = record as Record<string, unknown>;
-  for (const key in values) {
-    if (!fields.has(key) && !key.startsWith('$') && Object.hasOwn(values, key)) found.push({ type, field: key, kind: 'unknown' });
+  if (!hasKeys(values, readType.lastKeys)) {
+    readType.lastKeys = Object.keys(values);
+    readType.lastDrift = driftOfKeys(type, readType.fields, readType.lastKeys);
   }
-  for (const [rest, { deprecated, embedded }] of fields) {
-    if (!Object.hasOwn(values, rest)) {
-      if (!deprecated) found.push({ type, field: rest, kind: 'missing' });
-      continue;
-    }
-    if (!embedded) continue;
+  found.push(...readType.lastDrift);
+  for (const { rest, embedded } of readType.embeddedFields) {
+    if (!Object.hasOwn(values, rest)) continue;
     const value = values[rest];
     if (Array.isArray(value)) for (const item of value) driftOf(read, embedded, item, found);
     else driftOf(read, embedded, value, found);
   }
   return found;
+}
+
+/** The drift of a record with these keys: those the schema does not read, and those it reads that are absent. */
+function driftOfKeys(type: string, fields: Map<string, ReadField>, keys: string[]): readonly Drift[] {
+  const drift: Drift[] = [];
+  for (const key of keys) if (!fields.has(key) && !key.startsWith('$')) drift.push({ type, field: key, kind: 'unknown' });
+  const present = new Set(keys);
+  for (const [rest, { deprecated }] of fields) if (!deprecated && !present.has(rest)) drift.push({ type, field: rest, kind: 'missing' });
+  return Object.freeze(drift.map((each) => Object.freeze(each)));
+}
+
+/** Whether `values` has exactly these keys, in this order (read without making a list of them). */
+function hasKeys(values: Record<string, unknown>, keys: string[]): boolean {
+  let i = 0;
+  for (const key in values) if (key !== keys[i++]) return false;
+  return i === keys.length;
 }

@@ -34,8 +34,13 @@ beforeAll(async () => {
   const organizations = (await (
     await fetch(`${api.url}/api/organizations/?limit=100`, { headers: { authorization: `Bearer ${api.keys.demo}` } })
   ).json()) as { count: number; results: Record<string, unknown>[] };
-  // The service moved on: a field the schema does not read, and one it reads gone.
-  const drifted = organizations.results.map(({ slug: _slug, ...org }) => ({ ...org, brand_new_setting: true }));
+  // The service moved on: a field the schema does not read on every record, and one it reads gone
+  // from the first only (records of one answer differ in their keys: each is compared).
+  const drifted = organizations.results.map(({ slug, ...org }, index) => ({
+    ...org,
+    ...(index === 0 ? {} : { slug }),
+    brand_new_setting: true,
+  }));
   scripted = await startReferenceApi();
   scripted.answerWith((req, res) =>
     req.path === '/api/organizations/'
@@ -68,7 +73,7 @@ describe('drift', () => {
     expect(await response.text()).toContain('# TYPE gateway_upstream_drift_total counter');
   });
 
-  it('counts an unknown and a missing field per record, whatever was selected, and warns once for each', async () => {
+  it('counts an unknown and a missing field per record that has it, whatever was selected, and warns once for each', async () => {
     for (let i = 0; i < 2; i++) {
       const response = await gateway.yoga.fetch('http://gateway.test/graphql', {
         method: 'POST',
@@ -81,7 +86,7 @@ describe('drift', () => {
     expect(await metricLines()).toEqual(
       expect.arrayContaining([
         `gateway_upstream_drift_total{type="Organization",field="brand_new_setting",kind="unknown"} ${2 * orgCount}`,
-        `gateway_upstream_drift_total{type="Organization",field="slug",kind="missing"} ${2 * orgCount}`,
+        `gateway_upstream_drift_total{type="Organization",field="slug",kind="missing"} 2`,
       ]),
     );
     const warnings = readFileSync(logFile, 'utf8')
