@@ -182,8 +182,9 @@ function readRequestLog(file: string, from: number, to: number) {
   for (const line of readFileSync(file, 'utf8').split('\n')) {
     if (!line.includes('"graphql request"')) continue;
     const entry = JSON.parse(line) as { time: string; status: number; durationMs: number; errorCodes: string[] };
-    const time = Date.parse(entry.time);
-    if (time < from || time > to) continue;
+    // Requests that arrived after the warm-up, as the clients count them (by when they were sent).
+    const arrivedAt = Date.parse(entry.time) - entry.durationMs;
+    if (arrivedAt < from || arrivedAt >= to) continue;
     if (entry.status === 503 && entry.errorCodes.includes('OVERLOADED')) refusalMs.push(entry.durationMs);
     if (entry.status === 200 && entry.errorCodes.length === 0) goodMs.push(entry.durationMs);
     for (const code of entry.errorCodes) errorCodes[code] = (errorCodes[code] ?? 0) + 1;

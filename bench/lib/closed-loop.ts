@@ -13,10 +13,12 @@ interface ClosedLoopOptions {
   key: string;
   /** The JSON request body. */
   body: string;
-  /** Answers are counted from this `performance.now()` time (after the warm-up)… */
+  /** Requests sent from this `performance.now()` time (after the warm-up)… */
   countFrom: number;
-  /** …until this one; then every client stops and requests still in flight are abandoned. */
+  /** …until this one are counted, whenever their answers come; clients send nothing after it. */
   stopAt: number;
+  /** How long past `stopAt` requests still in flight are waited for before they are abandoned. @default DRAIN_MS */
+  drainMs?: number;
   /** Whether a 200 answer is the whole, error-free result. */
   isGood(json: unknown): boolean;
   /** After a failure that says nothing of when to come back (a connection closed), wait this long. */
@@ -24,7 +26,7 @@ interface ClosedLoopOptions {
 }
 
 export interface ClosedLoopResult {
-  /** Whole, error-free answers that ended within the counted window, and their latencies. */
+  /** Whole, error-free answers to requests sent within the counted window, and their latencies. */
   good: number;
   goodLatencyMs: number[];
   /** 503 answers with `OVERLOADED`, their latencies (seen by the client) and the `Retry-After` values asked. */
@@ -33,9 +35,17 @@ export interface ClosedLoopResult {
   retryAfterSeconds: Record<string, number>;
   /** Other answers, by status and their errors' distinct `extensions.code`s (e.g. `200 UPSTREAM_TIMEOUT`). */
   other: Record<string, number>;
-  /** Requests that got no answer at all (connection closed or reset), by error code. */
+  /** Requests that got no answer at all (connection closed or reset, or none within the drain), by error code. */
   noAnswer: Record<string, number>;
 }
+
+/**
+ * Longer than any answer may take (REQUEST_DEADLINE_MS, 10 s by default, and a write seen through):
+ * a request sent before the end is always waited for. Counting answers by when they end instead
+ * would count the slowest requests sent in the warm-up (a cold process's first burst) and drop the
+ * slowest sent near the end.
+ */
+const DRAIN_MS = 15_000;
 
 export async function runClosedLoop(options: ClosedLoopOptions): Promise<ClosedLoopResult> {
   const target = new URL(options.url);
@@ -52,7 +62,7 @@ export async function runClosedLoop(options: ClosedLoopOptions): Promise<ClosedL
   const headers = { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${options.key}` };
   const stopped = new AbortController();
   setMaxListeners(0, stopped.signal); // every client's request and pause listens to it
-  const counted = (endedAt: number) => endedAt >= options.countFrom && endedAt <= options.stopAt;
+  const counted = (sentAt: number) => sentAt >= options.countFrom && sentAt < options.stopAt;
   const bump = (table: Record<string, number>, name: string) => {
     table[name] = (table[name] ?? 0) + 1;
   };
@@ -78,8 +88,12 @@ export async function runClosedLoop(options: ClosedLoopOptions): Promise<ClosedL
         retryAfter = response.headers['retry-after'] as string | undefined;
         text = await response.body.text();
       } catch (error) {
+        if (counted(startedAt))
+          bump(
+            result.noAnswer,
+            stopped.signal.aborted ? 'none within the drain' : String((error as { code?: string }).code ?? (error as Error).name),
+          );
         if (stopped.signal.aborted) return;
-        if (counted(performance.now())) bump(result.noAnswer, String((error as { code?: string }).code ?? (error as Error).name));
         await pause(options.backoffMs);
         continue;
       }
@@ -88,25 +102,25 @@ export async function runClosedLoop(options: ClosedLoopOptions): Promise<ClosedL
       const json = parse(text);
       const codes = errorCodes(json);
       if (status === 503 && codes === 'OVERLOADED') {
-        if (counted(endedAt)) {
+        if (counted(startedAt)) {
           result.refused += 1;
           result.refusalLatencyMs.push(latency);
           bump(result.retryAfterSeconds, retryAfter ?? 'none');
         }
         await pause(Number(retryAfter ?? 1) * 1000);
       } else if (status === 200 && options.isGood(json)) {
-        if (counted(endedAt)) {
+        if (counted(startedAt)) {
           result.good += 1;
           result.goodLatencyMs.push(latency);
         }
-      } else if (counted(endedAt)) {
+      } else if (counted(startedAt)) {
         bump(result.other, `${status} ${codes || 'no error'}`);
       }
     }
   }
 
   const clients = Array.from({ length: options.clients }, () => client().catch(() => undefined));
-  const stopTimer = setTimeout(() => stopped.abort(), Math.max(0, options.stopAt - performance.now()));
+  const stopTimer = setTimeout(() => stopped.abort(), Math.max(0, options.stopAt + (options.drainMs ?? DRAIN_MS) - performance.now()));
   await Promise.all(clients);
   clearTimeout(stopTimer);
   await pool.destroy();
