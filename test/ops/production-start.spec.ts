@@ -38,7 +38,8 @@ describe('npm run build && npm run start:prod', () => {
 
   it('runs the compiled gateway with the production Node flags and answers like npm start', async () => {
     const flags = productionNodeArgs();
-    expect(flags).toContain('--max-semi-space-size=24');
+    // The young generation's size, stated (V8's default): what peak RSS under a connection flood turns on (docs/performance.md).
+    expect(flags).toContain('--max-semi-space-size=16');
     // The old generation's growth cap (docs/performance.md); a Node whose V8 dropped the flag refuses to start.
     expect(flags).toContain('--heap-growing-percent=100');
     // No allocation-site pretenuring: it sent request objects straight to the old generation at 50 clients (docs/performance.md).
