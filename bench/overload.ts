@@ -174,7 +174,7 @@ async function refusalsByReason(origin: string): Promise<Record<string, number>>
   return byReason;
 }
 
-/** The gateway's request lines (one JSON line per GraphQL request) whose time falls in [from, to]. */
+/** The gateway's request lines (one JSON line per GraphQL request) of requests that arrived in [from, to). */
 function readRequestLog(file: string, from: number, to: number) {
   const refusalMs: number[] = [];
   const goodMs: number[] = [];

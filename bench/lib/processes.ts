@@ -206,7 +206,7 @@ export async function startGateway(options: GatewayProcessOptions): Promise<Chil
   const port = await freePort();
   const log = openSync(options.logFile, 'a');
   // BENCH_GATEWAY_NODE_ARGS: V8/Node flags for the gateway alone, after production's (a later flag
-  // wins), e.g. "--max-semi-space-size=16" for V8's default young generation.
+  // wins), e.g. "--max-semi-space-size=24" to try a larger young generation than start:prod's 16 MiB.
   const extraArgs = process.env.BENCH_GATEWAY_NODE_ARGS?.split(/\s+/).filter(Boolean) ?? [];
   const child = spawn(
     process.execPath,
