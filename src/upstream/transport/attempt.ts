@@ -38,8 +38,16 @@ class AttemptCancelledError extends Error {
   override readonly name = 'AttemptCancelledError';
 }
 
+/** No headers: what an attempt holds before its answer starts and after `takeAnswer`. */
+const NO_HEADERS: IncomingHttpHeaders = Object.freeze({});
+
 export class Attempt implements Dispatcher.DispatchHandler {
-  readonly answer: Promise<RawAnswer>;
+  /**
+   * Settles when the whole answer is in (then `takeAnswer()`), or with the attempt's failure. It
+   * carries no answer: a promise made before the wait has usually reached the old generation by
+   * then, and an answer it held would outlive the call until the next full collection.
+   */
+  readonly answered: Promise<void>;
   /** Undici started writing the request: it may have reached the upstream. */
   sent = false;
   private readonly startedAt = performance.now();
@@ -47,10 +55,10 @@ export class Attempt implements Dispatcher.DispatchHandler {
   private endedAt = 0;
   private controller: Dispatcher.DispatchController | undefined;
   private status = 0;
-  private headers: IncomingHttpHeaders = {};
+  private headers = NO_HEADERS;
   private readonly chunks: Buffer[] = [];
   private bytes = 0;
-  private resolve!: (answer: RawAnswer) => void;
+  private resolve!: () => void;
   private reject!: (error: Error) => void;
   /** Stops listening for the deadline. */
   private unwatch: () => void = () => {};
@@ -68,7 +76,7 @@ export class Attempt implements Dispatcher.DispatchHandler {
     private readonly buffers: AnswerBuffers,
     private readonly onceSent?: CallDeadline,
   ) {
-    this.answer = new Promise<RawAnswer>((resolve, reject) => {
+    this.answered = new Promise<void>((resolve, reject) => {
       this.resolve = resolve;
       this.reject = reject;
     });
@@ -129,9 +137,16 @@ export class Attempt implements Dispatcher.DispatchHandler {
       this.drain?.stop(); // read to its end: the socket goes back to the pool
       return;
     }
-    const { chunks } = this;
+    this.resolve();
+  }
+
+  /** The answer, once `answered` settled: decoded here, and nothing of it left in the attempt. */
+  takeAnswer(): RawAnswer {
+    const { chunks, status, headers } = this;
     const text = chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks, this.bytes).toString('utf8');
-    this.resolve({ status: this.status, headers: this.headers, text });
+    chunks.length = 0;
+    this.headers = NO_HEADERS;
+    return { status, headers, text };
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {

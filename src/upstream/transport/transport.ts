@@ -234,10 +234,10 @@ export function createUpstreamTransport(options: UpstreamTransportOptions): Upst
       },
       attempt,
     );
-    return attempt.answer.then(
-      (answer) => {
+    return attempt.answered.then(
+      () => {
         endAttempt(ctx, attempt);
-        return responseOf(ctx, answer);
+        return responseOf(ctx, attempt.takeAnswer());
       },
       (error: unknown) => {
         endAttempt(ctx, attempt);
